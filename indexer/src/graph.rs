@@ -1,0 +1,320 @@
+//! From the symbol table and resolver to nodes and edges: structure, references, imports, inheritance,
+//! with every call site accounted for exactly once (resolved, external, or unresolved with its reason).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use drsg_parsers::{DefKind, Family, InheritKind, RefKind};
+use drsg_planes::{EdgeData, NewEdge, NodeData, Props};
+use serde_json::{Value, json};
+
+use crate::resolve::{Resolution, Resolver, Target};
+use crate::table::{SymId, SymKind, Table, separator};
+
+/// Call-site and reference bookkeeping for the ledger.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct Accounting {
+    pub call_sites: u64,
+    pub resolved: u64,
+    pub external: u64,
+    pub unresolved: u64,
+    /// Unresolved call sites by reason, names elided (`name `…` not found in scope`).
+    pub unresolved_by_reason: BTreeMap<String, u64>,
+    /// Type and value references bound to a symbol of the tree.
+    pub references_bound: u64,
+    /// Type and value references that bound to nothing in the tree (locals, external types).
+    pub references_unbound: u64,
+    pub imports_unresolved: u64,
+    pub inherits_unresolved: u64,
+}
+
+pub struct Graph {
+    pub nodes: Vec<NodeData>,
+    pub edges: Vec<NewEdge>,
+    pub accounting: Accounting,
+}
+
+struct Builder<'a> {
+    t: &'a Table,
+    r: &'a Resolver<'a>,
+    nodes: Vec<NodeData>,
+    edges: Vec<NewEdge>,
+    extra: HashMap<String, usize>,
+    /// Keys of the tree's symbols, so a stand-in never takes one (a crate named `ext`).
+    taken: HashSet<&'a str>,
+    acc: Accounting,
+}
+
+pub fn build(t: &Table, r: &Resolver<'_>) -> Graph {
+    let taken = t.syms.iter().map(|s| s.key.as_str()).collect();
+    let mut b = Builder {
+        t,
+        r,
+        nodes: Vec::with_capacity(t.syms.len() + 1024),
+        edges: Vec::new(),
+        extra: HashMap::new(),
+        taken,
+        acc: Accounting::default(),
+    };
+    for id in 0..t.syms.len() as SymId {
+        let node = b.symbol_node(id);
+        b.nodes.push(node);
+    }
+    b.structure();
+    for fi in 0..t.files.len() as u32 {
+        b.references(fi);
+        b.imports(fi);
+        b.inherits(fi);
+    }
+    Graph { nodes: b.nodes, edges: b.edges, accounting: b.acc }
+}
+
+impl Builder<'_> {
+    fn symbol_node(&self, id: SymId) -> NodeData {
+        let sym = &self.t.syms[id as usize];
+        let file = &self.t.files[sym.file as usize];
+        let mut props = Props::new();
+        props.insert("language".into(), Value::from(file.lang.name()));
+        let (line, end_line) = match self.t.def_of(id) {
+            Some(def) => {
+                if !def.signature.is_empty() {
+                    props.insert("signature".into(), Value::from(def.signature.clone()));
+                }
+                if let Some(doc) = &def.doc {
+                    props.insert("doc".into(), Value::from(doc.clone()));
+                }
+                props.insert("visibility".into(), Value::from(def.visibility.as_str()));
+                props.insert("is_test".into(), Value::from(def.is_test || file.is_test));
+                (def.line, def.end_line)
+            }
+            None => {
+                if let Some(doc) = &file.facts.module_doc {
+                    props.insert("doc".into(), Value::from(doc.clone()));
+                }
+                props.insert("is_test".into(), Value::from(file.is_test));
+                (1, file.lines.max(1))
+            }
+        };
+        NodeData {
+            key: sym.key.clone(),
+            labels: vec![sym.kind.label().to_owned()],
+            name: sym.name.clone(),
+            file: Some(file.path.clone()),
+            line: Some(line),
+            end_line: Some(end_line),
+            props,
+        }
+    }
+
+    fn structure(&mut self) {
+        for id in 0..self.t.syms.len() as SymId {
+            let sym = &self.t.syms[id as usize];
+            let Some(parent) = sym.parent else { continue };
+            let parent_kind = self.t.syms[parent as usize].kind;
+            let ty = if parent_kind.is_type() && matches!(sym.kind, SymKind::Def(DefKind::Method)) {
+                "HAS_METHOD"
+            } else {
+                "CONTAINS"
+            };
+            self.edge(parent as usize, id as usize, ty, Props::new());
+        }
+    }
+
+    fn edge(&mut self, src: usize, dst: usize, ty: &str, props: Props) {
+        self.edges.push(NewEdge { src, dst, data: EdgeData { ty: ty.to_owned(), props } });
+    }
+
+    fn external_node(&mut self, family: Family, path: &str) -> usize {
+        let mut key = format!("ext::{path}");
+        if self.taken.contains(key.as_str()) {
+            key.push_str("#external");
+        }
+        if let Some(&i) = self.extra.get(&key) {
+            return i;
+        }
+        let sep = separator(family);
+        let name = path.rsplit(sep).next().unwrap_or(path).rsplit(['.', ':', '/']).next().unwrap_or(path).to_owned();
+        let i = self.nodes.len();
+        self.nodes.push(NodeData { key: key.clone(), labels: vec!["External".into()], name, ..NodeData::default() });
+        self.extra.insert(key, i);
+        i
+    }
+
+    fn unresolved_node(&mut self, file: &str, name: &str) -> usize {
+        let mut key = format!("?::{file}::{name}");
+        if self.taken.contains(key.as_str()) {
+            key.push_str("#unresolved");
+        }
+        if let Some(&i) = self.extra.get(&key) {
+            return i;
+        }
+        let i = self.nodes.len();
+        self.nodes.push(NodeData {
+            key: key.clone(),
+            labels: vec!["UnresolvedRef".into()],
+            name: name.to_owned(),
+            file: Some(file.to_owned()),
+            ..NodeData::default()
+        });
+        self.extra.insert(key, i);
+        i
+    }
+
+    /// The node a reference from `scope` starts at: the enclosing definition, else the file's module.
+    fn source_of(&self, fi: u32, scope: Option<u32>) -> usize {
+        let mut cur = scope;
+        let defs = &self.t.files[fi as usize].facts.defs;
+        while let Some(di) = cur {
+            if let Some(id) = self.t.sym_of_def(fi, di) {
+                return id as usize;
+            }
+            cur = defs[di as usize].parent;
+        }
+        self.t.file_module[fi as usize] as usize
+    }
+
+    fn target_node(&mut self, family: Family, target: &Target) -> usize {
+        match target {
+            Target::Sym(id) => *id as usize,
+            Target::External(path) => self.external_node(family, path),
+        }
+    }
+
+    fn references(&mut self, fi: u32) {
+        let file = &self.t.files[fi as usize];
+        let family = file.lang.family();
+        for r in &file.facts.refs {
+            let src = self.source_of(fi, r.scope);
+            let resolution = self.r.resolve_ref(fi, r);
+            let call_site = Resolver::is_call_site(r.kind);
+            let mut props = Props::new();
+            props.insert("line".into(), Value::from(r.line));
+            props.insert("ref".into(), Value::from(r.text.clone()));
+            if !call_site {
+                match resolution {
+                    Resolution::Resolved { target, by } if target as usize != src => {
+                        self.acc.references_bound += 1;
+                        props.insert("resolved_by".into(), Value::from(by.as_str()));
+                        props.insert("confidence".into(), Value::from(by.confidence()));
+                        self.edge(src, target as usize, "REFERENCES", props);
+                    }
+                    _ => self.acc.references_unbound += 1,
+                }
+                continue;
+            }
+            self.acc.call_sites += 1;
+            let instantiate = r.kind == RefKind::Instantiate;
+            match resolution {
+                Resolution::Resolved { target, by } => {
+                    self.acc.resolved += 1;
+                    let kind = self.t.syms[target as usize].kind;
+                    let ty = if instantiate || (kind.is_type() && kind != SymKind::Def(DefKind::Trait)) {
+                        "INSTANTIATES"
+                    } else {
+                        "CALLS"
+                    };
+                    props.insert("resolved_by".into(), Value::from(by.as_str()));
+                    props.insert("confidence".into(), Value::from(by.confidence()));
+                    self.edge(src, target as usize, ty, props);
+                }
+                Resolution::External(path) => {
+                    self.acc.external += 1;
+                    let dst = self.external_node(family, &path);
+                    props.insert("resolved_by".into(), Value::from("external"));
+                    props.insert("confidence".into(), Value::from("high"));
+                    self.edge(src, dst, if instantiate { "INSTANTIATES" } else { "CALLS" }, props);
+                }
+                Resolution::Unresolved(reason) => {
+                    self.acc.unresolved += 1;
+                    *self.acc.unresolved_by_reason.entry(reason_category(&reason)).or_insert(0) += 1;
+                    let name = r.path.last().map(String::as_str).filter(|n| !n.is_empty()).unwrap_or("(computed)");
+                    let dst = self.unresolved_node(&file.path, name);
+                    props.insert("reason".into(), Value::from(reason));
+                    self.edge(src, dst, if instantiate { "INSTANTIATES" } else { "CALLS" }, props);
+                }
+            }
+        }
+    }
+
+    fn imports(&mut self, fi: u32) {
+        let file = &self.t.files[fi as usize];
+        let family = file.lang.family();
+        let mut seen = HashSet::new();
+        for (ii, imp) in file.facts.imports.iter().enumerate() {
+            let src = self.source_of(fi, imp.scope);
+            match self.r.import_target(fi, ii as u32) {
+                Ok(target) => {
+                    let dst = self.target_node(family, &target);
+                    if dst == src || !seen.insert((src, dst)) {
+                        continue;
+                    }
+                    let written = match &imp.name {
+                        Some(name) if imp.source.is_empty() => name.clone(),
+                        Some(name) => {
+                            format!("{}{}{name}", imp.source, if family == Family::Rust { "::" } else { ":" })
+                        }
+                        None => imp.source.clone(),
+                    };
+                    let mut props = Props::new();
+                    props.insert("line".into(), json!(imp.line));
+                    props.insert("ref".into(), Value::from(written));
+                    if imp.alias != imp.name.clone().unwrap_or_default() && !imp.alias.is_empty() {
+                        props.insert("alias".into(), Value::from(imp.alias.clone()));
+                    }
+                    if imp.reexport {
+                        props.insert("reexport".into(), Value::from(true));
+                    }
+                    self.edge(src, dst, "IMPORTS", props);
+                }
+                Err(_) => self.acc.imports_unresolved += 1,
+            }
+        }
+    }
+
+    fn inherits(&mut self, fi: u32) {
+        let file = &self.t.files[fi as usize];
+        let family = file.lang.family();
+        for inh in &file.facts.inherits {
+            let (child, scope) = match inh.child_def {
+                Some(di) => (self.t.sym_of_def(fi, di).map(Target::Sym), file.facts.defs[di as usize].parent),
+                None => (self.r.inherit_target(fi, None, &inh.child, inh.line).ok(), None),
+            };
+            let Some(Target::Sym(child)) = child else {
+                self.acc.inherits_unresolved += 1;
+                continue;
+            };
+            match self.r.inherit_target(fi, scope, &inh.target, inh.line) {
+                Ok(target) => {
+                    let dst = self.target_node(family, &target);
+                    let ty = match inh.kind {
+                        InheritKind::Extends => "EXTENDS",
+                        InheritKind::Implements => "IMPLEMENTS",
+                    };
+                    let mut props = Props::new();
+                    props.insert("line".into(), json!(inh.line));
+                    props.insert("ref".into(), Value::from(inh.target.join(separator(family))));
+                    self.edge(child as usize, dst, ty, props);
+                }
+                Err(_) => self.acc.inherits_unresolved += 1,
+            }
+        }
+    }
+}
+
+/// A reason with the names in backticks elided, for counting by kind.
+pub fn reason_category(reason: &str) -> String {
+    let mut out = String::with_capacity(reason.len());
+    let mut inside = false;
+    for ch in reason.chars() {
+        if ch == '`' {
+            if !inside {
+                out.push_str("`…`");
+            }
+            inside = !inside;
+            continue;
+        }
+        if !inside {
+            out.push(ch);
+        }
+    }
+    out.chars().map(|c| if c.is_ascii_digit() { 'N' } else { c }).collect()
+}

@@ -1,0 +1,479 @@
+//! The tree's layout: packages from manifests, and the module key of every source file (SPEC §2).
+//!
+//! - Rust: crate name from the nearest `Cargo.toml` `[package] name` (`-` → `_`), then the module path;
+//!   `lib.rs`/`main.rs` are crate roots, `mod.rs` names its directory; `src/bin/x.rs`, `tests/x.rs`,
+//!   `examples/x.rs`, `benches/x.rs` are roots of crates named after the target, as Cargo names them.
+//! - JS/TS: the nearest `package.json` name, `/`, the path from that manifest's directory without
+//!   extension, a trailing `/index` folded; without a manifest, the tree's directory name.
+//! - Python: walk up while directories hold `__init__.py`; the dotted path from the first that does not.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use drsg_parsers::Family;
+
+use crate::walk::ManifestKind;
+
+/// A Cargo package found in the tree.
+#[derive(Debug, Clone)]
+pub struct CargoPackage {
+    /// Directory of the manifest, relative to the root (`""` for the root).
+    pub dir: String,
+    pub crate_name: String,
+    /// The library root, relative to the tree root (`src/lib.rs` unless `[lib] path` says otherwise).
+    pub lib: Option<String>,
+}
+
+/// An npm package found in the tree.
+#[derive(Debug, Clone)]
+pub struct NpmPackage {
+    pub dir: String,
+    pub name: String,
+    /// Entry points named by `types`, `module`, `main`, `exports["."]`, relative to the tree root.
+    pub entries: Vec<String>,
+}
+
+/// `compilerOptions.baseUrl` and `paths` of a tsconfig/jsconfig.
+#[derive(Debug, Clone, Default)]
+pub struct TsConfig {
+    pub dir: String,
+    /// Relative to the tree root.
+    pub base_url: Option<String>,
+    /// Pattern (may end in `*`) → targets (relative to the tree root, may hold `*`).
+    pub paths: Vec<(String, Vec<String>)>,
+}
+
+#[derive(Debug, Default)]
+pub struct Layout {
+    pub tree_name: String,
+    pub cargo: Vec<CargoPackage>,
+    pub npm: Vec<NpmPackage>,
+    pub tsconfigs: Vec<TsConfig>,
+    pub python_packages: HashSet<String>,
+    /// `[project] name`s of pyproject.toml files, by directory.
+    pub pyprojects: HashMap<String, String>,
+    /// Manifests that could not be read or parsed, with the reason.
+    pub manifest_errors: Vec<(String, String)>,
+}
+
+/// Where a Rust file sits: its crate and module path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustModule {
+    pub crate_name: String,
+    /// Module path below the crate root (empty for the root).
+    pub path: Vec<String>,
+    /// The crate root file (relative), used to find `crate::` paths.
+    pub is_crate_root: bool,
+    /// Files whose child modules live in their own directory (`lib.rs`, `main.rs`, `mod.rs`) vs `a.rs` (children in `a/`).
+    pub owns_directory: bool,
+}
+
+impl Layout {
+    pub fn load(
+        root: &Path,
+        tree_name: &str,
+        manifests: &[(ManifestKind, String)],
+        python_packages: HashSet<String>,
+    ) -> Layout {
+        let mut layout = Layout { tree_name: tree_name.to_owned(), python_packages, ..Layout::default() };
+        for (kind, rel) in manifests {
+            let text = match std::fs::read_to_string(root.join(rel)) {
+                Ok(text) => text,
+                Err(err) => {
+                    layout.manifest_errors.push((rel.clone(), err.to_string()));
+                    continue;
+                }
+            };
+            let dir = parent_dir(rel).to_owned();
+            let result = match kind {
+                ManifestKind::Cargo => parse_cargo(&dir, &text).map(|p| layout.cargo.extend(p)),
+                ManifestKind::PackageJson => parse_package_json(&dir, &text).map(|p| layout.npm.extend(p)),
+                ManifestKind::TsConfig => parse_tsconfig(&dir, &text).map(|c| layout.tsconfigs.push(c)),
+                ManifestKind::PyProject => parse_pyproject(&text).map(|name| {
+                    if let Some(name) = name {
+                        layout.pyprojects.insert(dir.clone(), name);
+                    }
+                }),
+            };
+            if let Err(err) = result {
+                layout.manifest_errors.push((rel.clone(), err));
+            }
+        }
+        for package in &mut layout.cargo {
+            // `[lib] path` or `src/lib.rs` when it exists, else the main binary.
+            let main = join_normalized(&package.dir, "src/main.rs");
+            if !package.lib.as_ref().is_some_and(|lib| root.join(lib).is_file()) {
+                package.lib = main.filter(|m| root.join(m).is_file());
+            }
+        }
+        // Deepest first, so "nearest manifest" is the first match.
+        layout.cargo.sort_by(|a, b| depth(&b.dir).cmp(&depth(&a.dir)).then(a.dir.cmp(&b.dir)));
+        layout.npm.sort_by(|a, b| depth(&b.dir).cmp(&depth(&a.dir)).then(a.dir.cmp(&b.dir)));
+        layout.tsconfigs.sort_by(|a, b| depth(&b.dir).cmp(&depth(&a.dir)).then(a.dir.cmp(&b.dir)));
+        layout
+    }
+
+    /// The module key of a file, or `None` for a Rust file outside any crate target.
+    pub fn module_key(&self, path: &str, family: Family) -> String {
+        match family {
+            Family::Rust => match self.rust_module(path) {
+                Some(m) => std::iter::once(m.crate_name.as_str())
+                    .chain(m.path.iter().map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join("::"),
+                None => rust_fallback_key(path),
+            },
+            Family::Js => self.js_module_key(path),
+            Family::Python => self.python_module_key(path),
+        }
+    }
+
+    /// The nearest Cargo package containing `path`.
+    pub fn cargo_package(&self, path: &str) -> Option<&CargoPackage> {
+        self.cargo.iter().find(|p| is_under(path, &p.dir))
+    }
+
+    pub fn rust_module(&self, path: &str) -> Option<RustModule> {
+        let package = self.cargo_package(path)?;
+        let rel = strip_dir(path, &package.dir);
+        let stem_of = |file: &str| file.strip_suffix(".rs").unwrap_or(file).replace('-', "_");
+        // Which target does this file belong to, and what is the path below the target's root directory?
+        let is_lib = package.lib.as_deref() == Some(path);
+        let (crate_name, below): (String, &str) = if is_lib {
+            (package.crate_name.clone(), "")
+        } else if rel == "src/main.rs" {
+            // A binary beside a library: keyed below the library so the two roots stay apart.
+            (package.crate_name.clone(), "main.rs")
+        } else if let Some(rest) = rel.strip_prefix("src/bin/") {
+            let mut parts = rest.splitn(2, '/');
+            let first = parts.next().unwrap_or("");
+            match parts.next() {
+                None => (stem_of(first), ""),
+                Some(inner) => (stem_of(first), if inner == "main.rs" { "" } else { inner }),
+            }
+        } else if let Some(rest) = rel.strip_prefix("src/") {
+            (package.crate_name.clone(), rest)
+        } else if let Some(rest) = ["tests/", "examples/", "benches/"].iter().find_map(|d| rel.strip_prefix(d)) {
+            let mut parts = rest.splitn(2, '/');
+            let first = parts.next().unwrap_or("");
+            match parts.next() {
+                None => (stem_of(first), ""),
+                Some(inner) => (stem_of(first), if inner == "main.rs" { "" } else { inner }),
+            }
+        } else if rel == "build.rs" {
+            ("build_script_build".to_owned(), "")
+        } else {
+            return None;
+        };
+        let mut segments: Vec<String> = below.split('/').filter(|s| !s.is_empty()).map(str::to_owned).collect();
+        let mut owns_directory = true;
+        let mut is_crate_root = false;
+        if let Some(last) = segments.pop() {
+            match last.as_str() {
+                "lib.rs" | "main.rs" if segments.is_empty() && below != "main.rs" => is_crate_root = true,
+                "mod.rs" => {}
+                other => {
+                    segments.push(other.strip_suffix(".rs").unwrap_or(other).to_owned());
+                    owns_directory = false;
+                }
+            }
+        } else {
+            is_crate_root = true;
+        }
+        Some(RustModule { crate_name, path: segments, is_crate_root, owns_directory })
+    }
+
+    /// Crate names of the tree's packages (`-` → `_`) → their library root file.
+    pub fn crate_roots(&self) -> HashMap<String, String> {
+        self.cargo.iter().filter_map(|p| p.lib.clone().map(|lib| (p.crate_name.clone(), lib))).collect()
+    }
+
+    pub fn npm_package(&self, path: &str) -> Option<&NpmPackage> {
+        self.npm.iter().find(|p| is_under(path, &p.dir))
+    }
+
+    fn js_module_key(&self, path: &str) -> String {
+        let (prefix, rel) = match self.npm_package(path) {
+            Some(p) => (p.name.as_str(), strip_dir(path, &p.dir)),
+            None => (self.tree_name.as_str(), path),
+        };
+        let stem = strip_js_extension(rel);
+        let stem = if stem == "index" { "" } else { stem.strip_suffix("/index").unwrap_or(stem) };
+        if stem.is_empty() { prefix.to_owned() } else { format!("{prefix}/{stem}") }
+    }
+
+    fn python_module_key(&self, path: &str) -> String {
+        let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+        let stem = file.strip_suffix(".pyi").or_else(|| file.strip_suffix(".py")).unwrap_or(file);
+        let mut parts: Vec<&str> = Vec::new();
+        if stem != "__init__" {
+            parts.push(stem);
+        }
+        let mut current = dir;
+        while !current.is_empty() && self.python_packages.contains(current) {
+            let (parent, name) = current.rsplit_once('/').unwrap_or(("", current));
+            parts.push(name);
+            current = parent;
+        }
+        if parts.is_empty() {
+            // An `__init__.py` at the tree root: the package is the tree itself.
+            return self.tree_name.clone();
+        }
+        parts.reverse();
+        parts.join(".")
+    }
+
+    /// The tsconfig governing a file: the nearest one above it.
+    pub fn tsconfig(&self, path: &str) -> Option<&TsConfig> {
+        self.tsconfigs.iter().find(|c| is_under(path, &c.dir))
+    }
+}
+
+/// A Rust file outside any Cargo target: its path as a module path under the tree.
+fn rust_fallback_key(path: &str) -> String {
+    let stem = path.strip_suffix(".rs").unwrap_or(path);
+    stem.split('/').map(|s| s.replace('-', "_")).collect::<Vec<_>>().join("::")
+}
+
+pub fn strip_js_extension(path: &str) -> &str {
+    for ext in [".d.ts", ".d.mts", ".d.cts", ".tsx", ".ts", ".mts", ".cts", ".jsx", ".js", ".mjs", ".cjs"] {
+        if let Some(stem) = path.strip_suffix(ext) {
+            return stem;
+        }
+    }
+    path
+}
+
+pub fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+pub fn is_under(path: &str, dir: &str) -> bool {
+    dir.is_empty() || (path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/')
+}
+
+fn strip_dir<'a>(path: &'a str, dir: &str) -> &'a str {
+    if dir.is_empty() { path } else { path.get(dir.len() + 1..).unwrap_or(path) }
+}
+
+fn depth(dir: &str) -> usize {
+    if dir.is_empty() { 0 } else { dir.matches('/').count() + 1 }
+}
+
+/// Join a directory and a relative path, folding `.` and `..`; `None` when it climbs above the root.
+pub fn join_normalized(dir: &str, rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+fn parse_cargo(dir: &str, text: &str) -> Result<Option<CargoPackage>, String> {
+    let value: toml::Table = toml::from_str(text).map_err(|e| e.message().to_owned())?;
+    let Some(package) = value.get("package").and_then(|p| p.as_table()) else {
+        return Ok(None); // a virtual workspace manifest: members are found by the walk
+    };
+    let Some(name) = package.get("name").and_then(|n| n.as_str()) else {
+        return Err("[package] has no name".to_owned());
+    };
+    let lib_table = value.get("lib").and_then(|l| l.as_table());
+    let crate_name = lib_table.and_then(|l| l.get("name")).and_then(|n| n.as_str()).unwrap_or(name).replace('-', "_");
+    let lib_rel = lib_table.and_then(|l| l.get("path")).and_then(|p| p.as_str()).unwrap_or("src/lib.rs");
+    let lib = join_normalized(dir, lib_rel);
+    Ok(Some(CargoPackage { dir: dir.to_owned(), crate_name, lib }))
+}
+
+fn parse_package_json(dir: &str, text: &str) -> Result<Option<NpmPackage>, String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let Some(name) = value.get("name").and_then(|n| n.as_str()).filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    let mut entries = Vec::new();
+    let mut push = |rel: &str| {
+        if let Some(p) = join_normalized(dir, rel) {
+            entries.push(p);
+        }
+    };
+    for field in ["types", "typings", "source", "module", "main"] {
+        if let Some(rel) = value.get(field).and_then(|v| v.as_str()) {
+            push(rel);
+        }
+    }
+    match value.get("exports") {
+        Some(serde_json::Value::String(rel)) => push(rel),
+        Some(serde_json::Value::Object(map)) => {
+            if let Some(dot) = map.get(".") {
+                collect_strings(dot, &mut push);
+            }
+        }
+        _ => {}
+    }
+    Ok(Some(NpmPackage { dir: dir.to_owned(), name: name.to_owned(), entries }))
+}
+
+fn collect_strings(value: &serde_json::Value, push: &mut impl FnMut(&str)) {
+    match value {
+        serde_json::Value::String(s) => push(s),
+        serde_json::Value::Object(map) => map.values().for_each(|v| collect_strings(v, push)),
+        serde_json::Value::Array(items) => items.iter().for_each(|v| collect_strings(v, push)),
+        _ => {}
+    }
+}
+
+fn parse_tsconfig(dir: &str, text: &str) -> Result<TsConfig, String> {
+    let value: serde_json::Value = serde_json::from_str(&strip_jsonc(text)).map_err(|e| e.to_string())?;
+    let options = value.get("compilerOptions");
+    let base_url =
+        options.and_then(|o| o.get("baseUrl")).and_then(|b| b.as_str()).and_then(|b| join_normalized(dir, b));
+    let mut paths = Vec::new();
+    if let Some(map) = options.and_then(|o| o.get("paths")).and_then(|p| p.as_object()) {
+        let base = base_url.clone().unwrap_or_else(|| dir.to_owned());
+        for (pattern, targets) in map {
+            let targets = targets
+                .as_array()
+                .map(|t| t.iter().filter_map(|v| v.as_str()).filter_map(|t| join_normalized(&base, t)).collect())
+                .unwrap_or_default();
+            paths.push((pattern.clone(), targets));
+        }
+    }
+    Ok(TsConfig { dir: dir.to_owned(), base_url, paths })
+}
+
+fn parse_pyproject(text: &str) -> Result<Option<String>, String> {
+    let value: toml::Table = toml::from_str(text).map_err(|e| e.message().to_owned())?;
+    Ok(value.get("project").and_then(|p| p.get("name")).and_then(|n| n.as_str()).map(str::to_owned))
+}
+
+/// Remove `//` and `/* */` comments and trailing commas from JSON-with-comments (tsconfig style).
+pub fn strip_jsonc(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut in_string = false;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_string {
+            out.push(c as char);
+            if c == b'\\' && i + 1 < bytes.len() {
+                out.push(bytes[i + 1] as char);
+                i += 2;
+                continue;
+            }
+            if c == b'"' {
+                in_string = false;
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'"' => {
+                in_string = true;
+                out.push('"');
+                i += 1;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 2;
+            }
+            b',' => {
+                // Drop a comma followed only by whitespace and a closing bracket.
+                let mut j = i + 1;
+                while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if !matches!(bytes.get(j), Some(b'}') | Some(b']')) {
+                    out.push(',');
+                }
+                i += 1;
+            }
+            _ => {
+                // Copy a whole UTF-8 character.
+                let len = utf8_len(c);
+                out.push_str(text.get(i..i + len).unwrap_or(""));
+                i += len;
+            }
+        }
+    }
+    out
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0x00..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout() -> Layout {
+        let mut l = Layout { tree_name: "tree".into(), ..Layout::default() };
+        l.cargo.push(CargoPackage {
+            dir: "crates/net".into(),
+            crate_name: "my_net".into(),
+            lib: Some("crates/net/src/lib.rs".into()),
+        });
+        l.cargo.push(CargoPackage { dir: "".into(), crate_name: "app".into(), lib: Some("src/main.rs".into()) });
+        l.npm.push(NpmPackage { dir: "web".into(), name: "@acme/web".into(), entries: vec![] });
+        l.python_packages.extend(["pkg".to_owned(), "pkg/core".to_owned(), "src/lib2".to_owned()]);
+        l
+    }
+
+    #[test]
+    fn rust_keys() {
+        let l = layout();
+        assert_eq!(l.module_key("crates/net/src/lib.rs", Family::Rust), "my_net");
+        assert_eq!(l.module_key("crates/net/src/client/mod.rs", Family::Rust), "my_net::client");
+        assert_eq!(l.module_key("crates/net/src/client/tls.rs", Family::Rust), "my_net::client::tls");
+        assert_eq!(l.module_key("src/main.rs", Family::Rust), "app");
+        assert_eq!(l.module_key("src/bin/drsg-mcp.rs", Family::Rust), "drsg_mcp");
+        assert_eq!(l.module_key("crates/net/tests/it/main.rs", Family::Rust), "it");
+        assert_eq!(l.module_key("crates/net/tests/it/fold.rs", Family::Rust), "it::fold");
+    }
+
+    #[test]
+    fn js_keys() {
+        let l = layout();
+        assert_eq!(l.module_key("web/src/api.ts", Family::Js), "@acme/web/src/api");
+        assert_eq!(l.module_key("web/src/components/index.tsx", Family::Js), "@acme/web/src/components");
+        assert_eq!(l.module_key("web/index.js", Family::Js), "@acme/web");
+        assert_eq!(l.module_key("scripts/build.mjs", Family::Js), "tree/scripts/build");
+        assert_eq!(l.module_key("web/types.d.ts", Family::Js), "@acme/web/types");
+    }
+
+    #[test]
+    fn python_keys() {
+        let l = layout();
+        assert_eq!(l.module_key("pkg/core/utils.py", Family::Python), "pkg.core.utils");
+        assert_eq!(l.module_key("pkg/__init__.py", Family::Python), "pkg");
+        assert_eq!(l.module_key("src/lib2/x.py", Family::Python), "lib2.x");
+        assert_eq!(l.module_key("scripts/run.py", Family::Python), "run");
+    }
+
+    #[test]
+    fn jsonc_is_stripped() {
+        let text = "{\n // c\n \"a\": \"//x\", /* b */ \"p\": [1,2,],\n}";
+        let v: serde_json::Value = serde_json::from_str(&strip_jsonc(text)).expect("valid json");
+        assert_eq!(v["a"], "//x");
+        assert_eq!(v["p"][1], 2);
+    }
+}

@@ -1,0 +1,46 @@
+//! drsg-indexer: builds code planes from source trees.
+//!
+//! It owns the walk (the `ignore` crate), the layout of packages and module keys, the symbol table,
+//! import- and scope-aware resolution, and the translation into nodes and edges written through
+//! `drsg-planes`. It is the only writer of planes. Git is read in one module (`git`) that yields
+//! plain values. The language registry comes from the caller; this crate names no plugin.
+//!
+//! Main entry: [`index_tree`].
+
+mod builtins;
+mod git;
+mod graph;
+mod layout;
+mod resolve;
+mod run;
+mod table;
+pub mod walk;
+
+use std::path::PathBuf;
+
+pub use git::{Checkout, checkout};
+pub use graph::{Accounting, reason_category};
+pub use run::{IndexOptions, Progress, RunReport, Silent, index_tree, is_test_path};
+pub use walk::SkipReason;
+
+/// What stops an indexing run. Bad files never do: they are skipped and counted.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot read the tree at {path}")]
+    Root {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not a directory")]
+    RootNotADirectory { path: PathBuf },
+    #[error(transparent)]
+    Store(#[from] drsg_planes::Error),
+    #[error("cannot start the resolution thread")]
+    Thread {
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("resolution failed unexpectedly (a bug in drsg); the database is unchanged")]
+    ResolvePanicked,
+}

@@ -1,0 +1,1142 @@
+//! Name resolution: binding what a file names to the symbols of the tree, import- and scope-aware.
+//!
+//! A reference resolves through, in order: typed locals and nested definitions of the enclosing
+//! functions, the enclosing namespace (module items, imports, glob imports), then the names every file
+//! of the language sees (prelude, builtins, globals) which are `External`. Paths continue member by
+//! member; receivers are typed from declared facts only (annotations, constructor calls, recorded return
+//! types). Anything uncertain (a tie, an unknown receiver, a missing module) is a [`Miss`] with a reason,
+//! never a guess.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use drsg_parsers::{DefKind, Family, Qualifier, Ref, RefKind, TypeHint};
+
+use crate::builtins;
+use crate::layout::{self, join_normalized, parent_dir};
+use crate::table::{SymId, SymKind, Table, separator};
+
+/// What a name or path is bound to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Target {
+    Sym(SymId),
+    /// Outside the tree: std, builtins, a dependency. The path as the language writes it.
+    External(String),
+}
+
+/// Why a name could not be bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Miss(pub String);
+
+type Res<T> = Result<T, Miss>;
+
+/// (file, import) → what it binds; `None` while being resolved (a cycle).
+type ImportMemo = HashMap<(u32, u32), Option<Res<Target>>>;
+
+fn miss<T>(reason: impl Into<String>) -> Res<T> {
+    Err(Miss(reason.into()))
+}
+
+/// How a reference was bound (`resolved_by`), and how sure we are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    Scope,
+    Import,
+    Path,
+    SelfValue,
+    Super,
+    ReceiverType,
+    MacroScope,
+}
+
+impl Strategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Scope => "scope",
+            Strategy::Import => "import",
+            Strategy::Path => "path",
+            Strategy::SelfValue => "self",
+            Strategy::Super => "super",
+            Strategy::ReceiverType => "receiver-type",
+            Strategy::MacroScope => "macro-scope",
+        }
+    }
+
+    pub fn confidence(self) -> &'static str {
+        match self {
+            Strategy::ReceiverType | Strategy::MacroScope => "medium",
+            _ => "high",
+        }
+    }
+}
+
+/// The outcome of one reference.
+#[derive(Debug, Clone)]
+pub enum Resolution {
+    Resolved { target: SymId, by: Strategy },
+    External(String),
+    Unresolved(String),
+}
+
+/// A head name found in scope.
+enum Found {
+    Target(Target, Strategy),
+    /// A typed local or parameter; its type when it could be bound.
+    Local(Option<Target>),
+}
+
+/// Lookup indexes over one file's facts.
+#[derive(Default)]
+struct FileIndex {
+    /// (scope, alias) → imports.
+    imports: HashMap<(Option<u32>, String), Vec<u32>>,
+    /// scope → glob imports.
+    globs: HashMap<Option<u32>, Vec<u32>>,
+    /// (scope, name) → bindings, in source order.
+    bindings: HashMap<(Option<u32>, String), Vec<u32>>,
+    /// exported name → exports.
+    exports: HashMap<String, Vec<u32>>,
+}
+
+pub struct Resolver<'t> {
+    t: &'t Table,
+    index: Vec<FileIndex>,
+    /// Rust: (file, def) of an impl method → its resolved self type.
+    pub impl_self: HashMap<(u32, u32), Target>,
+    /// Resolved `extends`/`implements` targets of each type.
+    pub supers: HashMap<SymId, Vec<Target>>,
+    import_memo: RefCell<ImportMemo>,
+    /// Nesting of path resolutions (types of bindings resolve paths, which may type bindings…).
+    depth: std::cell::Cell<u32>,
+    /// Rust: the tree's crates by name → their root module.
+    crates: HashMap<String, SymId>,
+    /// Rust: macros by example, by (crate, name).
+    macros: HashMap<(String, String), Vec<SymId>>,
+    /// The language family being resolved: it decides how external paths are joined.
+    family: std::cell::Cell<Family>,
+}
+
+const MAX_DEPTH: usize = 12;
+
+/// Bound on nested resolution steps; each step is a handful of stack frames.
+const MAX_NESTING: u32 = 160;
+
+impl<'t> Resolver<'t> {
+    pub fn new(t: &'t Table) -> Resolver<'t> {
+        let index = t
+            .files
+            .iter()
+            .map(|file| {
+                let mut ix = FileIndex::default();
+                for (i, imp) in file.facts.imports.iter().enumerate() {
+                    if imp.glob {
+                        ix.globs.entry(imp.scope).or_default().push(i as u32);
+                    } else if !imp.alias.is_empty() {
+                        ix.imports.entry((imp.scope, imp.alias.clone())).or_default().push(i as u32);
+                    }
+                }
+                for (i, b) in file.facts.bindings.iter().enumerate() {
+                    ix.bindings.entry((b.scope, b.name.clone())).or_default().push(i as u32);
+                }
+                for (i, e) in file.facts.exports.iter().enumerate() {
+                    ix.exports.entry(e.exported.clone()).or_default().push(i as u32);
+                }
+                ix
+            })
+            .collect();
+        let crate_of = |fi: u32| t.layout.rust_module(&t.files[fi as usize].path).map(|m| m.crate_name);
+        let mut crates = HashMap::new();
+        for (name, root) in t.layout.crate_roots() {
+            if let Some(fi) = t.files.iter().position(|f| f.path == root) {
+                crates.insert(name, t.file_module[fi]);
+            }
+        }
+        let mut macros: HashMap<(String, String), Vec<SymId>> = HashMap::new();
+        for (id, sym) in t.syms.iter().enumerate() {
+            if sym.kind == SymKind::Def(DefKind::Macro)
+                && let Some(krate) = crate_of(sym.file)
+            {
+                macros.entry((krate, sym.name.clone())).or_default().push(id as SymId);
+            }
+        }
+        Resolver {
+            t,
+            index,
+            crates,
+            macros,
+            impl_self: HashMap::new(),
+            supers: HashMap::new(),
+            import_memo: RefCell::new(HashMap::new()),
+            depth: std::cell::Cell::new(0),
+            family: std::cell::Cell::new(Family::Rust),
+        }
+    }
+
+    fn family(&self, fi: u32) -> Family {
+        self.t.files[fi as usize].lang.family()
+    }
+
+    fn sym_key(&self, id: SymId) -> &str {
+        &self.t.syms[id as usize].key
+    }
+
+    fn describe(&self, target: &Target) -> String {
+        match target {
+            Target::Sym(id) => self.sym_key(*id).to_owned(),
+            Target::External(path) => path.clone(),
+        }
+    }
+
+    // ---- references -------------------------------------------------------------------------
+
+    /// Bind one reference of file `fi`.
+    pub fn resolve_ref(&self, fi: u32, r: &Ref) -> Resolution {
+        let family = self.family(fi);
+        self.family.set(family);
+        if family == Family::Rust && r.path.last().is_some_and(|n| n.ends_with('!')) {
+            return self.resolve_macro(fi, r);
+        }
+        let result = match &r.qualifier {
+            Qualifier::Plain => self.resolve_plain(fi, r.scope, &r.path, r.line, is_rust_method_call(family, r)),
+            Qualifier::SelfValue => self.resolve_on_self(fi, r.scope, &r.path),
+            Qualifier::Super => self.resolve_on_super(fi, r.scope, &r.path),
+            Qualifier::Expr { call: Some(inner) } => match self.call_result_type(fi, r.scope, inner, r.line) {
+                Some(ty) => self.walk_members(ty, &r.path).map(|t| (t, Strategy::ReceiverType)),
+                None => match self.resolve_plain(fi, r.scope, inner, r.line, true) {
+                    Ok((Target::External(path), _)) => {
+                        miss(format!("method call: receiver is the result of external `{path}`"))
+                    }
+                    Ok((Target::Sym(id), _)) => miss(format!(
+                        "method call: receiver is the result of `{}` (return type not recorded)",
+                        self.sym_key(id)
+                    )),
+                    Err(_) => miss("method call: receiver type unknown"),
+                },
+            },
+            Qualifier::Expr { call: None }
+                if r.path.len() <= 1 && !r.path.first().is_some_and(|p| is_identifier(p)) =>
+            {
+                miss("call of a computed expression")
+            }
+            Qualifier::Expr { call: None } => miss("method call: receiver type unknown"),
+        };
+        match result {
+            Ok((Target::Sym(id), by)) => Resolution::Resolved { target: id, by },
+            Ok((Target::External(path), _)) => Resolution::External(path),
+            Err(Miss(reason)) => Resolution::Unresolved(reason),
+        }
+    }
+
+    fn resolve_plain(
+        &self,
+        fi: u32,
+        scope: Option<u32>,
+        path: &[String],
+        line: u32,
+        method_call: bool,
+    ) -> Res<(Target, Strategy)> {
+        self.nested(|| self.resolve_plain_inner(fi, scope, path, line, method_call))
+    }
+
+    /// Run a step of a resolution that may recurse (paths type bindings, imports chase re-exports,
+    /// members climb parents), bounding the total nesting so no input can exhaust the stack.
+    fn nested<T>(&self, step: impl FnOnce() -> Res<T>) -> Res<T> {
+        if self.depth.get() >= MAX_NESTING {
+            return miss("resolution chain too deep");
+        }
+        self.depth.set(self.depth.get() + 1);
+        let result = step();
+        self.depth.set(self.depth.get() - 1);
+        result
+    }
+
+    fn resolve_plain_inner(
+        &self,
+        fi: u32,
+        scope: Option<u32>,
+        path: &[String],
+        line: u32,
+        method_call: bool,
+    ) -> Res<(Target, Strategy)> {
+        let Some(head) = path.first() else { return miss("empty reference") };
+        let family = self.family(fi);
+        let special = family == Family::Rust && matches!(head.as_str(), "crate" | "self" | "super" | "Self");
+        let (start, mut by) = if special {
+            (self.rust_special_head(fi, scope, head)?, Strategy::Path)
+        } else {
+            match self.lookup_name(fi, scope, head, line) {
+                Ok(Found::Target(target, by)) => (target, by),
+                Ok(Found::Local(_)) if path.len() == 1 => return miss("call of a local value"),
+                Ok(Found::Local(Some(ty))) => (ty, Strategy::ReceiverType),
+                Ok(Found::Local(None)) => return miss("method call: receiver type unknown"),
+                Err(Miss(reason)) => {
+                    let absent = reason.starts_with("name `") && reason.ends_with("not found in scope");
+                    if absent && path.len() > 1 {
+                        // Rust: an unknown head of a path (`serde_json::to_string`) is an extern crate.
+                        if family == Family::Rust && !method_call {
+                            return Ok((Target::External(path.join("::")), Strategy::Path));
+                        }
+                        return miss("method call: receiver type unknown");
+                    }
+                    return Err(Miss(reason));
+                }
+            }
+        };
+        if path.len() == 1 {
+            return Ok((start, by));
+        }
+        if by == Strategy::Scope {
+            by = if self.is_namespace_or_type(&start) { Strategy::Path } else { Strategy::ReceiverType };
+        }
+        let target = self.walk_members(start, &path[1..])?;
+        Ok((target, by))
+    }
+
+    fn is_namespace_or_type(&self, target: &Target) -> bool {
+        match target {
+            Target::Sym(id) => {
+                let kind = self.t.syms[*id as usize].kind;
+                kind.is_namespace() || kind.is_type()
+            }
+            Target::External(_) => true,
+        }
+    }
+
+    /// Walk `rest` member by member from `start`.
+    /// Intermediate segments may be fields (`self.table.files.iter()`): a field with a declared type continues
+    /// from that type; the last segment is always a member.
+    fn walk_members(&self, start: Target, rest: &[String]) -> Res<Target> {
+        let mut current = start;
+        for (i, seg) in rest.iter().enumerate() {
+            let last = i + 1 == rest.len();
+            if !last && let Some(field_ty) = self.field_type(&current, seg) {
+                current = field_ty;
+                continue;
+            }
+            current = match self.member(&current, seg, 0) {
+                Ok(t) => t,
+                Err(_) if !last && matches!(&current, Target::Sym(id) if self.t.syms[*id as usize].kind.is_type()) => {
+                    return miss(format!("field `{seg}` of `{}` has no known type", self.describe(&current)));
+                }
+                Err(m) => return Err(m),
+            };
+        }
+        Ok(current)
+    }
+
+    fn resolve_on_self(&self, fi: u32, scope: Option<u32>, path: &[String]) -> Res<(Target, Strategy)> {
+        self.nested(|| self.resolve_on_self_inner(fi, scope, path))
+    }
+
+    fn resolve_on_self_inner(&self, fi: u32, scope: Option<u32>, path: &[String]) -> Res<(Target, Strategy)> {
+        let Some(ty) = self.enclosing_type(fi, scope) else {
+            return miss("`self` outside a type");
+        };
+        let Some((first, rest)) = path.split_first() else { return miss("empty reference") };
+        let start = match self.member(&ty, first, 0) {
+            Ok(t) => t,
+            Err(m) => {
+                // `self.field.method()`: the field's declared type.
+                if rest.is_empty() {
+                    return Err(m);
+                }
+                match self.field_type(&ty, first) {
+                    Some(field_ty) => {
+                        let target = self.walk_members(field_ty, rest)?;
+                        return Ok((target, Strategy::ReceiverType));
+                    }
+                    None => return miss(format!("field `{first}` of `{}` has no known type", self.describe(&ty))),
+                }
+            }
+        };
+        if rest.is_empty() {
+            return Ok((start, Strategy::SelfValue));
+        }
+        // `self.method().x` is not a path: only fields continue.
+        match self.field_type(&ty, first) {
+            Some(field_ty) => Ok((self.walk_members(field_ty, rest)?, Strategy::ReceiverType)),
+            None => miss(format!("field `{first}` of `{}` has no known type", self.describe(&ty))),
+        }
+    }
+
+    fn resolve_on_super(&self, fi: u32, scope: Option<u32>, path: &[String]) -> Res<(Target, Strategy)> {
+        let Some(Target::Sym(ty)) = self.enclosing_type(fi, scope) else {
+            return miss("`super` outside a class");
+        };
+        let parents = self.supers.get(&ty).cloned().unwrap_or_default();
+        let Some(parent) = parents.into_iter().next() else {
+            return miss(format!("`super` in `{}`: no known parent class", self.sym_key(ty)));
+        };
+        let target = self.walk_members(parent, path)?;
+        Ok((target, Strategy::Super))
+    }
+
+    fn resolve_macro(&self, fi: u32, r: &Ref) -> Resolution {
+        let last = r.path.last().map(String::as_str).unwrap_or("");
+        let bare = last.trim_end_matches('!');
+        if r.path.len() > 1 {
+            let mut path = r.path.clone();
+            if let Some(l) = path.last_mut() {
+                *l = bare.to_owned();
+            }
+            return match self.resolve_plain(fi, r.scope, &path, r.line, false) {
+                Ok((Target::Sym(id), by)) => Resolution::Resolved { target: id, by },
+                Ok((Target::External(p), _)) => Resolution::External(format!("{p}!")),
+                Err(Miss(reason)) => Resolution::Unresolved(reason),
+            };
+        }
+        // Macros by example are scoped textually and crate-wide once exported: look in scope, then in the crate.
+        match self.lookup_name(fi, r.scope, bare, r.line) {
+            Ok(Found::Target(Target::Sym(id), by)) if self.t.syms[id as usize].kind == SymKind::Def(DefKind::Macro) => {
+                return Resolution::Resolved { target: id, by };
+            }
+            // `use serde_json::json;` then `json!(…)`.
+            Ok(Found::Target(Target::External(path), Strategy::Import)) => {
+                return Resolution::External(format!("{path}!"));
+            }
+            _ => {}
+        }
+        let crate_name =
+            self.t.layout.rust_module(&self.t.files[fi as usize].path).map(|m| m.crate_name).unwrap_or_default();
+        let candidates = self.macros.get(&(crate_name, bare.to_owned())).map(Vec::as_slice).unwrap_or(&[]);
+        match candidates {
+            [one] => Resolution::Resolved { target: *one, by: Strategy::MacroScope },
+            [] if builtins::is_builtin(Family::Rust, last) => Resolution::External(format!("std::{last}")),
+            [] => Resolution::Unresolved(format!("macro `{last}` not defined in this crate (a dependency's?)")),
+            many => Resolution::Unresolved(format!("macro `{last}` defined {} times in the crate", many.len())),
+        }
+    }
+
+    // ---- scope ------------------------------------------------------------------------------
+
+    /// Look a bare name up from a scope: enclosing functions, the namespace, then the language's builtins.
+    fn lookup_name(&self, fi: u32, scope: Option<u32>, name: &str, line: u32) -> Res<Found> {
+        let file = &self.t.files[fi as usize];
+        let family = file.lang.family();
+        let ix = &self.index[fi as usize];
+        let mut cur = scope;
+        let mut steps = 0;
+        while let Some(di) = cur {
+            steps += 1;
+            if steps > 256 {
+                break;
+            }
+            let def = &file.facts.defs[di as usize];
+            match def.kind {
+                DefKind::Function | DefKind::Method => {
+                    if let Some(list) = ix.bindings.get(&(Some(di), name.to_owned())) {
+                        // The latest binding at or before the use; parameters sit on the function's line.
+                        let best = list.iter().rev().find(|&&b| file.facts.bindings[b as usize].line <= line);
+                        if let Some(&b) = best {
+                            return Ok(Found::Local(self.binding_type(fi, b)));
+                        }
+                    }
+                    if let Some(sym) = self.t.sym_of_def(fi, di) {
+                        match self.t.members(sym, name) {
+                            [one] => return Ok(Found::Target(Target::Sym(*one), Strategy::Scope)),
+                            [] => {}
+                            many => return miss(format!("name `{name}` defined {} times in scope", many.len())),
+                        }
+                    }
+                    if let Some(list) = ix.imports.get(&(Some(di), name.to_owned())) {
+                        return self.resolve_import_list(fi, list).map(|t| Found::Target(t, Strategy::Import));
+                    }
+                }
+                DefKind::Module => {
+                    if let Some(sym) = self.t.sym_of_def(fi, di) {
+                        match self.namespace_member(sym, name, true, 0) {
+                            Ok((t, by)) => return Ok(Found::Target(t, by)),
+                            Err(m) if !m.0.starts_with("not found") => return Err(m),
+                            Err(_) => {}
+                        }
+                    }
+                    if family == Family::Rust {
+                        // A Rust module is a closed namespace: outer items need `super::`.
+                        return self.builtin_or_miss(fi, name);
+                    }
+                }
+                _ => {}
+            }
+            cur = def.parent;
+        }
+        let module = self.t.file_module[fi as usize];
+        match self.namespace_member(module, name, true, 0) {
+            Ok((t, by)) => Ok(Found::Target(t, by)),
+            Err(m) if !m.0.starts_with("not found") => Err(m),
+            Err(_) => self.builtin_or_miss(fi, name),
+        }
+    }
+
+    fn builtin_or_miss(&self, fi: u32, name: &str) -> Res<Found> {
+        let family = self.family(fi);
+        if family == Family::Rust {
+            if let Some(&root) = self.crates.get(name) {
+                return Ok(Found::Target(Target::Sym(root), Strategy::Path));
+            }
+            if builtins::is_rust_std_crate(name) {
+                return Ok(Found::Target(Target::External(name.to_owned()), Strategy::Path));
+            }
+        }
+        if builtins::is_builtin(family, name) {
+            return Ok(Found::Target(Target::External(name.to_owned()), Strategy::Scope));
+        }
+        miss(format!("name `{name}` not found in scope"))
+    }
+
+    /// A member of a module or inline module, seen from inside (all imports) or outside (re-exports only).
+    /// Errors starting with "not found" mean absent (the caller may look further).
+    fn namespace_member(&self, ns: SymId, name: &str, inside: bool, depth: usize) -> Res<(Target, Strategy)> {
+        self.nested(|| self.namespace_member_inner(ns, name, inside, depth))
+    }
+
+    fn namespace_member_inner(&self, ns: SymId, name: &str, inside: bool, depth: usize) -> Res<(Target, Strategy)> {
+        if depth > MAX_DEPTH {
+            return miss("not found: re-export chain too deep");
+        }
+        let sym = &self.t.syms[ns as usize];
+        let fi = sym.file;
+        let family = self.family(fi);
+        let scope = sym.def; // None: the file module; Some: an inline module
+        if family == Family::Js && !inside && sym.kind == SymKind::Module {
+            return self.js_export(fi, name, depth).map(|t| (t, Strategy::Import));
+        }
+        match self.pick(self.t.members(ns, name), name) {
+            Ok(Some(id)) => return Ok((Target::Sym(id), Strategy::Scope)),
+            Ok(None) => {}
+            Err(m) => return Err(m),
+        }
+        let ix = &self.index[fi as usize];
+        let file = &self.t.files[fi as usize];
+        if let Some(list) = ix.imports.get(&(scope, name.to_owned())) {
+            let visible: Vec<u32> = list
+                .iter()
+                .copied()
+                .filter(|&i| inside || family == Family::Python || file.facts.imports[i as usize].reexport)
+                .collect();
+            if !visible.is_empty() {
+                return self.resolve_import_list(fi, &visible).map(|t| (t, Strategy::Import));
+            }
+        }
+        if let Some(globs) = ix.globs.get(&scope) {
+            let mut found = Vec::new();
+            let mut external_globs = Vec::new();
+            for &g in globs {
+                let imp = &file.facts.imports[g as usize];
+                if !(inside || family == Family::Python || imp.reexport) {
+                    continue;
+                }
+                match self.resolve_import(fi, g) {
+                    Ok(Target::Sym(module)) => {
+                        if let Ok((t, _)) = self.member_of(module, name, depth + 1)
+                            && !found.contains(&t)
+                        {
+                            found.push(t);
+                        }
+                    }
+                    Ok(Target::External(path)) => external_globs.push(path),
+                    Err(_) => {}
+                }
+            }
+            match found.len() {
+                1 => return Ok((found.remove(0), Strategy::Import)),
+                0 => {}
+                n => return miss(format!("name `{name}` comes from {n} glob imports")),
+            }
+            if let [only] = external_globs.as_slice() {
+                return Ok((Target::External(format!("{only}{}{name}", separator(family))), Strategy::Import));
+            }
+        }
+        miss(format!("not found: `{name}` in `{}`", sym.key))
+    }
+
+    /// A namespace's or type's member, seen from outside.
+    fn member_of(&self, id: SymId, name: &str, depth: usize) -> Res<(Target, Strategy)> {
+        let kind = self.t.syms[id as usize].kind;
+        if kind.is_namespace() {
+            self.namespace_member(id, name, false, depth)
+        } else {
+            self.type_member(id, name, depth).map(|t| (t, Strategy::Path))
+        }
+    }
+
+    /// One step along a path: `target.name`.
+    fn member(&self, target: &Target, name: &str, depth: usize) -> Res<Target> {
+        match target {
+            Target::External(path) => {
+                let sep = separator(self.family.get());
+                Ok(Target::External(format!("{path}{sep}{name}")))
+            }
+            Target::Sym(id) if !self.is_namespace_or_type(target) => {
+                // `connection.cursor()` on a module-level variable: its type is not recorded.
+                let kind = self.t.syms[*id as usize].kind;
+                miss(format!("method call: receiver type unknown (`{}` is a {})", self.sym_key(*id), kind.label()))
+            }
+            Target::Sym(id) => match self.member_of(*id, name, depth) {
+                Ok((t, _)) => Ok(t),
+                Err(Miss(reason)) if reason.starts_with("not found") => {
+                    miss(format!("`{name}` not found in `{}`", self.sym_key(*id)))
+                }
+                Err(m) => Err(m),
+            },
+        }
+    }
+
+    /// A method or nested item of a type, then of its parents (`extends`, trait impls).
+    fn type_member(&self, ty: SymId, name: &str, depth: usize) -> Res<Target> {
+        self.nested(|| self.type_member_inner(ty, name, depth))
+    }
+
+    fn type_member_inner(&self, ty: SymId, name: &str, depth: usize) -> Res<Target> {
+        if depth > MAX_DEPTH {
+            return miss("not found: inheritance chain too deep");
+        }
+        if let Some(id) = self.pick(self.t.members(ty, name), name)? {
+            return Ok(Target::Sym(id));
+        }
+        let mut found: Vec<Target> = Vec::new();
+        let mut external: Option<Target> = None;
+        for parent in self.supers.get(&ty).map(Vec::as_slice).unwrap_or(&[]) {
+            match parent {
+                Target::Sym(p) if *p != ty => {
+                    if let Ok(t) = self.type_member(*p, name, depth + 1)
+                        && !found.contains(&t)
+                    {
+                        found.push(t);
+                    }
+                }
+                Target::Sym(_) => {}
+                Target::External(_) => {
+                    if external.is_none() {
+                        external = Some(self.member(parent, name, depth + 1)?);
+                    }
+                }
+            }
+        }
+        match found.len() {
+            1 => return Ok(found.remove(0)),
+            0 => {}
+            n => return miss(format!("`{name}` inherited from {n} parents of `{}`", self.sym_key(ty))),
+        }
+        if let Some(ext) = external {
+            return Ok(ext);
+        }
+        let family = self.family(self.t.syms[ty as usize].file);
+        let kind = self.t.syms[ty as usize].kind;
+        if family == Family::Rust
+            && kind == SymKind::Def(DefKind::Enum)
+            && name.starts_with(|c: char| c.is_ascii_uppercase())
+        {
+            // `Error::Io(e)`: a variant constructs its enum.
+            return Ok(Target::Sym(ty));
+        }
+        if family == Family::Rust && is_derivable_method(name) {
+            // Derived or blanket trait methods (`clone`, `to_string`) come from std.
+            return Ok(Target::External(format!("{}::{name}", self.sym_key(ty))));
+        }
+        miss(format!("not found: `{name}` on `{}`", self.sym_key(ty)))
+    }
+
+    /// One symbol among several of the same name: a tie is a miss, never a guess.
+    fn pick(&self, ids: &[SymId], name: &str) -> Res<Option<SymId>> {
+        match ids {
+            [] => Ok(None),
+            [one] => Ok(Some(*one)),
+            many => {
+                // TypeScript overload signatures: same kind, same file; the one with a body spans most lines.
+                let first = &self.t.syms[many[0] as usize];
+                let same = many.iter().all(|&i| {
+                    let s = &self.t.syms[i as usize];
+                    s.kind == first.kind && s.file == first.file
+                });
+                if same && self.family(first.file) == Family::Js && first.kind == SymKind::Def(DefKind::Function) {
+                    let best = many
+                        .iter()
+                        .copied()
+                        .max_by_key(|&i| self.t.def_of(i).map(|d| d.end_line - d.line).unwrap_or(0));
+                    return Ok(best);
+                }
+                miss(format!("name `{name}` defined {} times in scope", many.len()))
+            }
+        }
+    }
+
+    fn rust_special_head(&self, fi: u32, scope: Option<u32>, head: &str) -> Res<Target> {
+        match head {
+            "crate" => {
+                let file = &self.t.files[fi as usize];
+                let Some(m) = self.t.layout.rust_module(&file.path) else {
+                    return miss("`crate` outside a Cargo target");
+                };
+                match self.t.module_by_key.get(&m.crate_name) {
+                    Some(&id) => Ok(Target::Sym(id)),
+                    None => miss(format!("crate root of `{}` not in the tree", m.crate_name)),
+                }
+            }
+            "self" => Ok(Target::Sym(self.current_namespace(fi, scope))),
+            "super" => {
+                let ns = self.current_namespace(fi, scope);
+                match self.t.syms[ns as usize].parent {
+                    Some(p) => Ok(Target::Sym(p)),
+                    None => miss("`super` of a crate root"),
+                }
+            }
+            _ => self.enclosing_type(fi, scope).ok_or_else(|| Miss("`Self` outside an impl or trait".to_owned())),
+        }
+    }
+
+    /// The innermost module around a scope: an inline `mod` or the file's module.
+    fn current_namespace(&self, fi: u32, scope: Option<u32>) -> SymId {
+        let file = &self.t.files[fi as usize];
+        let mut cur = scope;
+        while let Some(di) = cur {
+            let def = &file.facts.defs[di as usize];
+            if def.kind == DefKind::Module
+                && let Some(id) = self.t.sym_of_def(fi, di)
+            {
+                return id;
+            }
+            cur = def.parent;
+        }
+        self.t.file_module[fi as usize]
+    }
+
+    /// The type `self`/`this`/`Self` means in a scope.
+    pub fn enclosing_type(&self, fi: u32, scope: Option<u32>) -> Option<Target> {
+        let file = &self.t.files[fi as usize];
+        let mut cur = scope;
+        while let Some(di) = cur {
+            let def = &file.facts.defs[di as usize];
+            if def.impl_block.is_some() {
+                return self.impl_self.get(&(fi, di)).cloned();
+            }
+            if def.kind.is_type() {
+                return self.t.sym_of_def(fi, di).map(Target::Sym);
+            }
+            cur = def.parent;
+        }
+        None
+    }
+
+    // ---- types ------------------------------------------------------------------------------
+
+    fn binding_type(&self, fi: u32, bi: u32) -> Option<Target> {
+        self.nested(|| self.binding_type_inner(fi, bi).ok_or_else(|| Miss(String::new()))).ok()
+    }
+
+    fn binding_type_inner(&self, fi: u32, bi: u32) -> Option<Target> {
+        let b = &self.t.files[fi as usize].facts.bindings[bi as usize];
+        match &b.hint {
+            // Names in a binding's own initialiser are looked up before it (`let x = x.y()` is not recursive).
+            TypeHint::Annotated(path) | TypeHint::Constructed(path) => {
+                self.resolve_type_path(fi, b.scope, path, b.line.saturating_sub(1))
+            }
+            TypeHint::CallResult(path) => self.call_result_type(fi, b.scope, path, b.line.saturating_sub(1)),
+        }
+    }
+
+    /// A path naming a type: a type symbol or an external type.
+    fn resolve_type_path(&self, fi: u32, scope: Option<u32>, path: &[String], line: u32) -> Option<Target> {
+        let (target, _) = self.resolve_plain(fi, scope, path, line, false).ok()?;
+        match &target {
+            Target::Sym(id) if self.t.syms[*id as usize].kind.is_type() => Some(target),
+            Target::External(_) => Some(target),
+            _ => None,
+        }
+    }
+
+    /// The type of `callee(…)`: the class itself for a constructor call, else the callee's declared return type.
+    fn call_result_type(&self, fi: u32, scope: Option<u32>, callee: &[String], line: u32) -> Option<Target> {
+        let family = self.family(fi);
+        // `self.make().run()`: plugins write the inner callee as a path starting at the receiver.
+        let on_self = callee.len() > 1 && matches!(callee[0].as_str(), "self" | "this" | "cls");
+        let resolved = if on_self {
+            self.resolve_on_self(fi, scope, &callee[1..])
+        } else {
+            self.resolve_plain(fi, scope, callee, line, false)
+        };
+        let (target, _) = resolved.ok()?;
+        match target {
+            Target::Sym(id) => {
+                let sym = &self.t.syms[id as usize];
+                if sym.kind.is_type() {
+                    return Some(Target::Sym(id));
+                }
+                self.return_type(id)
+            }
+            Target::External(path) => {
+                // `Vec::new()`, `HashMap::with_capacity(…)`: by convention a constructor of its type.
+                let (ty, last) = path.rsplit_once(separator(family))?;
+                (family == Family::Rust && matches!(last, "new" | "default" | "with_capacity" | "from"))
+                    .then(|| Target::External(ty.to_owned()))
+            }
+        }
+    }
+
+    fn return_type(&self, callee: SymId) -> Option<Target> {
+        let sym = &self.t.syms[callee as usize];
+        let def = self.t.def_of(callee)?;
+        let returns = def.returns.as_ref()?;
+        let di = sym.def?;
+        if returns.len() == 1 && returns[0] == "Self" {
+            return self.enclosing_type(sym.file, Some(di));
+        }
+        self.resolve_type_path(sym.file, def.parent, returns, def.line)
+    }
+
+    /// The declared type of a field of a type (struct field, class property, `self.x = …` in a method).
+    fn field_type(&self, ty: &Target, field: &str) -> Option<Target> {
+        let Target::Sym(id) = ty else { return None };
+        let sym = &self.t.syms[*id as usize];
+        let di = sym.def?;
+        let list = self.index[sym.file as usize].bindings.get(&(Some(di), field.to_owned()))?;
+        let &b = list.last()?;
+        self.binding_type(sym.file, b)
+    }
+
+    // ---- imports ----------------------------------------------------------------------------
+
+    fn resolve_import_list(&self, fi: u32, list: &[u32]) -> Res<Target> {
+        // Several imports binding the same alias (conditional imports): all must agree.
+        let mut result: Option<Target> = None;
+        for &i in list {
+            let t = self.resolve_import(fi, i)?;
+            match &result {
+                Some(prev) if *prev != t => return miss("name imported from two places"),
+                _ => result = Some(t),
+            }
+        }
+        result.ok_or_else(|| Miss("empty import".to_owned()))
+    }
+
+    /// What an import binds (a module for globs and namespace imports). Memoised; cycles are misses.
+    pub fn resolve_import(&self, fi: u32, ii: u32) -> Res<Target> {
+        if let Some(entry) = self.import_memo.borrow().get(&(fi, ii)) {
+            return match entry {
+                Some(result) => result.clone(),
+                None => miss("import cycle"),
+            };
+        }
+        self.import_memo.borrow_mut().insert((fi, ii), None);
+        self.family.set(self.family(fi));
+        let result = self.nested(|| match self.family(fi) {
+            Family::Rust => self.resolve_rust_import(fi, ii),
+            Family::Js => self.resolve_js_import(fi, ii),
+            Family::Python => self.resolve_py_import(fi, ii),
+        });
+        if matches!(&result, Err(Miss(reason)) if reason == "resolution chain too deep") {
+            // Not a property of the import: a shallower lookup may still succeed.
+            self.import_memo.borrow_mut().remove(&(fi, ii));
+        } else {
+            self.import_memo.borrow_mut().insert((fi, ii), Some(result.clone()));
+        }
+        result
+    }
+
+    fn resolve_rust_import(&self, fi: u32, ii: u32) -> Res<Target> {
+        let imp = &self.t.files[fi as usize].facts.imports[ii as usize];
+        let mut path: Vec<String> = imp.source.split("::").filter(|s| !s.is_empty()).map(str::to_owned).collect();
+        if let Some(name) = &imp.name {
+            path.push(name.clone());
+        }
+        let Some(head) = path.first() else { return miss("empty use") };
+        let start = match head.as_str() {
+            "crate" | "self" | "super" => self.rust_special_head(fi, imp.scope, head)?,
+            "std" | "core" | "alloc" => Target::External(head.clone()),
+            _ => match self.lookup_name(fi, imp.scope, head, u32::MAX) {
+                Ok(Found::Target(t, _)) => t,
+                Ok(Found::Local(_)) => return miss("use of a local"),
+                // 2018 paths: an unknown head is an extern crate.
+                Err(_) => Target::External(head.clone()),
+            },
+        };
+        self.walk_members(start, &path[1..])
+    }
+
+    fn resolve_py_import(&self, fi: u32, ii: u32) -> Res<Target> {
+        let file = &self.t.files[fi as usize];
+        let imp = &file.facts.imports[ii as usize];
+        let source = imp.source.as_str();
+        let dots = source.chars().take_while(|&c| c == '.').count();
+        let rest = &source[dots..];
+        let module_key: String = if dots > 0 {
+            let own = &self.t.syms[self.t.file_module[fi as usize] as usize].key;
+            let is_package = file.path.ends_with("__init__.py") || file.path.ends_with("__init__.pyi");
+            let mut base: Vec<&str> = own.split('.').collect();
+            if !is_package {
+                base.pop();
+            }
+            for _ in 1..dots {
+                if base.pop().is_none() {
+                    return miss(format!("relative import `{source}` climbs above the top package"));
+                }
+            }
+            base.extend(rest.split('.').filter(|s| !s.is_empty()));
+            base.join(".")
+        } else if imp.name.is_none() && !imp.glob && imp.alias == rest.split('.').next().unwrap_or("") {
+            // `import a.b.c` binds `a`.
+            rest.split('.').next().unwrap_or(rest).to_owned()
+        } else {
+            rest.to_owned()
+        };
+        let module = match self.t.module_by_key.get(&module_key) {
+            Some(&id) => Target::Sym(id),
+            None if dots > 0 => return miss(format!("module `{source}` not found in the tree")),
+            None => {
+                // In the tree under another spelling (a submodule reached as an attribute)?
+                let first = module_key.split('.').next().unwrap_or("");
+                match self.t.module_by_key.get(first) {
+                    Some(&id) => {
+                        let segs: Vec<String> = module_key.split('.').skip(1).map(str::to_owned).collect();
+                        self.walk_members(Target::Sym(id), &segs)?
+                    }
+                    None => Target::External(module_key.clone()),
+                }
+            }
+        };
+        match &imp.name {
+            None => Ok(module),
+            Some(name) => {
+                if let Target::Sym(id) = module {
+                    let key = format!("{}.{name}", self.sym_key(id));
+                    if let Some(&sub) = self.t.module_by_key.get(&key)
+                        && self.t.members(id, name).is_empty()
+                    {
+                        return Ok(Target::Sym(sub));
+                    }
+                }
+                self.member(&module, name, 0)
+            }
+        }
+    }
+
+    fn resolve_js_import(&self, fi: u32, ii: u32) -> Res<Target> {
+        let file = &self.t.files[fi as usize];
+        let imp = &file.facts.imports[ii as usize];
+        let module = self.js_module(fi, &imp.source)?;
+        match (&imp.name, &module) {
+            (None, _) => Ok(module),
+            (Some(name), Target::External(path)) => Ok(Target::External(format!("{path}.{name}"))),
+            (Some(name), Target::Sym(id)) => {
+                let target_file = self.t.syms[*id as usize].file;
+                self.js_export(target_file, name, 0)
+            }
+        }
+    }
+
+    /// The module an import specifier names: a file of the tree, or an external package.
+    fn js_module(&self, fi: u32, source: &str) -> Res<Target> {
+        let file = &self.t.files[fi as usize];
+        let found = |stem: &str| -> Option<Target> {
+            let stem = layout::strip_js_extension(stem);
+            self.t
+                .js_stems
+                .get(stem)
+                .or_else(|| self.t.js_stems.get(&format!("{stem}/index")))
+                .map(|&f| Target::Sym(self.t.file_module[f as usize]))
+        };
+        if source.starts_with('.') || source.starts_with('/') {
+            let joined = join_normalized(parent_dir(&file.path), source.trim_start_matches('/'));
+            return match joined.as_deref().and_then(found) {
+                Some(t) => Ok(t),
+                None => miss(format!("module `{source}` not found in the tree")),
+            };
+        }
+        if let Some(config) = self.t.layout.tsconfig(&file.path) {
+            for (pattern, targets) in &config.paths {
+                let matched = match pattern.strip_suffix('*') {
+                    Some(prefix) => source.strip_prefix(prefix),
+                    None => (source == pattern).then_some(""),
+                };
+                if let Some(star) = matched {
+                    for target in targets {
+                        if let Some(t) = found(&target.replace('*', star)) {
+                            return Ok(t);
+                        }
+                    }
+                }
+            }
+            if let Some(base) = &config.base_url
+                && let Some(t) = join_normalized(base, source).as_deref().and_then(found)
+            {
+                return Ok(t);
+            }
+        }
+        // A package of the tree (workspaces).
+        for package in &self.t.layout.npm {
+            let rest = if source == package.name {
+                Some("")
+            } else {
+                source.strip_prefix(&package.name).and_then(|r| r.strip_prefix('/'))
+            };
+            let Some(rest) = rest else { continue };
+            let base =
+                |rel: &str| if package.dir.is_empty() { rel.to_owned() } else { format!("{}/{rel}", package.dir) };
+            if rest.is_empty() {
+                for entry in &package.entries {
+                    if let Some(t) = found(entry) {
+                        return Ok(t);
+                    }
+                    // A compiled entry (`dist/index.js`) whose source lives in `src/`.
+                    if let Some(t) = entry.split_once("/dist/").and_then(|(d, r)| found(&format!("{d}/src/{r}"))) {
+                        return Ok(t);
+                    }
+                }
+                for guess in ["index", "src/index"] {
+                    if let Some(t) = found(&base(guess)) {
+                        return Ok(t);
+                    }
+                }
+            } else if let Some(t) = found(&base(rest)).or_else(|| found(&base(&format!("src/{rest}")))) {
+                return Ok(t);
+            }
+            return miss(format!("module `{source}` not found in package `{}`", package.name));
+        }
+        Ok(Target::External(source.to_owned()))
+    }
+
+    /// What a JS/TS module exports under `name` (`default` for the default export).
+    fn js_export(&self, fi: u32, name: &str, depth: usize) -> Res<Target> {
+        if depth > MAX_DEPTH {
+            return miss("re-export chain too deep");
+        }
+        let file = &self.t.files[fi as usize];
+        let ix = &self.index[fi as usize];
+        let module = self.t.file_module[fi as usize];
+        if let Some(list) = ix.exports.get(name) {
+            let local = &file.facts.exports[list[0] as usize].local;
+            return match self.namespace_member(module, local, true, depth + 1) {
+                Ok((t, _)) => Ok(t),
+                Err(Miss(reason)) if reason.starts_with("not found") => {
+                    miss(format!("`{name}` exported by `{}` but `{local}` not found", self.sym_key(module)))
+                }
+                Err(m) => Err(m),
+            };
+        }
+        let exported: Vec<SymId> = self
+            .t
+            .members(module, name)
+            .iter()
+            .copied()
+            .filter(|&id| self.t.def_of(id).is_some_and(|d| d.visibility == drsg_parsers::Visibility::Public))
+            .collect();
+        if let Some(id) = self.pick(&exported, name)? {
+            return Ok(Target::Sym(id));
+        }
+        if let Some(list) = ix.imports.get(&(None, name.to_owned())) {
+            let reexports: Vec<u32> =
+                list.iter().copied().filter(|&i| file.facts.imports[i as usize].reexport).collect();
+            if !reexports.is_empty() {
+                return self.resolve_import_list(fi, &reexports);
+            }
+        }
+        if let Some(globs) = ix.globs.get(&None) {
+            let mut found = Vec::new();
+            for &g in globs {
+                if !file.facts.imports[g as usize].reexport {
+                    continue;
+                }
+                match self.resolve_import(fi, g) {
+                    Ok(Target::Sym(m)) => {
+                        if let Ok(t) = self.js_export(self.t.syms[m as usize].file, name, depth + 1)
+                            && !found.contains(&t)
+                        {
+                            found.push(t);
+                        }
+                    }
+                    Ok(Target::External(_)) | Err(_) => {}
+                }
+            }
+            if found.len() == 1 {
+                return Ok(found.remove(0));
+            }
+        }
+        miss(format!("not found: `{name}` is not exported by `{}`", self.sym_key(module)))
+    }
+
+    // ---- inheritance and impls (computed before references) --------------------------------
+
+    /// Resolve the self type and trait of a Rust impl method.
+    pub fn impl_targets(&self, fi: u32, di: u32) -> (Option<Target>, Option<Target>) {
+        let def = &self.t.files[fi as usize].facts.defs[di as usize];
+        let Some(block) = &def.impl_block else { return (None, None) };
+        self.family.set(Family::Rust);
+        let resolve = |path: &[String]| -> Option<Target> {
+            if path.is_empty() {
+                return None;
+            }
+            self.resolve_plain(fi, def.parent, path, def.line, false).ok().map(|(t, _)| t)
+        };
+        (resolve(&block.self_ty), block.trait_.as_deref().and_then(resolve))
+    }
+
+    /// Resolve an `extends`/`implements` target path in a file.
+    pub fn inherit_target(&self, fi: u32, scope: Option<u32>, path: &[String], line: u32) -> Res<Target> {
+        self.family.set(self.family(fi));
+        self.resolve_plain(fi, scope, path, line, false).map(|(t, _)| t)
+    }
+
+    /// Bind what an import statement names, for IMPORTS edges.
+    pub fn import_target(&self, fi: u32, ii: u32) -> Res<Target> {
+        self.resolve_import(fi, ii)
+    }
+
+    pub fn target_key(&self, target: &Target) -> String {
+        self.describe(target)
+    }
+
+    /// Whether a reference kind is a call site (accounted exactly once).
+    pub fn is_call_site(kind: RefKind) -> bool {
+        matches!(kind, RefKind::Call | RefKind::Instantiate | RefKind::Decorator | RefKind::Jsx)
+    }
+}
+
+/// Rust method calls (`x.m()`) look like paths in the fact model; the text tells them apart from `x::m()`.
+fn is_rust_method_call(family: Family, r: &Ref) -> bool {
+    if family != Family::Rust || r.path.len() < 2 {
+        return false;
+    }
+    let text = r.text.as_str();
+    match (text.rfind('.'), text.rfind("::")) {
+        (Some(dot), Some(colons)) => dot > colons,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+fn is_identifier(text: &str) -> bool {
+    !text.is_empty() && text.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '#')
+}
+
+fn is_derivable_method(name: &str) -> bool {
+    matches!(
+        name,
+        "clone"
+            | "clone_from"
+            | "eq"
+            | "ne"
+            | "cmp"
+            | "partial_cmp"
+            | "lt"
+            | "le"
+            | "gt"
+            | "ge"
+            | "hash"
+            | "fmt"
+            | "default"
+            | "to_string"
+            | "to_owned"
+            | "into"
+            | "try_into"
+            | "from"
+            | "try_from"
+            | "as_ref"
+            | "as_mut"
+            | "borrow"
+            | "borrow_mut"
+            | "deref"
+            | "deref_mut"
+            | "drop"
+            | "max"
+            | "min"
+    )
+}

@@ -1,0 +1,324 @@
+//! One indexing run: walk → parse (rayon) → symbol table → resolve → nodes and edges → store.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+use drsg_parsers::{Lang, Registry, parse_file};
+use drsg_planes::{PlaneInfo, PlaneKind, PlaneMeta, Store};
+use rayon::prelude::*;
+use serde_json::{Value, json};
+
+use crate::graph::{self, Accounting};
+use crate::layout::Layout;
+use crate::resolve::{Resolver, Target};
+use crate::table::{ParsedFile, Table};
+use crate::walk::{self, SkipReason};
+use crate::{Error, git};
+
+/// Settings of a run.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// Plane name; defaults to the directory's name.
+    pub plane: Option<String>,
+    /// Files larger than this are skipped (default 2 MiB).
+    pub max_file_size: u64,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions { plane: None, max_file_size: 2 * 1024 * 1024 }
+    }
+}
+
+/// Where a run is; the binary draws a progress bar from it (or nothing on a pipe).
+pub trait Progress: Sync {
+    fn phase(&self, _name: &'static str, _total: u64) {}
+    fn advance(&self, _n: u64) {}
+}
+
+/// No progress output.
+pub struct Silent;
+impl Progress for Silent {}
+
+/// What a run did, for the closing summary; the same figures are in the plane's ledger.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RunReport {
+    pub plane: String,
+    pub root: String,
+    pub synced_commit: Option<String>,
+    pub files: u64,
+    pub bytes: u64,
+    pub files_by_language: BTreeMap<&'static str, u64>,
+    pub skipped: BTreeMap<&'static str, u64>,
+    pub parse_error_files: u64,
+    pub symbols: u64,
+    pub nodes: u64,
+    pub edges: u64,
+    pub accounting: Accounting,
+    pub seconds: f64,
+    /// Seconds per phase: walk, parse, resolve, store.
+    pub phases: BTreeMap<&'static str, f64>,
+}
+
+/// Stack of the resolution thread.
+const RESOLVE_STACK: usize = 256 * 1024 * 1024;
+
+/// How many skipped files and parse errors the ledger names (the rest are counted).
+const LEDGER_EXAMPLES: usize = 20;
+
+/// Index the tree at `root` into a code plane, replacing the plane if it exists.
+pub fn index_tree(
+    root: &Path,
+    registry: &Registry,
+    store: &mut Store,
+    options: &IndexOptions,
+    progress: &dyn Progress,
+) -> Result<RunReport, Error> {
+    let started = Instant::now();
+    let meta = std::fs::metadata(root).map_err(|source| Error::Root { path: root.to_path_buf(), source })?;
+    if !meta.is_dir() {
+        return Err(Error::RootNotADirectory { path: root.to_path_buf() });
+    }
+    let root = root.canonicalize().map_err(|source| Error::Root { path: root.to_path_buf(), source })?;
+    let tree_name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
+    let plane = options.plane.clone().unwrap_or_else(|| tree_name.clone());
+    let mut phases = BTreeMap::new();
+
+    progress.phase("walk", 0);
+    let t0 = Instant::now();
+    let walked = walk::walk(&root, registry, options.max_file_size);
+    let layout = Layout::load(&root, &tree_name, &walked.manifests, walked.python_packages.clone());
+    phases.insert("walk", t0.elapsed().as_secs_f64());
+
+    progress.phase("parse", walked.candidates.len() as u64);
+    let t0 = Instant::now();
+    let outcomes: Vec<Result<ParsedFile, (String, SkipReason)>> = walked
+        .candidates
+        .par_iter()
+        .map(|candidate| {
+            let result = match walk::read_source(&root, candidate) {
+                Ok(text) => {
+                    let (plugin, lang) =
+                        registry.for_path(&candidate.path).expect("the walk kept only files a plugin takes");
+                    let facts = parse_file(plugin, lang, &candidate.path, &text);
+                    Ok(ParsedFile {
+                        is_test: is_test_path(&candidate.path, lang),
+                        lines: text.lines().count() as u32,
+                        bytes: text.len() as u64,
+                        path: candidate.path.clone(),
+                        lang,
+                        facts,
+                    })
+                }
+                Err(reason) => Err((candidate.path.clone(), reason)),
+            };
+            progress.advance(1);
+            result
+        })
+        .collect();
+    let mut skipped = walked.skipped;
+    let mut files = Vec::with_capacity(outcomes.len());
+    for outcome in outcomes {
+        match outcome {
+            Ok(file) => files.push(file),
+            Err(skip) => skipped.push(skip),
+        }
+    }
+    skipped.sort();
+    phases.insert("parse", t0.elapsed().as_secs_f64());
+
+    progress.phase("resolve", 0);
+    let t0 = Instant::now();
+    let mut files_by_language: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let mut bytes = 0;
+    let mut parse_errors = Vec::new();
+    for file in &files {
+        *files_by_language.entry(file.lang.name()).or_insert(0) += 1;
+        bytes += file.bytes;
+        if file.facts.parse_errors > 0 {
+            let first = file.facts.diagnostics.first().map(|d| d.line).unwrap_or(0);
+            parse_errors.push((file.path.clone(), file.facts.parse_errors, first));
+        }
+    }
+    let file_count = files.len() as u64;
+    // Resolution nests (paths, imports, parents) to a bounded depth; a thread with a roomy stack keeps
+    // that bound far from the limit whatever the build profile inlines.
+    let resolve = move || {
+        let mut table = Table::build(files, layout);
+        add_impl_methods(&mut table);
+        table.dedupe_keys();
+        let mut resolver = Resolver::new(&table);
+        resolver.impl_self = impl_self_types(&table);
+        resolver.supers = supers(&table, &resolver);
+        let graph = graph::build(&table, &resolver);
+        let manifest_errors = table.layout.manifest_errors.clone();
+        (graph, table.syms.len() as u64, manifest_errors)
+    };
+    let (graph, symbols, manifest_errors) = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("drsg-resolve".into())
+            .stack_size(RESOLVE_STACK)
+            .spawn_scoped(scope, resolve)
+            .map_err(|source| Error::Thread { source })?
+            .join()
+            .map_err(|_| Error::ResolvePanicked)
+    })?;
+    phases.insert("resolve", t0.elapsed().as_secs_f64());
+
+    let checkout = git::checkout(&root);
+    let synced_commit = checkout.as_ref().and_then(|c| c.head.clone());
+    let skip_counts = walk::count_skips(&skipped);
+    let ledger = json!({
+        "files": files_by_language,
+        "bytes": bytes,
+        "skipped": skip_counts,
+        "skipped_examples": skipped.iter().take(LEDGER_EXAMPLES).map(|(p, r)| json!({"file": p, "reason": r.as_str()})).collect::<Vec<_>>(),
+        "parse_errors": {
+            "files": parse_errors.len(),
+            "nodes": parse_errors.iter().map(|(_, n, _)| u64::from(*n)).sum::<u64>(),
+            "examples": parse_errors.iter().take(LEDGER_EXAMPLES).map(|(p, n, l)| json!({"file": p, "errors": n, "first_line": l})).collect::<Vec<_>>(),
+        },
+        "manifest_errors": manifest_errors.iter().map(|(p, e)| json!({"file": p, "error": e})).collect::<Vec<_>>(),
+        "call_sites": {
+            "total": graph.accounting.call_sites,
+            "resolved": graph.accounting.resolved,
+            "external": graph.accounting.external,
+            "unresolved": graph.accounting.unresolved,
+            "unresolved_by_reason": graph.accounting.unresolved_by_reason,
+        },
+        "references": {"bound": graph.accounting.references_bound, "unbound": graph.accounting.references_unbound},
+        "imports_unresolved": graph.accounting.imports_unresolved,
+        "inherits_unresolved": graph.accounting.inherits_unresolved,
+    });
+    let built_by = serde_json::to_value(registry.fingerprints()).unwrap_or(Value::Null);
+    let plane_meta = PlaneMeta {
+        name: plane.clone(),
+        kind: PlaneKind::Code,
+        synced_commit: synced_commit.clone(),
+        synced_root: Some(root.to_string_lossy().into_owned()),
+        built_by,
+        ledger,
+    };
+    progress.phase("store", 0);
+    let t0 = Instant::now();
+    let info: PlaneInfo = store.replace_plane(&plane_meta, &graph.nodes, &graph.edges)?;
+    phases.insert("store", t0.elapsed().as_secs_f64());
+
+    Ok(RunReport {
+        plane,
+        root: root.to_string_lossy().into_owned(),
+        synced_commit,
+        files: file_count,
+        bytes,
+        files_by_language,
+        skipped: skip_counts,
+        parse_error_files: parse_errors.len() as u64,
+        symbols,
+        nodes: info.node_count,
+        edges: info.edge_count,
+        accounting: graph.accounting,
+        seconds: started.elapsed().as_secs_f64(),
+        phases,
+    })
+}
+
+/// Key Rust impl methods now that types and traits can be resolved (phase two of the table).
+fn add_impl_methods(table: &mut Table) {
+    let mut pending = Vec::new();
+    {
+        let resolver = Resolver::new(table);
+        for (fi, file) in table.files.iter().enumerate() {
+            for (di, def) in file.facts.defs.iter().enumerate() {
+                let Some(block) = &def.impl_block else { continue };
+                let (fi, di) = (fi as u32, di as u32);
+                let (self_ty, trait_) = resolver.impl_targets(fi, di);
+                let module_key = table.syms[table.file_module[fi as usize] as usize].key.clone();
+                let written = |path: &[String]| format!("{module_key}::{}", path.join("::"));
+                let (type_key, owner) = match &self_ty {
+                    Some(Target::Sym(id)) if table.syms[*id as usize].kind.is_type() => {
+                        (table.syms[*id as usize].key.clone(), *id)
+                    }
+                    Some(Target::External(path)) => (path.clone(), enclosing_owner(table, fi, def.parent)),
+                    _ => (written(&block.self_ty), enclosing_owner(table, fi, def.parent)),
+                };
+                let key = match (&block.trait_, &trait_) {
+                    (None, _) => format!("{type_key}::{}", def.name),
+                    (Some(_), Some(t)) => format!("<{type_key} as {}>::{}", resolver.target_key(t), def.name),
+                    (Some(written_trait), None) => {
+                        format!("<{type_key} as {}>::{}", written_trait.join("::"), def.name)
+                    }
+                };
+                pending.push((fi, di, key, owner));
+            }
+        }
+    }
+    for (fi, di, key, owner) in pending {
+        table.add_impl_method(fi, di, key, owner);
+    }
+}
+
+fn enclosing_owner(table: &Table, fi: u32, parent: Option<u32>) -> u32 {
+    parent.and_then(|p| table.sym_of_def(fi, p)).unwrap_or(table.file_module[fi as usize])
+}
+
+fn impl_self_types(table: &Table) -> std::collections::HashMap<(u32, u32), Target> {
+    let resolver = Resolver::new(table);
+    let mut out = std::collections::HashMap::new();
+    for (fi, file) in table.files.iter().enumerate() {
+        for (di, def) in file.facts.defs.iter().enumerate() {
+            if def.impl_block.is_some()
+                && let (Some(t), _) = resolver.impl_targets(fi as u32, di as u32)
+            {
+                out.insert((fi as u32, di as u32), t);
+            }
+        }
+    }
+    out
+}
+
+/// Resolved parents of every type: `extends`, `implements`, and Rust trait impls.
+fn supers(table: &Table, resolver: &Resolver<'_>) -> std::collections::HashMap<u32, Vec<Target>> {
+    let mut out: std::collections::HashMap<u32, Vec<Target>> = std::collections::HashMap::new();
+    for (fi, file) in table.files.iter().enumerate() {
+        let fi = fi as u32;
+        for inh in &file.facts.inherits {
+            let (child, scope) = match inh.child_def {
+                Some(di) => (table.sym_of_def(fi, di).map(Target::Sym), file.facts.defs[di as usize].parent),
+                None => (resolver.inherit_target(fi, None, &inh.child, inh.line).ok(), None),
+            };
+            let Some(Target::Sym(child)) = child else { continue };
+            if let Ok(target) = resolver.inherit_target(fi, scope, &inh.target, inh.line) {
+                let list = out.entry(child).or_default();
+                if !list.contains(&target) {
+                    list.push(target);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Test files by path: Rust `tests/`, Python `test_*.py`/`*_test.py`/`conftest.py`/`tests/`,
+/// JS `*.test.*`/`*.spec.*`/`__tests__/`.
+pub fn is_test_path(path: &str, lang: Lang) -> bool {
+    let in_dir = |d: &str| path.starts_with(&format!("{d}/")) || path.contains(&format!("/{d}/"));
+    let file = path.rsplit('/').next().unwrap_or(path);
+    match lang {
+        Lang::Rust => in_dir("tests"),
+        Lang::Python => {
+            in_dir("tests")
+                || in_dir("test")
+                || file.starts_with("test_")
+                || file.ends_with("_test.py")
+                || file == "conftest.py"
+        }
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => {
+            in_dir("__tests__")
+                || in_dir("tests")
+                || in_dir("test")
+                || file.contains(".test.")
+                || file.contains(".spec.")
+        }
+    }
+}

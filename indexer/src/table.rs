@@ -1,0 +1,248 @@
+//! The symbol table: every module and definition of the tree with its key, and members by name.
+//!
+//! Built in two phases: modules and definitions first (their keys follow from the layout),
+//! then Rust `impl` methods, whose keys depend on the resolved self type and trait
+//! (`my_crate::Client::connect`, `<my_crate::Client as my_crate::Connect>::connect`).
+
+use std::collections::HashMap;
+
+use drsg_parsers::{DefKind, Family, FileFacts, Lang};
+
+use crate::layout::Layout;
+
+pub type SymId = u32;
+
+/// One parsed source file.
+#[derive(Debug)]
+pub struct ParsedFile {
+    pub path: String,
+    pub lang: Lang,
+    pub facts: FileFacts,
+    pub lines: u32,
+    pub bytes: u64,
+    pub is_test: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SymKind {
+    /// A file's module (or a Rust `mod x;` whose file is missing).
+    Module,
+    Def(DefKind),
+}
+
+impl SymKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            SymKind::Module => "Module",
+            SymKind::Def(kind) => kind.label(),
+        }
+    }
+
+    pub fn is_type(self) -> bool {
+        matches!(self, SymKind::Def(kind) if kind.is_type())
+    }
+
+    pub fn is_namespace(self) -> bool {
+        matches!(self, SymKind::Module | SymKind::Def(DefKind::Module))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Sym {
+    pub key: String,
+    pub name: String,
+    pub kind: SymKind,
+    pub file: u32,
+    /// Index into the file's `defs`, `None` for a file module.
+    pub def: Option<u32>,
+    /// The containing symbol (module, type, function).
+    pub parent: Option<SymId>,
+}
+
+/// All symbols of a tree.
+pub struct Table {
+    pub files: Vec<ParsedFile>,
+    pub syms: Vec<Sym>,
+    /// File index → its module symbol.
+    pub file_module: Vec<SymId>,
+    /// File index → def index → symbol (`None` for a Rust `mod x;` folded into the file module).
+    pub def_sym: Vec<Vec<Option<SymId>>>,
+    /// Members by name: module items, submodules, type methods, nested definitions.
+    pub children: HashMap<SymId, HashMap<String, Vec<SymId>>>,
+    pub module_by_key: HashMap<String, SymId>,
+    /// JS/TS: path without extension → file index (for relative import resolution).
+    pub js_stems: HashMap<String, u32>,
+    pub layout: Layout,
+}
+
+pub fn separator(family: Family) -> &'static str {
+    match family {
+        Family::Rust => "::",
+        Family::Js | Family::Python => ".",
+    }
+}
+
+impl Table {
+    /// Phase one: modules and definitions outside Rust `impl` blocks.
+    pub fn build(files: Vec<ParsedFile>, layout: Layout) -> Table {
+        let mut table = Table {
+            syms: Vec::new(),
+            file_module: Vec::with_capacity(files.len()),
+            def_sym: Vec::with_capacity(files.len()),
+            children: HashMap::new(),
+            module_by_key: HashMap::new(),
+            js_stems: HashMap::new(),
+            files,
+            layout,
+        };
+        for (fi, file) in table.files.iter().enumerate() {
+            let family = file.lang.family();
+            let key = table.layout.module_key(&file.path, family);
+            let name =
+                key.rsplit(separator(family)).next().unwrap_or(&key).rsplit('/').next().unwrap_or(&key).to_owned();
+            let id = table.syms.len() as SymId;
+            table.syms.push(Sym {
+                key: key.clone(),
+                name,
+                kind: SymKind::Module,
+                file: fi as u32,
+                def: None,
+                parent: None,
+            });
+            table.file_module.push(id);
+            table.module_by_key.entry(key).or_insert(id);
+            if family == Family::Js {
+                table.js_stems.insert(crate::layout::strip_js_extension(&file.path).to_owned(), fi as u32);
+            }
+        }
+        // Submodules: a Rust or Python module is a member of its parent module.
+        for fi in 0..table.files.len() {
+            let family = table.files[fi].lang.family();
+            if family == Family::Js {
+                continue;
+            }
+            let id = table.file_module[fi];
+            let key = table.syms[id as usize].key.clone();
+            let sep = separator(family);
+            if let Some((parent_key, name)) = key.rsplit_once(sep)
+                && let Some(&parent) = table.module_by_key.get(parent_key)
+                && parent != id
+            {
+                table.syms[id as usize].parent = Some(parent);
+                table.children.entry(parent).or_default().entry(name.to_owned()).or_default().push(id);
+            }
+        }
+        for fi in 0..table.files.len() {
+            let defs = table.add_defs(fi);
+            table.def_sym.push(defs);
+        }
+        table
+    }
+
+    fn add_defs(&mut self, fi: usize) -> Vec<Option<SymId>> {
+        let file = &self.files[fi];
+        let family = file.lang.family();
+        let sep = separator(family);
+        let module = self.file_module[fi];
+        let mut out: Vec<Option<SymId>> = Vec::with_capacity(file.facts.defs.len());
+        let mut new_syms = Vec::new();
+        let base = self.syms.len() as SymId;
+        for (di, def) in file.facts.defs.iter().enumerate() {
+            let parent_sym = match def.parent {
+                Some(p) => out.get(p as usize).copied().flatten(),
+                None => Some(module),
+            };
+            // Rust impl methods are keyed in phase two; `mod x;` is the file module of x when it exists.
+            if def.impl_block.is_some() {
+                out.push(None);
+                continue;
+            }
+            let Some(parent_sym) = parent_sym else {
+                out.push(None);
+                continue;
+            };
+            let parent_key = self.key_of(parent_sym, base, &new_syms);
+            let key = format!("{parent_key}{sep}{}", def.name);
+            if def.external_body && def.kind == DefKind::Module && self.module_by_key.contains_key(&key) {
+                out.push(None);
+                continue;
+            }
+            let id = base + new_syms.len() as SymId;
+            new_syms.push(Sym {
+                key,
+                name: def.name.clone(),
+                kind: SymKind::Def(def.kind),
+                file: fi as u32,
+                def: Some(di as u32),
+                parent: Some(parent_sym),
+            });
+            out.push(Some(id));
+        }
+        for sym in new_syms {
+            let id = self.syms.len() as SymId;
+            if let Some(parent) = sym.parent {
+                self.children.entry(parent).or_default().entry(sym.name.clone()).or_default().push(id);
+            }
+            if sym.kind == SymKind::Def(DefKind::Module) {
+                self.module_by_key.entry(sym.key.clone()).or_insert(id);
+            }
+            self.syms.push(sym);
+        }
+        out
+    }
+
+    fn key_of<'a>(&'a self, id: SymId, base: SymId, pending: &'a [Sym]) -> &'a str {
+        if id >= base { &pending[(id - base) as usize].key } else { &self.syms[id as usize].key }
+    }
+
+    /// Add a Rust impl method once its key is known (phase two).
+    pub fn add_impl_method(&mut self, fi: u32, di: u32, key: String, owner: SymId) -> SymId {
+        let def = &self.files[fi as usize].facts.defs[di as usize];
+        let id = self.syms.len() as SymId;
+        let name = def.name.clone();
+        let kind = SymKind::Def(def.kind);
+        self.syms.push(Sym { key, name: name.clone(), kind, file: fi, def: Some(di), parent: Some(owner) });
+        self.children.entry(owner).or_default().entry(name).or_default().push(id);
+        self.def_sym[fi as usize][di as usize] = Some(id);
+        id
+    }
+
+    pub fn members(&self, id: SymId, name: &str) -> &[SymId] {
+        self.children.get(&id).and_then(|m| m.get(name)).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    pub fn def_of(&self, id: SymId) -> Option<&drsg_parsers::Def> {
+        let sym = &self.syms[id as usize];
+        sym.def.map(|d| &self.files[sym.file as usize].facts.defs[d as usize])
+    }
+
+    /// The symbol of a def index in a file.
+    pub fn sym_of_def(&self, fi: u32, di: u32) -> Option<SymId> {
+        self.def_sym[fi as usize].get(di as usize).copied().flatten()
+    }
+
+    /// Make keys unique: later duplicates (by file, then line) get `#2`, `#3`, …
+    pub fn dedupe_keys(&mut self) {
+        let mut order: Vec<SymId> = (0..self.syms.len() as SymId).collect();
+        let line = |t: &Table, id: SymId| t.def_of(id).map(|d| d.line).unwrap_or(0);
+        order.sort_by(|&a, &b| {
+            let (sa, sb) = (&self.syms[a as usize], &self.syms[b as usize]);
+            sa.key
+                .cmp(&sb.key)
+                .then_with(|| self.files[sa.file as usize].path.cmp(&self.files[sb.file as usize].path))
+                .then_with(|| line(self, a).cmp(&line(self, b)))
+        });
+        let mut run = 1usize;
+        let mut base = String::new();
+        for &cur in &order {
+            if self.syms[cur as usize].key == base {
+                run += 1;
+                let key = format!("{base}#{run}");
+                self.syms[cur as usize].key = key;
+            } else {
+                base.clone_from(&self.syms[cur as usize].key);
+                run = 1;
+            }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Walking a tree: which files are sources, which are manifests, and which are skipped and why.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use drsg_parsers::{Lang, Registry};
+
+/// Why a file was not parsed. Every skip is counted in the ledger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// Larger than the configured limit.
+    TooLarge,
+    /// Holds a NUL byte in its first 8 KiB.
+    Binary,
+    /// Not valid UTF-8.
+    NotUtf8,
+    /// Could not be read (permissions, vanished).
+    Unreadable,
+    /// A minified or bundled file (`*.min.js`, very long lines).
+    Generated,
+    /// A symbolic link: links are not followed, so nothing outside the tree is read.
+    Symlink,
+    /// The walker reported an error for this entry (a loop, a permission error on a directory).
+    WalkError,
+}
+
+impl SkipReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::TooLarge => "too_large",
+            SkipReason::Binary => "binary",
+            SkipReason::NotUtf8 => "not_utf8",
+            SkipReason::Unreadable => "unreadable",
+            SkipReason::Generated => "generated",
+            SkipReason::Symlink => "symlink",
+            SkipReason::WalkError => "walk_error",
+        }
+    }
+}
+
+/// A source file found by the walk, not yet read.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// Relative to the root, `/`-separated.
+    pub path: String,
+    pub lang: Lang,
+    pub size: u64,
+}
+
+/// Manifests that shape keys and module resolution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ManifestKind {
+    Cargo,
+    PackageJson,
+    TsConfig,
+    PyProject,
+}
+
+#[derive(Debug, Default)]
+pub struct WalkOutcome {
+    pub candidates: Vec<Candidate>,
+    pub manifests: Vec<(ManifestKind, String)>,
+    /// Directories (relative, `""` for the root) holding an `__init__.py`.
+    pub python_packages: std::collections::HashSet<String>,
+    pub skipped: Vec<(String, SkipReason)>,
+}
+
+pub fn manifest_kind(file_name: &str) -> Option<ManifestKind> {
+    match file_name {
+        "Cargo.toml" => Some(ManifestKind::Cargo),
+        "package.json" => Some(ManifestKind::PackageJson),
+        "tsconfig.json" | "jsconfig.json" => Some(ManifestKind::TsConfig),
+        "pyproject.toml" => Some(ManifestKind::PyProject),
+        _ => None,
+    }
+}
+
+/// Walk `root` honouring `.gitignore`, `.ignore` and `.git/info/exclude` (also outside a git checkout).
+/// Hidden files are skipped, links are not followed. Sorted by path, so runs are deterministic.
+pub fn walk(root: &Path, registry: &Registry, max_file_size: u64) -> WalkOutcome {
+    let mut out = WalkOutcome::default();
+    let walker = ignore::WalkBuilder::new(root).require_git(false).follow_links(false).build();
+    for entry in walker {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                out.skipped.push((walk_error_path(&err, root), SkipReason::WalkError));
+                continue;
+            }
+        };
+        let Some(file_type) = entry.file_type() else { continue };
+        let rel = relative(root, entry.path());
+        if rel.is_empty() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy();
+        if file_type.is_symlink() {
+            if registry.for_path(&rel).is_some() {
+                out.skipped.push((rel, SkipReason::Symlink));
+            }
+            continue;
+        }
+        if !file_type.is_file() {
+            continue;
+        }
+        if name == "__init__.py" {
+            let dir = rel.rsplit_once('/').map(|(d, _)| d.to_owned()).unwrap_or_default();
+            out.python_packages.insert(dir);
+        }
+        if let Some(kind) = manifest_kind(&name) {
+            out.manifests.push((kind, rel.clone()));
+            continue;
+        }
+        let Some((_, lang)) = registry.for_path(&rel) else { continue };
+        let size = match entry.metadata() {
+            Ok(meta) => meta.len(),
+            Err(_) => {
+                out.skipped.push((rel, SkipReason::Unreadable));
+                continue;
+            }
+        };
+        if size > max_file_size {
+            out.skipped.push((rel, SkipReason::TooLarge));
+            continue;
+        }
+        if is_bundle_name(&name) {
+            out.skipped.push((rel, SkipReason::Generated));
+            continue;
+        }
+        out.candidates.push(Candidate { path: rel, lang, size });
+    }
+    out.candidates.sort_by(|a, b| a.path.cmp(&b.path));
+    out.manifests.sort_by(|a, b| a.1.cmp(&b.1));
+    out.skipped.sort();
+    out
+}
+
+fn is_bundle_name(name: &str) -> bool {
+    name.ends_with(".min.js") || name.ends_with(".bundle.js") || name.ends_with(".min.mjs")
+}
+
+/// Read a candidate's text, or say why it is skipped. Minified JavaScript (few, very long lines) counts as generated.
+pub fn read_source(root: &Path, candidate: &Candidate) -> Result<String, SkipReason> {
+    let bytes = std::fs::read(root.join(&candidate.path)).map_err(|_| SkipReason::Unreadable)?;
+    if bytes.len() as u64 > candidate.size.max(1) * 4 + 1024 * 1024 {
+        // Grew wildly between walk and read (a log being written): treat as too large.
+        return Err(SkipReason::TooLarge);
+    }
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return Err(SkipReason::Binary);
+    }
+    let text = String::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
+    if matches!(candidate.lang, Lang::JavaScript) && looks_minified(&text) {
+        return Err(SkipReason::Generated);
+    }
+    Ok(text)
+}
+
+fn looks_minified(text: &str) -> bool {
+    let lines = text.lines().count().max(1);
+    text.len() > 20_000 && text.len() / lines > 500
+}
+
+fn relative(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut out = String::new();
+    for part in rel.components() {
+        if !out.is_empty() {
+            out.push('/');
+        }
+        out.push_str(&part.as_os_str().to_string_lossy());
+    }
+    out
+}
+
+fn walk_error_path(err: &ignore::Error, root: &Path) -> String {
+    fn find(err: &ignore::Error) -> Option<PathBuf> {
+        match err {
+            ignore::Error::WithPath { path, .. } => Some(path.clone()),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => find(err),
+            ignore::Error::Loop { child, .. } => Some(child.clone()),
+            _ => None,
+        }
+    }
+    find(err).map(|p| relative(root, &p)).unwrap_or_else(|| err.to_string())
+}
+
+/// Count skips by reason.
+pub fn count_skips(skipped: &[(String, SkipReason)]) -> BTreeMap<&'static str, u64> {
+    let mut counts = BTreeMap::new();
+    for (_, reason) in skipped {
+        *counts.entry(reason.as_str()).or_insert(0) += 1;
+    }
+    counts
+}

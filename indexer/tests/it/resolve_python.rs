@@ -1,0 +1,128 @@
+//! Python resolution: relative and aliased imports, receivers, super(), decorators, lambdas, and
+//! names that must not bind to tree symbols.
+
+use crate::{assert_has, assert_none, index};
+
+const SHOP: &str = r#"
+//- /pyproject.toml
+[project]
+name = "shop"
+//- /shop/__init__.py
+//- /shop/util.py
+def f():
+    return 1
+
+def join(a, b):
+    return a + b
+//- /shop/models.py
+from .util import f
+import shop.util as u
+import os.path
+
+class Base:
+    def __init__(self):
+        pass
+
+    def save(self):
+        pass
+
+class Order(Base):
+    def __init__(self):
+        super().__init__()
+
+    def save(self):
+        self.validate()
+        super().save()
+
+    def validate(self):
+        f()
+        u.f()
+        os.path.join("a", "b")
+
+def make() -> Order:
+    return Order()
+
+def run(items):
+    c: Order = make()
+    c.save()
+    o = Order()
+    o.validate()
+    sorted(items, key=lambda x: f())
+//- /shop/views.py
+from shop.decorators import cached
+
+@cached
+def index():
+    return 1
+
+class A:
+    def go(self): pass
+
+class B:
+    def go(self): pass
+
+def untyped(x):
+    x.go()
+//- /shop/decorators.py
+def cached(fn):
+    return fn
+//- /tests/test_models.py
+from shop.models import run
+
+def test_run():
+    run([])
+"#;
+
+#[test]
+fn keys_follow_the_import_rule() {
+    let ix = index(SHOP);
+    assert_has(
+        &ix.keys(),
+        &[
+            "Module shop",
+            "Module shop.models",
+            "Class shop.models.Order",
+            "Method shop.models.Order.save",
+            "Module test_models",
+        ],
+    );
+}
+
+#[test]
+fn calls_resolve_through_imports_receivers_super_and_decorators() {
+    let ix = index(SHOP);
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS shop.models.Order.__init__ -> shop.models.Base.__init__ L14 [super]",
+            "CALLS shop.models.Order.save -> shop.models.Order.validate L17 [self]",
+            "CALLS shop.models.Order.save -> shop.models.Base.save L18 [super]",
+            // `from .util import f`
+            "CALLS shop.models.Order.validate -> shop.util.f L21 [import]",
+            // `import shop.util as u; u.f()`
+            "CALLS shop.models.Order.validate -> shop.util.f L22 [import]",
+            "INSTANTIATES shop.models.make -> shop.models.Order L26 [scope]",
+            "CALLS shop.models.run -> shop.models.make L29 [scope]",
+            // `c: Order = make()`: the annotation types the receiver.
+            "CALLS shop.models.run -> shop.models.Order.save L30 [receiver-type]",
+            // `o = Order()`: a constructor call types the receiver.
+            "CALLS shop.models.run -> shop.models.Order.validate L32 [receiver-type]",
+            // A call inside a lambda belongs to the enclosing function.
+            "CALLS shop.models.run -> shop.util.f L33 [import]",
+            "CALLS shop.models.run -> ext::sorted L33 [external]",
+            "CALLS shop.views -> shop.decorators.cached L3 [import]",
+            "CALLS test_models.test_run -> shop.models.run L4 [import]",
+        ],
+    );
+}
+
+#[test]
+fn std_names_and_untyped_receivers_stay_off_tree_symbols() {
+    let ix = index(SHOP);
+    let calls = ix.calls();
+    // `os.path.join` is the standard library's, not `shop.util.join`.
+    assert_has(&calls, &["CALLS shop.models.Order.validate -> ext::os.path.join L23 [external]"]);
+    assert_none(&calls, "CALLS shop.models.Order.validate -> shop.util.join");
+    assert_has(&calls, &["CALLS shop.views.untyped -> ?go L14 (method call: receiver type unknown)"]);
+    assert_none(&calls, "CALLS shop.views.untyped -> shop.views.");
+}

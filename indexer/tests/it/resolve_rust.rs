@@ -1,0 +1,152 @@
+//! Rust resolution: keys, imports, re-exports, receivers, closures, and the cases that must stay unbound.
+
+use crate::{assert_has, assert_none, index};
+
+const CRATE: &str = r#"
+//- /Cargo.toml
+[package]
+name = "demo-app"
+version = "0.1.0"
+edition = "2021"
+//- /src/lib.rs
+//! The demo crate.
+mod net;
+pub mod util;
+pub use net::Client;
+
+pub trait Connect {
+    fn connect(&self) -> bool;
+}
+
+/// A tree function named like std's constructor.
+pub fn new() -> u32 {
+    0
+}
+
+pub fn run(items: Vec<u32>) {
+    let c = Client::new();
+    c.open();
+    items.iter().for_each(|x| util::helper(*x));
+    let v = Vec::new();
+    v.len();
+}
+//- /src/net/mod.rs
+use crate::Connect;
+
+pub struct Client {
+    pub retries: u32,
+}
+
+impl Client {
+    pub fn new() -> Self {
+        Client { retries: 0 }
+    }
+
+    pub fn open(&self) {
+        self.reset();
+    }
+
+    fn reset(&self) {}
+}
+
+impl Connect for Client {
+    fn connect(&self) -> bool {
+        true
+    }
+}
+//- /src/util.rs
+use crate::net::Client as Conn;
+
+pub fn helper(x: u32) -> u32 {
+    x
+}
+
+pub struct Alpha;
+pub struct Beta;
+impl Alpha {
+    pub fn go(&self) {}
+}
+impl Beta {
+    pub fn go(&self) {}
+}
+
+pub fn dial() {
+    let c = Conn::new();
+    c.open();
+}
+
+pub fn untyped<T>(x: T) {
+    x.go();
+}
+"#;
+
+#[test]
+fn keys_follow_the_crate_and_module_path() {
+    let ix = index(CRATE);
+    assert_has(
+        &ix.keys(),
+        &[
+            "Module demo_app",
+            "Module demo_app::net",
+            "Module demo_app::util",
+            "Struct demo_app::net::Client",
+            "Method demo_app::net::Client::new",
+            "Method <demo_app::net::Client as demo_app::Connect>::connect",
+            "Trait demo_app::Connect",
+            "Function demo_app::util::helper",
+        ],
+    );
+}
+
+#[test]
+fn calls_resolve_through_imports_reexports_and_receivers() {
+    let ix = index(CRATE);
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            // `Client` is re-exported by `pub use net::Client`; `new` is found on the type.
+            "CALLS demo_app::run -> demo_app::net::Client::new L16 [import]",
+            // `let c = Client::new(); c.open()`: the receiver's type comes from `new`'s `-> Self`.
+            "CALLS demo_app::run -> demo_app::net::Client::open L17 [receiver-type]",
+            // A call inside a closure belongs to the enclosing function.
+            "CALLS demo_app::run -> demo_app::util::helper L18 [path]",
+            // `self.reset()`.
+            "CALLS demo_app::net::Client::open -> demo_app::net::Client::reset L13 [self]",
+            // Through a `use … as` alias.
+            "CALLS demo_app::util::dial -> demo_app::net::Client::new L17 [import]",
+            "CALLS demo_app::util::dial -> demo_app::net::Client::open L18 [receiver-type]",
+            "INSTANTIATES demo_app::net::Client::new -> demo_app::net::Client L9 [scope]",
+        ],
+    );
+}
+
+#[test]
+fn std_and_untyped_receivers_never_bind_to_tree_symbols() {
+    let ix = index(CRATE);
+    let calls = ix.calls();
+    // `Vec::new()` is std's, not the tree's `demo_app::new`.
+    assert_has(&calls, &["CALLS demo_app::run -> ext::Vec::new L19 [external]"]);
+    assert_none(&calls, "CALLS demo_app::run -> demo_app::new ");
+    // `x.go()` with two types defining `go` and an untyped receiver stays unresolved.
+    assert_has(&calls, &["CALLS demo_app::util::untyped -> ?go L22 (method call: receiver type unknown)"]);
+    assert_none(&calls, "CALLS demo_app::util::untyped -> demo_app::util::");
+}
+
+#[test]
+fn every_call_site_is_accounted_once() {
+    let ix = index(CRATE);
+    let a = &ix.report.accounting;
+    assert_eq!(a.call_sites, a.resolved + a.external + a.unresolved);
+    assert_eq!(a.call_sites as usize, ix.calls().len());
+}
+
+#[test]
+fn trait_impls_are_recorded() {
+    let ix = index(CRATE);
+    assert_has(&ix.edges_of(&["IMPLEMENTS"]), &["IMPLEMENTS demo_app::net::Client -> demo_app::Connect L19 []"]);
+    assert_has(
+        &ix.edges_of(&["HAS_METHOD"]),
+        &["HAS_METHOD demo_app::net::Client -> <demo_app::net::Client as demo_app::Connect>::connect []"],
+    );
+}

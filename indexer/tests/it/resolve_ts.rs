@@ -1,0 +1,147 @@
+//! TypeScript/JavaScript resolution: aliases, barrels, tsconfig paths, receivers, JSX, decorators, super.
+
+use crate::{assert_has, assert_none, index};
+
+const WEB: &str = r#"
+//- /package.json
+{"name": "@acme/web", "version": "1.0.0"}
+//- /tsconfig.json
+{
+  // comments and trailing commas are allowed here
+  "compilerOptions": { "baseUrl": ".", "paths": { "@/*": ["src/*"] } },
+}
+//- /src/net.ts
+export class Client {
+  connect(): boolean {
+    return this.ready();
+  }
+  ready(): boolean {
+    return true;
+  }
+}
+export function connect(): Client {
+  return new Client();
+}
+export class Alpha { run() {} }
+export class Beta { run() {} }
+export function describe(name: string) { return name; }
+//- /src/components/Button.tsx
+export function Button() {
+  return <button />;
+}
+//- /src/components/Card.tsx
+export const Card = () => <div />;
+//- /src/components/index.ts
+export { Button } from "./Button";
+export * from "./Card";
+//- /src/App.tsx
+import { connect as dial, Client } from "./net";
+import { Button, Card } from "./components";
+import { helper } from "@/lib/util";
+
+export function App(items: number[]) {
+  const c = new Client();
+  c.connect();
+  dial();
+  items.forEach((x) => helper(x));
+  return <Button onClick={helper} />;
+}
+
+export function untyped(x) {
+  x.run();
+}
+
+export const Page = () => <Card />;
+//- /src/lib/util.ts
+export function helper(x: number) { return x; }
+//- /src/base.ts
+export class Base {
+  constructor() {}
+  greet() {}
+}
+export class Child extends Base {
+  constructor() {
+    super();
+  }
+  greet() {
+    super.greet();
+  }
+}
+//- /src/di.ts
+export function Injectable() {
+  return (target: unknown) => target;
+}
+@Injectable()
+export class Service {}
+//- /src/app.test.ts
+describe("x", () => {});
+//- /lib/legacy.js
+const { helper } = require("../src/lib/util");
+function legacy() {
+  return helper(1);
+}
+module.exports = { legacy };
+"#;
+
+#[test]
+fn keys_use_the_package_name_and_fold_index() {
+    let ix = index(WEB);
+    assert_has(
+        &ix.keys(),
+        &[
+            "Module @acme/web/src/App",
+            "Module @acme/web/src/components",
+            "Class @acme/web/src/net.Client",
+            "Method @acme/web/src/net.Client.connect",
+            "Function @acme/web/src/App.App",
+            "Function @acme/web/lib/legacy.legacy",
+        ],
+    );
+}
+
+#[test]
+fn calls_resolve_through_aliases_barrels_paths_and_receivers() {
+    let ix = index(WEB);
+    assert_has(
+        &ix.calls(),
+        &[
+            "INSTANTIATES @acme/web/src/App.App -> @acme/web/src/net.Client L6 [import]",
+            "CALLS @acme/web/src/App.App -> @acme/web/src/net.Client.connect L7 [receiver-type]",
+            "CALLS @acme/web/src/App.App -> @acme/web/src/net.connect L8 [import]",
+            // tsconfig `paths`, and a call inside an arrow callback belongs to App.
+            "CALLS @acme/web/src/App.App -> @acme/web/src/lib/util.helper L9 [import]",
+            // JSX through the barrel `components/index.ts` (`export { Button } from`).
+            "CALLS @acme/web/src/App.App -> @acme/web/src/components/Button.Button L10 [import]",
+            // `export * from "./Card"`.
+            "CALLS @acme/web/src/App.Page -> @acme/web/src/components/Card.Card L17 [import]",
+            "CALLS @acme/web/src/net.Client.connect -> @acme/web/src/net.Client.ready L3 [self]",
+            "CALLS @acme/web/src/base.Child.constructor -> @acme/web/src/base.Base.constructor L7 [super]",
+            "CALLS @acme/web/src/base.Child.greet -> @acme/web/src/base.Base.greet L10 [super]",
+            // A decorator is a call of the decorator function.
+            "CALLS @acme/web/src/di -> @acme/web/src/di.Injectable L4 [scope]",
+            // CommonJS `require` with destructuring.
+            "CALLS @acme/web/lib/legacy.legacy -> @acme/web/src/lib/util.helper L3 [import]",
+        ],
+    );
+}
+
+#[test]
+fn untyped_receivers_and_framework_globals_stay_off_tree_symbols() {
+    let ix = index(WEB);
+    let calls = ix.calls();
+    assert_has(&calls, &["CALLS @acme/web/src/App.untyped -> ?run L14 (method call: receiver type unknown)"]);
+    assert_none(&calls, "CALLS @acme/web/src/App.untyped -> @acme/web/src/net.");
+    // The test file's `describe` is the framework's, not the tree's `net.describe`.
+    assert_has(&calls, &["CALLS @acme/web/src/app.test -> ext::describe L1 [external]"]);
+    assert_none(&calls, "CALLS @acme/web/src/app.test -> @acme/web/src/net.describe");
+}
+
+#[test]
+fn extends_and_function_values_are_edges() {
+    let ix = index(WEB);
+    assert_has(&ix.edges_of(&["EXTENDS"]), &["EXTENDS @acme/web/src/base.Child -> @acme/web/src/base.Base L5 []"]);
+    assert_has(
+        &ix.edges_of(&["REFERENCES"]),
+        &["REFERENCES @acme/web/src/App.App -> @acme/web/src/lib/util.helper L10 [import]"],
+    );
+}

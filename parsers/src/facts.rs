@@ -1,0 +1,292 @@
+//! The fact model: what one source file declares, references and imports, as plain data.
+//!
+//! Facts are per file and know nothing of other files: names are kept as written
+//! (`path` segments), and binding them to keys is the indexer's job.
+//! Lines are 1-based. Indexes into `FileFacts::defs` are `u32`.
+
+use serde::{Deserialize, Serialize};
+
+/// A source language (dialects that need a different grammar are separate values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Lang {
+    Rust,
+    TypeScript,
+    Tsx,
+    JavaScript,
+    Python,
+}
+
+impl Lang {
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Rust => "rust",
+            Lang::TypeScript => "typescript",
+            Lang::Tsx => "tsx",
+            Lang::JavaScript => "javascript",
+            Lang::Python => "python",
+        }
+    }
+
+    /// The language family that shares key and import rules.
+    pub fn family(self) -> Family {
+        match self {
+            Lang::Rust => Family::Rust,
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => Family::Js,
+            Lang::Python => Family::Python,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    Rust,
+    Js,
+    Python,
+}
+
+/// Everything one file yields. Extraction never fails: what parsed is here, and
+/// `parse_errors` counts the ERROR/MISSING nodes tree-sitter recovered from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FileFacts {
+    pub defs: Vec<Def>,
+    pub refs: Vec<Ref>,
+    pub imports: Vec<Import>,
+    pub exports: Vec<Export>,
+    pub bindings: Vec<Binding>,
+    pub inherits: Vec<Inherit>,
+    /// Number of ERROR and MISSING nodes in the syntax tree.
+    pub parse_errors: u32,
+    /// Human-readable notes: the first few parse errors with their lines, extraction limits hit.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The file's own doc (Rust `//!`, a Python module docstring, a leading JSDoc).
+    pub module_doc: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum DefKind {
+    Module,
+    Function,
+    Method,
+    Struct,
+    Enum,
+    Union,
+    Trait,
+    Interface,
+    Class,
+    TypeAlias,
+    Const,
+    Static,
+    Var,
+    Macro,
+}
+
+impl DefKind {
+    /// The node label of SPEC §2.
+    pub fn label(self) -> &'static str {
+        match self {
+            DefKind::Module => "Module",
+            DefKind::Function => "Function",
+            DefKind::Method => "Method",
+            DefKind::Struct => "Struct",
+            DefKind::Enum => "Enum",
+            DefKind::Union => "Union",
+            DefKind::Trait => "Trait",
+            DefKind::Interface => "Interface",
+            DefKind::Class => "Class",
+            DefKind::TypeAlias => "TypeAlias",
+            DefKind::Const => "Const",
+            DefKind::Static => "Static",
+            DefKind::Var => "Var",
+            DefKind::Macro => "Macro",
+        }
+    }
+
+    /// Kinds that can own methods and be the type of a value.
+    pub fn is_type(self) -> bool {
+        matches!(
+            self,
+            DefKind::Struct
+                | DefKind::Enum
+                | DefKind::Union
+                | DefKind::Trait
+                | DefKind::Interface
+                | DefKind::Class
+                | DefKind::TypeAlias
+        )
+    }
+
+    pub fn is_callable(self) -> bool {
+        matches!(self, DefKind::Function | DefKind::Method | DefKind::Macro)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Visibility {
+    /// `pub`, `export`, a Python name without a leading underscore.
+    Public,
+    /// `pub(crate)`, `pub(super)`, `pub(in …)`.
+    Crate,
+    Private,
+}
+
+impl Visibility {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Public => "public",
+            Visibility::Crate => "crate",
+            Visibility::Private => "private",
+        }
+    }
+}
+
+/// A named definition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Def {
+    pub kind: DefKind,
+    pub name: String,
+    /// The innermost enclosing named definition (module, class, trait, function), if any.
+    /// A Rust method in an `impl` block has the impl's enclosing module here and the impl in `impl_block`.
+    pub parent: Option<u32>,
+    pub line: u32,
+    pub end_line: u32,
+    /// The declaration up to its body, whitespace collapsed, at most about 200 characters.
+    pub signature: String,
+    pub doc: Option<String>,
+    pub visibility: Visibility,
+    /// `#[test]`, inside `#[cfg(test)]`, pytest-style `test_*`/`Test*`, inside `describe/it/test`.
+    pub is_test: bool,
+    /// Rust: the `impl` block this item sits in.
+    pub impl_block: Option<ImplBlock>,
+    /// The declared return type, as a path (`-> Client`, `-> Self`, `: Promise<Client>` gives `Client`? no: only plain paths).
+    pub returns: Option<Vec<String>>,
+    /// Rust: a `mod foo;` declaration whose body lives in another file.
+    pub external_body: bool,
+}
+
+/// The `impl` a Rust method sits in: `impl Type` or `impl Trait for Type`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImplBlock {
+    /// The self type's path as written, generics removed (`net::Client`).
+    pub self_ty: Vec<String>,
+    /// The trait's path as written, generics removed.
+    pub trait_: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RefKind {
+    /// A call (`f()`, `a.b()`, `m!()`).
+    Call,
+    /// `new X()`, a Rust struct literal `X { .. }`.
+    Instantiate,
+    /// `@decorator`, `#[derive]`-like attributes are not refs.
+    Decorator,
+    /// `<Component />`: a call of the component.
+    Jsx,
+    /// A function or value named without calling it (`map(f)`, `callback = f`).
+    Value,
+    /// A type named in a signature or annotation.
+    Type,
+}
+
+/// How the first segment of a reference's `path` is reached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Qualifier {
+    /// `path[0]` is a name looked up in scope (`f`, `Client::new`, `os.path.join`, `c.connect`).
+    Plain,
+    /// `self.x` / `this.x` / `cls.x`: `path` starts after the receiver.
+    SelfValue,
+    /// `super().x` / `super.x` / `super(...)`: `path` starts after `super`; a bare constructor call is `["constructor"]`
+    /// in JS and `["__init__"]` in Python.
+    Super,
+    /// The receiver is an expression with no name; when it is itself a call, the callee path
+    /// (`Client::new().connect()` → `Some(["Client", "new"])`, path `["connect"]`).
+    Expr { call: Option<Vec<String>> },
+}
+
+/// A use of a name: a call site, an instantiation, a type mention.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ref {
+    pub kind: RefKind,
+    /// Identifiers as written, outermost first; the last one is the name used.
+    pub path: Vec<String>,
+    pub qualifier: Qualifier,
+    pub line: u32,
+    /// The innermost enclosing named definition (closures and callbacks are transparent).
+    pub scope: Option<u32>,
+    /// The reference as written (callee text), at most about 120 characters.
+    pub text: String,
+}
+
+/// A name brought into scope from another module.
+///
+/// - Rust `use a::b::c as d;` → source `a::b`, name `c`, alias `d`; `use a::b::*` → source `a::b`, glob.
+/// - JS `import {a as b} from "./x"` → source `./x`, name `a`, alias `b`; default import → name `default`;
+///   `import * as ns` and `const ns = require("./x")` → name `None`; `export … from` sets `reexport`.
+/// - Python `from .util import f` → source `.util`, name `f`; `import a.b as m` → source `a.b`, name `None`,
+///   alias `m`; `import a.b` → source `a.b`, name `None`, alias `a` (Python binds the first segment).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    pub source: String,
+    pub name: Option<String>,
+    pub alias: String,
+    pub glob: bool,
+    /// `pub use`, `export … from`: the name is also visible to importers of this file.
+    pub reexport: bool,
+    /// Rust: the visibility of a `pub use` (crate-visible re-exports still re-export within the crate).
+    pub line: u32,
+    /// The enclosing definition for imports inside a body; `None` at module level.
+    pub scope: Option<u32>,
+}
+
+/// A JS/TS export that does not sit on a declaration: `export { a as b }`, `export default X`,
+/// `module.exports = { a }`, `module.exports = X` (exported `default`), `exports.a = a`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Export {
+    pub local: String,
+    pub exported: String,
+    pub line: u32,
+}
+
+/// A local name whose type can be inferred from a declared fact.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Binding {
+    pub name: String,
+    pub scope: Option<u32>,
+    pub line: u32,
+    pub hint: TypeHint,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TypeHint {
+    /// `let c: Client`, `c: Client = …`, a typed parameter `(c: &Client)`.
+    Annotated(Vec<String>),
+    /// `new Client()`, a Rust struct literal.
+    Constructed(Vec<String>),
+    /// `Client::new()`, `make()`, `Client()` in Python: the type is what the callee returns
+    /// (or the class itself when the callee is a class).
+    CallResult(Vec<String>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum InheritKind {
+    Extends,
+    Implements,
+}
+
+/// `class A extends B`, `class A implements I`, `class A(B)`, `impl Trait for Type`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inherit {
+    /// The definition in this file that inherits, when there is one.
+    pub child_def: Option<u32>,
+    /// The inheriting type's path as written (for `impl Trait for Type`, the type).
+    pub child: Vec<String>,
+    pub kind: InheritKind,
+    pub target: Vec<String>,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub line: u32,
+    pub message: String,
+}

@@ -1,0 +1,15 @@
+//! drsg-parsers: the tree-sitter runner, the `Language` trait, the plugin registry and the fact model.
+//!
+//! This crate owns what a single file says: definitions, references, imports, exports,
+//! typed local bindings and inheritance, as plain data ([`FileFacts`]).
+//! It never reads files, the environment or the clock; sources arrive as text.
+//! It knows nothing of keys, other files or storage: binding names across files is the indexer's job.
+
+pub mod facts;
+mod registry;
+mod runner;
+pub mod text;
+
+pub use facts::*;
+pub use registry::{Fingerprint, Registry};
+pub use runner::{Language, parse_file, syntax_errors};

@@ -1,0 +1,55 @@
+//! The set of language plugins an indexing run uses, and their fingerprints.
+
+use serde::Serialize;
+
+use crate::facts::Lang;
+use crate::runner::Language;
+
+/// The plugins available to an indexing run, tried in order.
+pub struct Registry {
+    plugins: Vec<Box<dyn Language>>,
+}
+
+/// What a plane records about one plugin in `built_by`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fingerprint {
+    pub name: &'static str,
+    pub version: &'static str,
+    /// `(query file, FNV-1a 64 hash of its text in hex)`.
+    pub queries: Vec<(&'static str, String)>,
+}
+
+impl Registry {
+    pub fn new(plugins: Vec<Box<dyn Language>>) -> Registry {
+        Registry { plugins }
+    }
+
+    /// The plugin and dialect for a path relative to the tree root, if any plugin takes it.
+    pub fn for_path(&self, path: &str) -> Option<(&dyn Language, Lang)> {
+        self.plugins.iter().find_map(|p| p.lang_for(path).map(|lang| (p.as_ref(), lang)))
+    }
+
+    pub fn fingerprints(&self) -> Vec<Fingerprint> {
+        self.plugins
+            .iter()
+            .map(|p| Fingerprint {
+                name: p.name(),
+                version: p.version(),
+                queries: p
+                    .queries()
+                    .iter()
+                    .map(|(file, text)| (*file, format!("{:016x}", fnv1a(text.as_bytes()))))
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for b in bytes {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}

@@ -1,0 +1,91 @@
+//! Running tree-sitter: one parser per thread, error counting, and the `Language` trait plugins implement.
+
+use std::cell::RefCell;
+
+use crate::facts::{Diagnostic, FileFacts, Lang};
+
+/// A language plugin: which files it takes, its grammar, and how facts are pulled from a syntax tree.
+///
+/// Implementations do no I/O; `extract` receives the tree and the source text.
+pub trait Language: Send + Sync {
+    /// Plugin name, recorded in a plane's `built_by`.
+    fn name(&self) -> &'static str;
+    fn version(&self) -> &'static str;
+    /// The dialect for a path, or `None` when this plugin does not take the file.
+    fn lang_for(&self, path: &str) -> Option<Lang>;
+    fn grammar(&self, lang: Lang) -> tree_sitter::Language;
+    /// The query files driving extraction, as `(file name, text)`; hashed into `built_by`.
+    fn queries(&self) -> &'static [(&'static str, &'static str)];
+    /// Pull facts from a parsed tree. `path` is relative to the tree root, with `/` separators.
+    fn extract(&self, lang: Lang, tree: &tree_sitter::Tree, source: &str, path: &str) -> FileFacts;
+}
+
+thread_local! {
+    static PARSER: RefCell<tree_sitter::Parser> = RefCell::new(tree_sitter::Parser::new());
+}
+
+/// How many parse errors are described in diagnostics; the rest are only counted.
+const MAX_ERROR_DIAGNOSTICS: usize = 5;
+
+/// Parse `source` and extract its facts. Never fails: a grammar error yields an empty fact set
+/// with a diagnostic, a syntax error yields what parsed plus a count.
+pub fn parse_file(plugin: &dyn Language, lang: Lang, path: &str, source: &str) -> FileFacts {
+    let tree = PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        if parser.set_language(&plugin.grammar(lang)).is_err() {
+            return None;
+        }
+        parser.parse(source, None)
+    });
+    let Some(tree) = tree else {
+        return FileFacts {
+            diagnostics: vec![Diagnostic {
+                line: 0,
+                message: format!("{} grammar could not parse this file", lang.name()),
+            }],
+            ..FileFacts::default()
+        };
+    };
+    let mut facts = plugin.extract(lang, &tree, source, path);
+    let (count, mut diagnostics) = syntax_errors(&tree);
+    facts.parse_errors = count;
+    diagnostics.append(&mut facts.diagnostics);
+    facts.diagnostics = diagnostics;
+    facts
+}
+
+/// Count ERROR and MISSING nodes, walking only into subtrees that contain one.
+/// Iterative (a cursor, not recursion), so deeply nested sources cannot overflow the stack.
+pub fn syntax_errors(tree: &tree_sitter::Tree) -> (u32, Vec<Diagnostic>) {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return (0, Vec::new());
+    }
+    let mut count = 0u32;
+    let mut diagnostics = Vec::new();
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        let is_error = node.is_error() || node.is_missing();
+        if is_error {
+            count += 1;
+            if diagnostics.len() < MAX_ERROR_DIAGNOSTICS {
+                let what =
+                    if node.is_missing() { format!("missing `{}`", node.kind()) } else { "syntax error".to_owned() };
+                diagnostics.push(Diagnostic { line: node.start_position().row as u32 + 1, message: what });
+            }
+        }
+        // Descend only where an error hides; ERROR nodes themselves are not searched further.
+        if !is_error && node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return (count, diagnostics);
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! The database lock: an OS file lock on `LOCK`, whose content is the holder's pid.
+//!
+//! The OS lock is what counts: a `LOCK` file left by a process that died is simply locked again.
+//! The pid only serves the message a second opener shows.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// Name of the lock file inside the database directory.
+pub(crate) const LOCK_FILE: &str = "LOCK";
+
+/// Held for as long as the store is open; dropping it releases the lock.
+#[derive(Debug)]
+pub(crate) struct DbLock {
+    file: File,
+    path: PathBuf,
+}
+
+impl DbLock {
+    /// Takes the lock of the database directory `dir`, creating `LOCK` if needed.
+    ///
+    /// `shown` is the path used in error messages (as the caller gave it).
+    pub(crate) fn acquire(dir: &Path, shown: &Path) -> Result<DbLock> {
+        let path = dir.join(LOCK_FILE);
+        // No truncation here: the file may belong to a live holder whose pid we want to report.
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|source| Error::Io { action: "open the lock file", path: path.clone(), source })?;
+        match file.try_lock() {
+            Ok(()) => Ok(DbLock { file, path }),
+            Err(TryLockError::WouldBlock) => Err(Error::Locked { path: shown.to_path_buf(), pid: read_pid(&path) }),
+            Err(TryLockError::Error(source)) => Err(Error::Io { action: "lock", path, source }),
+        }
+    }
+
+    /// Writes this process's id into the lock file.
+    pub(crate) fn record_pid(&mut self) -> Result<()> {
+        let pid = std::process::id();
+        let io = |source| Error::Io { action: "write the lock file", path: self.path.clone(), source };
+        self.file.set_len(0).map_err(io)?;
+        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
+        writeln!(self.file, "{pid}").map_err(io)?;
+        self.file.flush().map_err(io)
+    }
+}
+
+/// The pid recorded in a lock file; `None` when it is empty, unreadable or not a number
+/// (the holder may not have written it yet).
+fn read_pid(path: &Path) -> Option<u32> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}

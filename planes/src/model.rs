@@ -1,0 +1,199 @@
+//! Plain data going into and coming out of the store: planes, nodes, edges.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Free-form properties of a node or an edge.
+pub type Props = Map<String, Value>;
+
+/// What a plane describes; stored as `code`, `git` or `ops`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlaneKind {
+    /// Symbols and their relations, parsed from a source tree.
+    Code,
+    /// The repository's history (`<plane>_git`).
+    Git,
+    /// Deployment manifests (`<plane>_ops`).
+    Ops,
+}
+
+impl PlaneKind {
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlaneKind::Code => "code",
+            PlaneKind::Git => "git",
+            PlaneKind::Ops => "ops",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(text: &str) -> Option<PlaneKind> {
+        match text {
+            "code" => Some(PlaneKind::Code),
+            "git" => Some(PlaneKind::Git),
+            "ops" => Some(PlaneKind::Ops),
+            _ => None,
+        }
+    }
+}
+
+/// What a writer says about a plane besides its nodes and edges.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlaneMeta {
+    /// Unique name within the database (`myrepo`, `myrepo_git`, …).
+    pub name: String,
+    /// What the plane describes.
+    pub kind: PlaneKind,
+    /// Full sha of the commit the plane reflects.
+    pub synced_commit: Option<String>,
+    /// Absolute path of the tree the plane was parsed from.
+    pub synced_root: Option<String>,
+    /// The plugins that built the plane (opaque to the store).
+    pub built_by: Value,
+    /// The ledger of the last full build (opaque to the store).
+    pub ledger: Value,
+}
+
+/// A plane as stored, with bookkeeping.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlaneInfo {
+    /// Row id; stays the same when the plane is replaced.
+    pub id: i64,
+    /// What the last writer said about the plane.
+    pub meta: PlaneMeta,
+    /// Bumped by every write to the plane; unique across the database's life, so that a plane
+    /// deleted and created again never repeats an earlier generation.
+    pub generation: u64,
+    /// Number of nodes.
+    pub node_count: u64,
+    /// Number of edges.
+    pub edge_count: u64,
+    /// Time of the last write, in seconds since the Unix epoch.
+    pub updated_at: i64,
+}
+
+/// A node to be written.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NodeData {
+    /// Unique within the plane.
+    pub key: String,
+    /// At least one; the first is the primary label.
+    pub labels: Vec<String>,
+    /// Last segment of the key, as the caller spells it (what users type).
+    pub name: String,
+    /// Path relative to the plane's `synced_root`.
+    pub file: Option<String>,
+    /// First line (1-based).
+    pub line: Option<u32>,
+    /// Last line (1-based, inclusive).
+    pub end_line: Option<u32>,
+    /// Everything else (`signature`, `doc`, `visibility`, `is_test`, …).
+    pub props: Props,
+}
+
+impl NodeData {
+    /// The primary label, or `""` when the node has none.
+    pub fn label(&self) -> &str {
+        self.labels.first().map_or("", String::as_str)
+    }
+}
+
+/// A stored node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    /// Row id, unique in the database.
+    pub id: i64,
+    /// Id of the plane the node belongs to.
+    pub plane: i64,
+    /// Unique within the plane.
+    pub key: String,
+    /// All labels, primary first.
+    pub labels: Vec<String>,
+    /// Last segment of the key.
+    pub name: String,
+    /// Path relative to the plane's `synced_root`.
+    pub file: Option<String>,
+    /// First line (1-based).
+    pub line: Option<u32>,
+    /// Last line (1-based, inclusive).
+    pub end_line: Option<u32>,
+    /// Everything else.
+    pub props: Props,
+}
+
+impl Node {
+    /// The primary label.
+    pub fn label(&self) -> &str {
+        self.labels.first().map_or("", String::as_str)
+    }
+
+    /// The node without its ids, as it was written.
+    pub fn into_data(self) -> NodeData {
+        NodeData {
+            key: self.key,
+            labels: self.labels,
+            name: self.name,
+            file: self.file,
+            line: self.line,
+            end_line: self.end_line,
+            props: self.props,
+        }
+    }
+}
+
+/// The payload of an edge to be written.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct EdgeData {
+    /// `CALLS`, `CONTAINS`, `PARENT`, …
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// `line`, `ref`, `resolved_by`, `confidence`, `reason`, …
+    pub props: Props,
+}
+
+/// An edge to be written by [`Store::replace_plane`](crate::Store::replace_plane): its ends are
+/// positions in the node slice written with it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NewEdge {
+    /// Index of the source in the node slice.
+    pub src: usize,
+    /// Index of the target in the node slice.
+    pub dst: usize,
+    /// Type and properties.
+    pub data: EdgeData,
+}
+
+/// A stored edge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Edge {
+    /// Row id.
+    pub id: i64,
+    /// Id of the plane the edge belongs to (that of both ends).
+    pub plane: i64,
+    /// Source node id.
+    pub src: i64,
+    /// Target node id.
+    pub dst: i64,
+    /// Edge type.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// Properties.
+    pub props: Props,
+}
+
+/// One row of [`Store::edge_summary`](crate::Store::edge_summary): how many edges of a type join
+/// nodes of two primary labels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EdgeSummary {
+    /// Edge type.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// Primary label of the sources.
+    pub src_label: String,
+    /// Primary label of the targets.
+    pub dst_label: String,
+    /// Number of edges.
+    pub count: u64,
+}

@@ -1,0 +1,290 @@
+//! Reads: planes, nodes, edges, counts and text search.
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{OptionalExtension, Params, Row, params_from_iter};
+
+use crate::error::{Error, Result};
+use crate::model::{Edge, EdgeSummary, Node, PlaneInfo, PlaneKind, PlaneMeta, Props};
+use crate::store::{SqlContext, Store};
+
+// `ORDER BY +key` (an expression, not the column) keeps SQLite from walking the whole plane in
+// `(plane, key)` order instead of using the narrower name or label index and sorting the few rows.
+const NODE_COLUMNS: &str = "id, plane, key, labels, name, file, line, end_line, props";
+const EDGE_COLUMNS: &str = "id, plane, src, dst, type, props";
+const PLANE_COLUMNS: &str = "p.id, p.name, p.kind, p.synced_commit, p.synced_root, p.built_by, p.ledger, \
+     p.generation, p.updated_at, \
+     (SELECT count(*) FROM nodes WHERE plane = p.id), (SELECT count(*) FROM edges WHERE plane = p.id)";
+
+impl Store {
+    /// Every plane, by name.
+    pub fn planes(&self) -> Result<Vec<PlaneInfo>> {
+        self.query_planes("listing planes", "1 ORDER BY p.name", [])
+    }
+
+    /// The plane named `name`.
+    pub fn plane(&self, name: &str) -> Result<Option<PlaneInfo>> {
+        Ok(self.query_planes("reading a plane", "p.name = ?1", [name])?.pop())
+    }
+
+    /// The plane with id `id`.
+    pub fn plane_by_id(&self, id: i64) -> Result<Option<PlaneInfo>> {
+        Ok(self.query_planes("reading a plane", "p.id = ?1", [id])?.pop())
+    }
+
+    /// The node with id `id`.
+    pub fn node(&self, id: i64) -> Result<Option<Node>> {
+        Ok(self.query_nodes("reading a node", "id = ?1", [id])?.pop())
+    }
+
+    /// The node of plane `plane_id` with key `key`.
+    pub fn node_by_key(&self, plane_id: i64, key: &str) -> Result<Option<Node>> {
+        Ok(self.query_nodes("reading a node by key", "plane = ?1 AND key = ?2", (plane_id, key))?.pop())
+    }
+
+    /// Nodes of plane `plane_id` named exactly `name`, by key.
+    pub fn nodes_by_name(&self, plane_id: i64, name: &str) -> Result<Vec<Node>> {
+        self.query_nodes("reading nodes by name", "plane = ?1 AND name = ?2 ORDER BY +key", (plane_id, name))
+    }
+
+    /// Nodes of plane `plane_id` named `name` ignoring ASCII case, by key.
+    pub fn nodes_by_name_ci(&self, plane_id: i64, name: &str) -> Result<Vec<Node>> {
+        self.query_nodes(
+            "reading nodes by name",
+            "plane = ?1 AND name = ?2 COLLATE NOCASE ORDER BY +key",
+            (plane_id, name),
+        )
+    }
+
+    /// Nodes of plane `plane_id` whose primary label is `label`, by key.
+    pub fn nodes_by_label(&self, plane_id: i64, label: &str) -> Result<Vec<Node>> {
+        self.query_nodes("reading nodes by label", "plane = ?1 AND label = ?2 ORDER BY +key", (plane_id, label))
+    }
+
+    /// Every node of plane `plane_id`, by key.
+    pub fn nodes(&self, plane_id: i64) -> Result<Vec<Node>> {
+        self.query_nodes("reading nodes", "plane = ?1 ORDER BY key", [plane_id])
+    }
+
+    /// Nodes of plane `plane_id` in file `file`, by line (nodes without a line first), then key.
+    pub fn nodes_in_file(&self, plane_id: i64, file: &str) -> Result<Vec<Node>> {
+        self.query_nodes("reading nodes of a file", "plane = ?1 AND file = ?2 ORDER BY line, key", (plane_id, file))
+    }
+
+    /// Edges of plane `plane_id`, of the given types when `types` is given, by id.
+    pub fn edges(&self, plane_id: i64, types: Option<&[&str]>) -> Result<Vec<Edge>> {
+        let Some(types) = types else {
+            return self.query_edges("reading edges", "plane = ?1 ORDER BY id", [plane_id]);
+        };
+        if types.is_empty() {
+            return Ok(Vec::new());
+        }
+        let placeholders: Vec<String> = (2..types.len() + 2).map(|i| format!("?{i}")).collect();
+        let filter = format!("plane = ?1 AND type IN ({}) ORDER BY id", placeholders.join(", "));
+        let values =
+            std::iter::once(SqlValue::Integer(plane_id)).chain(types.iter().map(|ty| SqlValue::Text((*ty).to_owned())));
+        self.query_edges("reading edges", &filter, params_from_iter(values))
+    }
+
+    /// Edges leaving node `node_id`, of type `ty` when given, by id.
+    pub fn edges_out(&self, node_id: i64, ty: Option<&str>) -> Result<Vec<Edge>> {
+        match ty {
+            Some(ty) => self.query_edges("reading out-edges", "src = ?1 AND type = ?2 ORDER BY id", (node_id, ty)),
+            None => self.query_edges("reading out-edges", "src = ?1 ORDER BY id", [node_id]),
+        }
+    }
+
+    /// Edges entering node `node_id`, of type `ty` when given, by id.
+    pub fn edges_in(&self, node_id: i64, ty: Option<&str>) -> Result<Vec<Edge>> {
+        match ty {
+            Some(ty) => self.query_edges("reading in-edges", "dst = ?1 AND type = ?2 ORDER BY id", (node_id, ty)),
+            None => self.query_edges("reading in-edges", "dst = ?1 ORDER BY id", [node_id]),
+        }
+    }
+
+    /// Number of nodes per primary label in plane `plane_id`, by label.
+    pub fn label_counts(&self, plane_id: i64) -> Result<Vec<(String, u64)>> {
+        let context = "counting labels";
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT label, count(*) FROM nodes WHERE plane = ?1 GROUP BY label ORDER BY label")
+            .ctx(&self.shown, context)?;
+        let rows = stmt.query_map([plane_id], |row| Ok((row.get(0)?, count(row.get(1)?)))).ctx(&self.shown, context)?;
+        rows.collect::<rusqlite::Result<_>>().ctx(&self.shown, context)
+    }
+
+    /// Number of edges per (type, source label, target label) in plane `plane_id`, sorted.
+    pub fn edge_summary(&self, plane_id: i64) -> Result<Vec<EdgeSummary>> {
+        let context = "summarising edges";
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT e.type, s.label, d.label, count(*)
+                 FROM edges e JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst
+                 WHERE e.plane = ?1
+                 GROUP BY e.type, s.label, d.label
+                 ORDER BY e.type, s.label, d.label",
+            )
+            .ctx(&self.shown, context)?;
+        let rows = stmt
+            .query_map([plane_id], |row| {
+                Ok(EdgeSummary {
+                    ty: row.get(0)?,
+                    src_label: row.get(1)?,
+                    dst_label: row.get(2)?,
+                    count: count(row.get(3)?),
+                })
+            })
+            .ctx(&self.shown, context)?;
+        rows.collect::<rusqlite::Result<_>>().ctx(&self.shown, context)
+    }
+
+    /// Number of edges (entering, leaving) node `node_id`.
+    pub fn degree(&self, node_id: i64) -> Result<(u64, u64)> {
+        let context = "counting edges of a node";
+        self.conn
+            .prepare_cached(
+                "SELECT (SELECT count(*) FROM edges WHERE dst = ?1), (SELECT count(*) FROM edges WHERE src = ?1)",
+            )
+            .ctx(&self.shown, context)?
+            .query_row([node_id], |row| Ok((count(row.get(0)?), count(row.get(1)?))))
+            .ctx(&self.shown, context)
+    }
+
+    /// Full-text search over node names, keys, signatures, docs and files: up to `k` node ids with
+    /// their BM25 scores, best first, within plane `plane_id` when given.
+    ///
+    /// Any text is accepted (it is cut into terms, never parsed as query syntax); text without
+    /// terms finds nothing. `External` and `UnresolvedRef` nodes are not indexed.
+    pub fn search(&self, plane_id: Option<i64>, query: &str, k: usize) -> Result<Vec<(i64, f32)>> {
+        let plane = match plane_id {
+            Some(id) => match self.plane_name(id)? {
+                Some(name) => Some(name),
+                None => return Ok(Vec::new()),
+            },
+            None => None,
+        };
+        let hits = self.text.search(plane.as_deref(), query, k)?;
+        // Documents of a write whose text commit failed may outlive their nodes until the next
+        // reconciliation; SQLite decides.
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT EXISTS(SELECT 1 FROM nodes WHERE id = ?1)")
+            .ctx(&self.shown, "checking search hits")?;
+        let mut live = Vec::with_capacity(hits.len());
+        for (id, score) in hits {
+            if stmt.query_row([id], |row| row.get::<_, bool>(0)).ctx(&self.shown, "checking search hits")? {
+                live.push((id, score));
+            }
+        }
+        Ok(live)
+    }
+
+    fn plane_name(&self, id: i64) -> Result<Option<String>> {
+        self.conn
+            .prepare_cached("SELECT name FROM planes WHERE id = ?1")
+            .and_then(|mut stmt| stmt.query_row([id], |row| row.get(0)).optional())
+            .ctx(&self.shown, "reading a plane name")
+    }
+
+    fn query_planes(&self, context: &str, filter: &str, params: impl Params) -> Result<Vec<PlaneInfo>> {
+        let sql = format!("SELECT {PLANE_COLUMNS} FROM planes p WHERE {filter}");
+        let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.shown, context)?;
+        let mut rows = stmt.query(params).ctx(&self.shown, context)?;
+        let mut planes = Vec::new();
+        while let Some(row) = rows.next().ctx(&self.shown, context)? {
+            planes.push(self.plane_from_row(row).ctx(&self.shown, context)??);
+        }
+        Ok(planes)
+    }
+
+    fn plane_from_row(&self, row: &Row<'_>) -> rusqlite::Result<Result<PlaneInfo>> {
+        let id: i64 = row.get(0)?;
+        let name: String = row.get(1)?;
+        let kind: String = row.get(2)?;
+        let built_by: String = row.get(5)?;
+        let ledger: String = row.get(6)?;
+        let generation: i64 = row.get(7)?;
+        let (synced_commit, synced_root, updated_at) = (row.get(3)?, row.get(4)?, row.get(8)?);
+        let (node_count, edge_count) = (count(row.get(9)?), count(row.get(10)?));
+        Ok((|| {
+            let kind = PlaneKind::parse(&kind)
+                .ok_or_else(|| self.corrupt(format!("plane `{name}` has unknown kind `{kind}`")))?;
+            let json = |text: &str, what: &str| {
+                serde_json::from_str(text).map_err(|e| self.corrupt(format!("{what} of plane `{name}`: {e}")))
+            };
+            let meta = PlaneMeta {
+                kind,
+                synced_commit,
+                synced_root,
+                built_by: json(&built_by, "built_by")?,
+                ledger: json(&ledger, "ledger")?,
+                name: name.clone(),
+            };
+            Ok(PlaneInfo { id, meta, generation: count(generation), node_count, edge_count, updated_at })
+        })())
+    }
+
+    fn query_nodes(&self, context: &str, filter: &str, params: impl Params) -> Result<Vec<Node>> {
+        let sql = format!("SELECT {NODE_COLUMNS} FROM nodes WHERE {filter}");
+        let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.shown, context)?;
+        let mut rows = stmt.query(params).ctx(&self.shown, context)?;
+        let mut nodes = Vec::new();
+        while let Some(row) = rows.next().ctx(&self.shown, context)? {
+            let id: i64 = row.get(0).ctx(&self.shown, context)?;
+            let labels: String = row.get(3).ctx(&self.shown, context)?;
+            let props: Option<String> = row.get(8).ctx(&self.shown, context)?;
+            let labels =
+                serde_json::from_str(&labels).map_err(|e| self.corrupt(format!("labels of node {id}: {e}")))?;
+            let props = self.props(props.as_deref(), || format!("properties of node {id}"))?;
+            let node = (|| {
+                Ok(Node {
+                    id,
+                    plane: row.get(1)?,
+                    key: row.get(2)?,
+                    labels,
+                    name: row.get(4)?,
+                    file: row.get(5)?,
+                    line: row.get(6)?,
+                    end_line: row.get(7)?,
+                    props,
+                })
+            })()
+            .ctx(&self.shown, context)?;
+            nodes.push(node);
+        }
+        Ok(nodes)
+    }
+
+    fn query_edges(&self, context: &str, filter: &str, params: impl Params) -> Result<Vec<Edge>> {
+        let sql = format!("SELECT {EDGE_COLUMNS} FROM edges WHERE {filter}");
+        let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.shown, context)?;
+        let mut rows = stmt.query(params).ctx(&self.shown, context)?;
+        let mut edges = Vec::new();
+        while let Some(row) = rows.next().ctx(&self.shown, context)? {
+            let id: i64 = row.get(0).ctx(&self.shown, context)?;
+            let props: Option<String> = row.get(5).ctx(&self.shown, context)?;
+            let props = self.props(props.as_deref(), || format!("properties of edge {id}"))?;
+            let edge =
+                (|| Ok(Edge { id, plane: row.get(1)?, src: row.get(2)?, dst: row.get(3)?, ty: row.get(4)?, props }))()
+                    .ctx(&self.shown, context)?;
+            edges.push(edge);
+        }
+        Ok(edges)
+    }
+
+    fn props(&self, text: Option<&str>, what: impl FnOnce() -> String) -> Result<Props> {
+        match text {
+            None => Ok(Props::new()),
+            Some(text) => serde_json::from_str(text).map_err(|e| self.corrupt(format!("{}: {e}", what()))),
+        }
+    }
+
+    fn corrupt(&self, detail: String) -> Error {
+        Error::Corrupt { path: self.shown.clone(), detail }
+    }
+}
+
+/// SQLite counts are never negative.
+fn count(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}

@@ -1,0 +1,419 @@
+//! The store: opening a database directory (or an in-memory twin), the lock, and plane writes.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, TransactionBehavior, params};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::lock::{DbLock, LOCK_FILE};
+use crate::model::{NewEdge, NodeData, PlaneInfo, PlaneMeta, Props};
+use crate::schema::{self, FORMAT_VERSION, Format};
+use crate::text::{Stamp, TextDoc, TextIndex};
+
+/// The SQLite file inside the database directory.
+pub const SQLITE_FILE: &str = "graph.sqlite";
+/// The Tantivy index folder inside the database directory.
+pub const TEXT_DIR: &str = "text";
+/// The log folder inside the database directory (created by the store, written by the binaries).
+pub const LOGS_DIR: &str = "logs";
+
+/// Entries a directory may hold and still count as a drsg database (with `LOCK` or `graph.sqlite`).
+const OWN_ENTRIES: &[&str] =
+    &[LOCK_FILE, LOGS_DIR, TEXT_DIR, SQLITE_FILE, "graph.sqlite-wal", "graph.sqlite-shm", "graph.sqlite-journal"];
+
+/// A database: the SQLite graph of every plane, its text index, and the lock that makes this
+/// process the only one using it.
+///
+/// Writes take `&mut self`; reads take `&self`. A store is `Send` but not `Sync`: a server shares it
+/// behind a mutex.
+pub struct Store {
+    pub(crate) conn: Connection,
+    pub(crate) text: TextIndex,
+    /// The path as given by the caller, or `:memory:`.
+    pub(crate) shown: PathBuf,
+    dir: Option<PathBuf>,
+    reconciled: Vec<String>,
+    // Declared last so the lock is released only after SQLite and Tantivy are closed.
+    _lock: Option<DbLock>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.shown).finish_non_exhaustive()
+    }
+}
+
+/// What a directory holds before the store touches it.
+enum DirState {
+    Empty,
+    Ours { has_sqlite: bool },
+    Foreign,
+}
+
+impl Store {
+    /// Opens the database directory at `path`, creating it (and the database) when missing.
+    ///
+    /// Fails without changing anything when `path` is a file, a non-empty directory that is not a
+    /// drsg database, a database held by another process, or a database of a newer format.
+    pub fn open(path: &Path) -> Result<Store> {
+        Store::open_at(path, true)
+    }
+
+    /// Opens the database at `path`, which must exist: never creates a database.
+    pub fn open_existing(path: &Path) -> Result<Store> {
+        Store::open_at(path, false)
+    }
+
+    /// A fresh database in memory (SQLite `:memory:` and a Tantivy RAM index), with no lock.
+    pub fn in_memory() -> Result<Store> {
+        let shown = PathBuf::from(":memory:");
+        let conn = Connection::open_in_memory().ctx(&shown, "opening an in-memory database")?;
+        schema::configure(&conn, false).ctx(&shown, "configuring the connection")?;
+        schema::create(&conn).ctx(&shown, "creating the schema")?;
+        let text = TextIndex::in_memory(&shown)?;
+        Ok(Store { conn, text, shown, dir: None, reconciled: Vec::new(), _lock: None })
+    }
+
+    fn open_at(path: &Path, create: bool) -> Result<Store> {
+        let shown = path.to_path_buf();
+        match std::fs::metadata(path) {
+            Ok(meta) if !meta.is_dir() => return Err(Error::NotADirectory { path: shown }),
+            Ok(_) => match inspect(path)? {
+                DirState::Foreign => return Err(Error::NotADatabase { path: shown }),
+                DirState::Empty | DirState::Ours { has_sqlite: false } if !create => {
+                    return Err(Error::Missing { path: shown });
+                }
+                DirState::Empty | DirState::Ours { .. } => {}
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if !create {
+                    return Err(Error::Missing { path: shown });
+                }
+                std::fs::create_dir_all(path).map_err(|source| Error::Io {
+                    action: "create the database directory",
+                    path: shown.clone(),
+                    source,
+                })?;
+            }
+            Err(source) => return Err(Error::Io { action: "inspect", path: shown, source }),
+        }
+
+        // Nothing is written before the lock is held, and nothing but the lock before the format
+        // is known to be ours.
+        let mut lock = DbLock::acquire(path, &shown)?;
+        let conn = Connection::open(path.join(SQLITE_FILE)).ctx(&shown, "opening the database")?;
+        let format = schema::check_format(&conn).map_err(|source| {
+            if source.sqlite_error_code() == Some(rusqlite::ErrorCode::NotADatabase) {
+                Error::NotADatabase { path: shown.clone() }
+            } else {
+                Error::Sqlite { path: shown.clone(), context: "reading the format version".into(), source }
+            }
+        })?;
+        match format {
+            Format::TooNew(found) => {
+                return Err(Error::FormatTooNew { path: shown, found, supported: FORMAT_VERSION });
+            }
+            Format::Unknown(found) => return Err(Error::UnknownFormat { path: shown, found }),
+            Format::Empty | Format::Current => {}
+        }
+        lock.record_pid()?;
+        schema::configure(&conn, true).ctx(&shown, "configuring the connection")?;
+        if format == Format::Empty {
+            schema::create(&conn).ctx(&shown, "creating the schema")?;
+        }
+        let logs = path.join(LOGS_DIR);
+        std::fs::create_dir_all(&logs).map_err(|source| Error::Io {
+            action: "create the log directory",
+            path: logs,
+            source,
+        })?;
+        let text = TextIndex::open_dir(&path.join(TEXT_DIR), &shown)?;
+        let mut store =
+            Store { conn, text, shown, dir: Some(path.to_path_buf()), reconciled: Vec::new(), _lock: Some(lock) };
+        store.reconcile_text()?;
+        Ok(store)
+    }
+
+    /// The database directory; `None` for an in-memory store.
+    pub fn location(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// Brings the text index in line with SQLite: rebuilds the documents of every plane whose
+    /// generation differs from the one the index last committed, and drops those of planes that no
+    /// longer exist. Runs on open; returns (and remembers) the planes it touched.
+    pub fn reconcile_text(&mut self) -> Result<Vec<String>> {
+        let mut truth = BTreeMap::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare_cached("SELECT name, generation, synced_commit FROM planes")
+                .ctx(&self.shown, "listing planes")?;
+            let rows = stmt
+                .query_map([], |row| {
+                    let generation: i64 = row.get(1)?;
+                    Ok((row.get::<_, String>(0)?, Stamp { generation: generation as u64, commit: row.get(2)? }))
+                })
+                .ctx(&self.shown, "listing planes")?;
+            for row in rows {
+                let (name, stamp) = row.ctx(&self.shown, "listing planes")?;
+                truth.insert(name, stamp);
+            }
+        }
+        let conn = &self.conn;
+        let shown = &self.shown;
+        let mut load = |plane: &str, add: &mut dyn FnMut(TextDoc<'_>)| -> Result<()> {
+            let context = "reading nodes to index";
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT n.id, n.key, n.name, n.label, n.file, n.props ->> '$.signature', n.props ->> '$.doc'
+                     FROM nodes n JOIN planes p ON p.id = n.plane WHERE p.name = ?1",
+                )
+                .ctx(shown, context)?;
+            let mut rows = stmt.query([plane]).ctx(shown, context)?;
+            while let Some(row) = rows.next().ctx(shown, context)? {
+                let text = |i| row.get_ref(i).ok().and_then(|v| v.as_str().ok());
+                add(TextDoc {
+                    node_id: row.get(0).ctx(shown, context)?,
+                    key: text(1).unwrap_or_default(),
+                    name: text(2).unwrap_or_default(),
+                    label: text(3).unwrap_or_default(),
+                    file: text(4),
+                    signature: text(5),
+                    doc: text(6),
+                });
+            }
+            Ok(())
+        };
+        let changed = self.text.reconcile(&truth, &mut load)?;
+        self.reconciled.clone_from(&changed);
+        Ok(changed)
+    }
+
+    /// The planes whose text documents the last reconciliation rebuilt or dropped (at open, after
+    /// a crash between a SQLite commit and the text commit, for instance).
+    pub fn text_reconciled_planes(&self) -> &[String] {
+        &self.reconciled
+    }
+
+    /// Replaces plane `meta.name` (creating it if needed) with `nodes` and `edges`, in one SQLite
+    /// transaction, then updates its text documents.
+    ///
+    /// The plane keeps its id; its generation is bumped. Node keys must be unique and every node
+    /// needs a label. If the text index fails after the SQLite commit, the error is returned and
+    /// the text documents are healed by the next [`Store::reconcile_text`] (which runs on open).
+    pub fn replace_plane(&mut self, meta: &PlaneMeta, nodes: &[NodeData], edges: &[NewEdge]) -> Result<PlaneInfo> {
+        validate(meta, nodes, edges)?;
+        let shown = &self.shown;
+        let context = "replacing a plane";
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(shown, context)?;
+        let generation = schema::next_generation(&tx).ctx(shown, context)?;
+        let plane_id = upsert_plane(&tx, meta, generation).ctx(shown, context)?;
+        tx.execute("DELETE FROM edges WHERE plane = ?1", [plane_id]).ctx(shown, "deleting old edges")?;
+        tx.execute("DELETE FROM nodes WHERE plane = ?1", [plane_id]).ctx(shown, "deleting old nodes")?;
+        let ids = insert_nodes(&tx, shown, &meta.name, plane_id, nodes)?;
+        insert_edges(&tx, plane_id, &ids, edges).ctx(shown, "inserting edges")?;
+        tx.commit().ctx(shown, context)?;
+
+        let docs = nodes.iter().zip(&ids).map(|(node, &node_id)| TextDoc {
+            node_id,
+            key: &node.key,
+            name: &node.name,
+            label: node.label(),
+            file: node.file.as_deref(),
+            signature: prop_str(&node.props, "signature"),
+            doc: prop_str(&node.props, "doc"),
+        });
+        let stamp = Stamp { generation: generation as u64, commit: meta.synced_commit.clone() };
+        self.text.replace_plane(&meta.name, stamp, docs)?;
+        self.plane(&meta.name)?.ok_or_else(|| Error::Corrupt {
+            path: self.shown.clone(),
+            detail: format!("plane `{}` vanished after being written", meta.name),
+        })
+    }
+
+    /// Deletes plane `name` with its nodes, edges and text documents; `false` when there was none.
+    pub fn delete_plane(&mut self, name: &str) -> Result<bool> {
+        let shown = &self.shown;
+        let context = "deleting a plane";
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(shown, context)?;
+        let id: Option<i64> = {
+            use rusqlite::OptionalExtension;
+            tx.query_row("SELECT id FROM planes WHERE name = ?1", [name], |row| row.get(0)).optional()
+        }
+        .ctx(shown, context)?;
+        let Some(id) = id else { return Ok(false) };
+        tx.execute("DELETE FROM edges WHERE plane = ?1", [id]).ctx(shown, context)?;
+        tx.execute("DELETE FROM nodes WHERE plane = ?1", [id]).ctx(shown, context)?;
+        tx.execute("DELETE FROM planes WHERE id = ?1", [id]).ctx(shown, context)?;
+        tx.commit().ctx(shown, context)?;
+        self.text.remove_plane(name)?;
+        Ok(true)
+    }
+}
+
+/// Classifies an existing directory without touching it.
+fn inspect(path: &Path) -> Result<DirState> {
+    let io = |source| Error::Io { action: "list", path: path.to_path_buf(), source };
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(path).map_err(io)? {
+        names.push(entry.map_err(io)?.file_name());
+    }
+    if names.is_empty() {
+        return Ok(DirState::Empty);
+    }
+    let has = |wanted: &str| names.iter().any(|name| name == wanted);
+    if has(SQLITE_FILE) {
+        return Ok(if is_sqlite_or_empty(&path.join(SQLITE_FILE)) {
+            DirState::Ours { has_sqlite: true }
+        } else {
+            DirState::Foreign
+        });
+    }
+    // A database interrupted before its first SQLite write: only our own leftovers.
+    if has(LOCK_FILE) && names.iter().all(|name| OWN_ENTRIES.iter().any(|own| name == own)) {
+        return Ok(DirState::Ours { has_sqlite: false });
+    }
+    Ok(DirState::Foreign)
+}
+
+/// Whether a file starts like a SQLite database (or is empty: a creation cut short).
+fn is_sqlite_or_empty(path: &Path) -> bool {
+    use std::io::Read;
+    const HEADER: &[u8] = b"SQLite format 3\0";
+    let Ok(file) = std::fs::File::open(path) else { return false };
+    let mut start = Vec::with_capacity(HEADER.len());
+    match file.take(HEADER.len() as u64).read_to_end(&mut start) {
+        Ok(_) => start.is_empty() || start == HEADER,
+        Err(_) => false,
+    }
+}
+
+fn validate(meta: &PlaneMeta, nodes: &[NodeData], edges: &[NewEdge]) -> Result<()> {
+    let invalid = |detail: String| Error::InvalidInput { plane: meta.name.clone(), detail };
+    if meta.name.is_empty() {
+        return Err(invalid("the plane name is empty".into()));
+    }
+    if let Some(node) = nodes.iter().find(|node| node.labels.is_empty()) {
+        return Err(invalid(format!("node `{}` has no label", node.key)));
+    }
+    if let Some((i, edge)) = edges.iter().enumerate().find(|(_, e)| e.src >= nodes.len() || e.dst >= nodes.len()) {
+        return Err(invalid(format!(
+            "edge {i} ({} -> {}) points outside the {} nodes given",
+            edge.src,
+            edge.dst,
+            nodes.len()
+        )));
+    }
+    Ok(())
+}
+
+fn upsert_plane(conn: &Connection, meta: &PlaneMeta, generation: i64) -> rusqlite::Result<i64> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    conn.prepare_cached(
+        "INSERT INTO planes(name, kind, synced_commit, synced_root, built_by, ledger, generation, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT(name) DO UPDATE SET
+             kind = excluded.kind, synced_commit = excluded.synced_commit, synced_root = excluded.synced_root,
+             built_by = excluded.built_by, ledger = excluded.ledger, generation = excluded.generation,
+             updated_at = excluded.updated_at
+         RETURNING id",
+    )?
+    .query_row(
+        params![
+            meta.name,
+            meta.kind.as_str(),
+            meta.synced_commit,
+            meta.synced_root,
+            json_text(&meta.built_by),
+            json_text(&meta.ledger),
+            generation,
+            now
+        ],
+        |row| row.get(0),
+    )
+}
+
+/// Inserts `nodes` into plane `plane_id` and returns their ids, in order.
+///
+/// Shared by whole-plane replacement and (later) per-file writes.
+pub(crate) fn insert_nodes(
+    conn: &Connection,
+    shown: &Path,
+    plane: &str,
+    plane_id: i64,
+    nodes: &[NodeData],
+) -> Result<Vec<i64>> {
+    let context = "inserting nodes";
+    let mut stmt = conn
+        .prepare_cached(
+            "INSERT INTO nodes(plane, key, label, labels, name, file, line, end_line, props)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )
+        .ctx(shown, context)?;
+    let mut ids = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        let labels = serde_json::to_string(&node.labels).expect("strings serialize");
+        let id = stmt
+            .insert(params![
+                plane_id,
+                node.key,
+                node.label(),
+                labels,
+                node.name,
+                node.file,
+                node.line,
+                node.end_line,
+                props_text(&node.props)
+            ])
+            .map_err(|source| {
+                let unique =
+                    source.sqlite_error().map(|e| e.extended_code) == Some(rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE);
+                if unique {
+                    Error::DuplicateKey { plane: plane.to_owned(), key: node.key.clone() }
+                } else {
+                    Error::Sqlite { path: shown.to_path_buf(), context: context.to_owned(), source }
+                }
+            })?;
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
+/// Inserts `edges`, whose ends index into `ids`, into plane `plane_id`.
+pub(crate) fn insert_edges(conn: &Connection, plane_id: i64, ids: &[i64], edges: &[NewEdge]) -> rusqlite::Result<()> {
+    let mut stmt =
+        conn.prepare_cached("INSERT INTO edges(plane, src, dst, type, props) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    for edge in edges {
+        stmt.execute(params![plane_id, ids[edge.src], ids[edge.dst], edge.data.ty, props_text(&edge.data.props)])?;
+    }
+    Ok(())
+}
+
+/// Empty property maps are stored as NULL: most edges have none.
+fn props_text(props: &Props) -> Option<String> {
+    (!props.is_empty()).then(|| serde_json::to_string(props).expect("JSON values serialize"))
+}
+
+fn json_text(value: &Value) -> String {
+    serde_json::to_string(value).expect("JSON values serialize")
+}
+
+fn prop_str<'a>(props: &'a Props, name: &str) -> Option<&'a str> {
+    props.get(name).and_then(Value::as_str)
+}
+
+/// Attaches the database path and what the store was doing to a SQLite error.
+pub(crate) trait SqlContext<T> {
+    fn ctx(self, shown: &Path, context: &str) -> Result<T>;
+}
+
+impl<T> SqlContext<T> for rusqlite::Result<T> {
+    fn ctx(self, shown: &Path, context: &str) -> Result<T> {
+        self.map_err(|source| Error::Sqlite { path: shown.to_path_buf(), context: context.to_owned(), source })
+    }
+}

@@ -1,0 +1,374 @@
+//! The Tantivy text index: one document per searchable node, kept in step with SQLite.
+//!
+//! SQLite is the source of truth. Every commit of the index carries a payload recording, for each
+//! plane, the generation its documents reflect; on open the store compares those with SQLite and
+//! rebuilds the documents of planes that disagree, which heals a crash between the two commits.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use tantivy::collector::TopDocs;
+use tantivy::directory::MmapDirectory;
+use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, NumericOptions, STRING, Schema, TextFieldIndexing, TextOptions};
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError, Term};
+
+use crate::error::{Error, Result};
+use crate::tokenizer::{IDENTIFIER_TOKENIZER, IdentifierTokenizer};
+
+/// Tokenizer of the `doc` field: Tantivy's built-in English analyzer with stemming.
+const ENGLISH_TOKENIZER: &str = "en_stem";
+/// Overall indexing memory budget of the writer.
+const WRITER_MEMORY: usize = 50_000_000;
+/// Query terms beyond this many per field are ignored (pasted paragraphs stay cheap).
+const MAX_QUERY_TERMS: usize = 32;
+
+/// Primary labels that get no document: stand-ins, not symbols of the tree.
+pub(crate) fn is_searchable(label: &str) -> bool {
+    !matches!(label, "External" | "UnresolvedRef")
+}
+
+/// The text of one node to index; fields the node lacks are `None`.
+pub(crate) struct TextDoc<'a> {
+    pub(crate) node_id: i64,
+    pub(crate) key: &'a str,
+    pub(crate) name: &'a str,
+    pub(crate) label: &'a str,
+    pub(crate) file: Option<&'a str>,
+    pub(crate) signature: Option<&'a str>,
+    pub(crate) doc: Option<&'a str>,
+}
+
+/// Feeds the documents of the named plane, one by one, to the sink it is given.
+pub(crate) type DocLoader<'a> = dyn FnMut(&str, &mut dyn FnMut(TextDoc<'_>)) -> Result<()> + 'a;
+
+/// What the index holds for one plane, as recorded in the commit payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Stamp {
+    pub(crate) generation: u64,
+    pub(crate) commit: Option<String>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Payload {
+    planes: BTreeMap<String, Stamp>,
+}
+
+#[derive(Clone, Copy)]
+struct Fields {
+    plane: Field,
+    node_id: Field,
+    name: Field,
+    key: Field,
+    label: Field,
+    file: Field,
+    signature: Field,
+    doc: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let identifier = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default().set_tokenizer(IDENTIFIER_TOKENIZER).set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let english = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default().set_tokenizer(ENGLISH_TOKENIZER).set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let mut builder = Schema::builder();
+    let fields = Fields {
+        plane: builder.add_text_field("plane", STRING),
+        // Indexed so that a later incremental write can delete single nodes' documents.
+        node_id: builder.add_u64_field("node_id", NumericOptions::default().set_indexed().set_stored().set_fast()),
+        name: builder.add_text_field("name", identifier.clone()),
+        key: builder.add_text_field("key", identifier.clone()),
+        label: builder.add_text_field("label", STRING),
+        file: builder.add_text_field("file", identifier.clone()),
+        signature: builder.add_text_field("signature", identifier),
+        doc: builder.add_text_field("doc", english),
+    };
+    (builder.build(), fields)
+}
+
+/// The text index of a store and its single, lazily created writer.
+pub(crate) struct TextIndex {
+    index: Index,
+    reader: IndexReader,
+    writer: Option<IndexWriter>,
+    fields: Fields,
+    /// What the last commit recorded.
+    stamps: BTreeMap<String, Stamp>,
+    /// Database path for error messages.
+    shown: PathBuf,
+}
+
+impl TextIndex {
+    /// Opens or creates the index in `dir`. An index that cannot be opened (damaged, or of another
+    /// schema) is discarded: SQLite holds everything needed to rebuild it.
+    pub(crate) fn open_dir(dir: &Path, shown: &Path) -> Result<TextIndex> {
+        let io = |action, source| Error::Io { action, path: dir.to_path_buf(), source };
+        std::fs::create_dir_all(dir).map_err(|e| io("create the text index directory", e))?;
+        let open = || -> tantivy::Result<Index> {
+            let directory = MmapDirectory::open(dir)?;
+            Index::builder().schema(schema().0).open_or_create(directory)
+        };
+        let index = match open() {
+            Ok(index) => index,
+            Err(_) => {
+                std::fs::remove_dir_all(dir).map_err(|e| io("remove the unreadable text index", e))?;
+                std::fs::create_dir_all(dir).map_err(|e| io("create the text index directory", e))?;
+                open().map_err(text_error(shown, "creating the text index"))?
+            }
+        };
+        TextIndex::new(index, shown)
+    }
+
+    /// A fresh index in memory.
+    pub(crate) fn in_memory(shown: &Path) -> Result<TextIndex> {
+        TextIndex::new(Index::create_in_ram(schema().0), shown)
+    }
+
+    fn new(index: Index, shown: &Path) -> Result<TextIndex> {
+        let (_, fields) = schema();
+        index.tokenizers().register(IDENTIFIER_TOKENIZER, IdentifierTokenizer::default());
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(text_error(shown, "opening the text index reader"))?;
+        let mut text = TextIndex { index, reader, writer: None, fields, stamps: BTreeMap::new(), shown: shown.into() };
+        text.stamps = text.committed_stamps()?.unwrap_or_default();
+        Ok(text)
+    }
+
+    /// The stamps of the last commit; `None` when the payload is absent or unreadable.
+    fn committed_stamps(&self) -> Result<Option<BTreeMap<String, Stamp>>> {
+        let metas = self.index.load_metas().map_err(self.error("reading the text index metadata"))?;
+        Ok(metas.payload.and_then(|payload| serde_json::from_str::<Payload>(&payload).ok()).map(|p| p.planes))
+    }
+
+    /// Brings the index in line with `truth` (plane name → stamp in SQLite); `load` gives the
+    /// documents of a plane to rebuild. Returns the planes whose documents were rebuilt or dropped.
+    pub(crate) fn reconcile(
+        &mut self,
+        truth: &BTreeMap<String, Stamp>,
+        load: &mut DocLoader<'_>,
+    ) -> Result<Vec<String>> {
+        self.atomically(|text| {
+            let mut changed = Vec::new();
+            let committed = text.committed_stamps()?;
+            let searcher = text.reader.searcher();
+            if committed.is_none() && searcher.num_docs() > 0 {
+                // Documents without a record of what they reflect: start over.
+                text.writer()?.delete_all_documents().map_err(text.error("clearing the text index"))?;
+            }
+            text.stamps = committed.unwrap_or_default();
+            let gone: Vec<String> = text.stamps.keys().filter(|name| !truth.contains_key(*name)).cloned().collect();
+            for name in gone {
+                text.delete_plane_docs(&name)?;
+                text.stamps.remove(&name);
+                changed.push(name);
+            }
+            for (name, stamp) in truth {
+                if text.stamps.get(name).map(|s| s.generation) == Some(stamp.generation) {
+                    continue;
+                }
+                text.delete_plane_docs(name)?;
+                let mut failure = None;
+                let mut add = |doc: TextDoc<'_>| {
+                    if failure.is_none()
+                        && let Err(e) = text.add_doc(name, &doc)
+                    {
+                        failure = Some(e);
+                    }
+                };
+                load(name, &mut add)?;
+                if let Some(e) = failure {
+                    return Err(e);
+                }
+                text.stamps.insert(name.clone(), stamp.clone());
+                changed.push(name.clone());
+            }
+            if !changed.is_empty() {
+                text.commit()?;
+            }
+            changed.sort();
+            Ok(changed)
+        })
+    }
+
+    /// Replaces the documents of plane `name` and commits.
+    pub(crate) fn replace_plane<'a>(
+        &mut self,
+        name: &str,
+        stamp: Stamp,
+        docs: impl IntoIterator<Item = TextDoc<'a>>,
+    ) -> Result<()> {
+        self.atomically(|text| {
+            text.delete_plane_docs(name)?;
+            for doc in docs {
+                text.add_doc(name, &doc)?;
+            }
+            text.stamps.insert(name.to_owned(), stamp);
+            text.commit()
+        })
+    }
+
+    /// Drops the documents of plane `name` and commits.
+    pub(crate) fn remove_plane(&mut self, name: &str) -> Result<()> {
+        self.atomically(|text| {
+            text.delete_plane_docs(name)?;
+            text.stamps.remove(name);
+            text.commit()
+        })
+    }
+
+    /// Runs a write; on failure drops the uncommitted work and returns to the last commit's stamps.
+    fn atomically<T>(&mut self, write: impl FnOnce(&mut TextIndex) -> Result<T>) -> Result<T> {
+        let result = write(self);
+        if result.is_err() {
+            // Dropping the writer discards what was not committed.
+            self.writer = None;
+            self.stamps = self.committed_stamps().ok().flatten().unwrap_or_default();
+        }
+        result
+    }
+
+    fn writer(&mut self) -> Result<&mut IndexWriter> {
+        if self.writer.is_none() {
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+            let writer = self
+                .index
+                .writer_with_num_threads(threads, WRITER_MEMORY)
+                .map_err(self.error("creating the text index writer"))?;
+            self.writer = Some(writer);
+        }
+        Ok(self.writer.as_mut().expect("the writer was just created"))
+    }
+
+    fn delete_plane_docs(&mut self, name: &str) -> Result<()> {
+        let term = Term::from_field_text(self.fields.plane, name);
+        self.writer()?.delete_term(term);
+        Ok(())
+    }
+
+    fn add_doc(&mut self, plane: &str, node: &TextDoc<'_>) -> Result<()> {
+        if !is_searchable(node.label) {
+            return Ok(());
+        }
+        let f = self.fields;
+        let mut doc = TantivyDocument::default();
+        doc.add_text(f.plane, plane);
+        doc.add_u64(f.node_id, u64::try_from(node.node_id).expect("sqlite row ids are positive"));
+        doc.add_text(f.name, node.name);
+        doc.add_text(f.key, node.key);
+        doc.add_text(f.label, node.label);
+        for (field, value) in [(f.file, node.file), (f.signature, node.signature), (f.doc, node.doc)] {
+            if let Some(value) = value {
+                doc.add_text(field, value);
+            }
+        }
+        let error = self.error("adding a document to the text index");
+        self.writer()?.add_document(doc).map_err(error)?;
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        let payload = serde_json::to_string(&Payload { planes: self.stamps.clone() })
+            .expect("the payload is plain strings and numbers");
+        let error = self.error("committing the text index");
+        let writer = self.writer()?;
+        let mut prepared = writer.prepare_commit().map_err(&error)?;
+        prepared.set_payload(&payload);
+        prepared.commit().map_err(&error)?;
+        self.reader.reload().map_err(self.error("reloading the text index"))
+    }
+
+    /// Best-scoring node ids for `query` (BM25 over name, key, signature, doc and file), restricted
+    /// to plane `plane` when given. Any text is accepted; text without terms finds nothing.
+    pub(crate) fn search(&self, plane: Option<&str>, query: &str, k: usize) -> Result<Vec<(i64, f32)>> {
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        let f = self.fields;
+        let identifier = self.analyzer(IDENTIFIER_TOKENIZER)?;
+        let english = self.analyzer(ENGLISH_TOKENIZER)?;
+        let weighted = [
+            (f.name, 3.0, &identifier),
+            (f.key, 2.0, &identifier),
+            (f.signature, 1.0, &identifier),
+            (f.doc, 0.5, &english),
+            (f.file, 0.5, &identifier),
+        ];
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for (field, boost, analyzer) in weighted {
+            for term in query_terms(analyzer, query) {
+                let term = TermQuery::new(Term::from_field_text(field, &term), IndexRecordOption::WithFreqs);
+                clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(term), boost))));
+            }
+        }
+        if clauses.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut query: Box<dyn Query> = Box::new(BooleanQuery::new(clauses));
+        if let Some(plane) = plane {
+            // A filter that adds nothing to the score.
+            let plane = TermQuery::new(Term::from_field_text(f.plane, plane), IndexRecordOption::Basic);
+            query = Box::new(BooleanQuery::new(vec![
+                (Occur::Must, query),
+                (Occur::Must, Box::new(ConstScoreQuery::new(Box::new(plane), 0.0))),
+            ]));
+        }
+        let searcher = self.reader.searcher();
+        let error = self.error("searching the text index");
+        let top = searcher.search(&query, &TopDocs::with_limit(k).order_by_score()).map_err(&error)?;
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, address) in top {
+            let column = searcher.segment_reader(address.segment_ord).fast_fields().u64("node_id").map_err(&error)?;
+            if let Some(id) = column.first(address.doc_id).and_then(|id| i64::try_from(id).ok()) {
+                hits.push((id, score));
+            }
+        }
+        Ok(hits)
+    }
+
+    fn analyzer(&self, name: &str) -> Result<TextAnalyzer> {
+        self.index.tokenizers().get(name).ok_or_else(|| Error::Text {
+            path: self.shown.clone(),
+            context: format!("looking up tokenizer {name}"),
+            source: Box::new(TantivyError::SchemaError(format!("tokenizer {name} is not registered"))),
+        })
+    }
+
+    fn error(&self, context: &'static str) -> impl Fn(TantivyError) -> Error + use<> {
+        text_error(&self.shown, context)
+    }
+}
+
+impl Drop for TextIndex {
+    fn drop(&mut self) {
+        if let Some(writer) = self.writer.take() {
+            // Let background merges finish so the directory is left tidy; errors change nothing now.
+            let _ = writer.wait_merging_threads();
+        }
+    }
+}
+
+/// The distinct terms `analyzer` makes of `query`, at most [`MAX_QUERY_TERMS`].
+fn query_terms(analyzer: &TextAnalyzer, query: &str) -> BTreeSet<String> {
+    let mut analyzer = analyzer.clone();
+    let mut stream = analyzer.token_stream(query);
+    let mut terms = BTreeSet::new();
+    while let Some(token) = stream.next() {
+        if terms.len() == MAX_QUERY_TERMS {
+            break;
+        }
+        terms.insert(token.text.clone());
+    }
+    terms
+}
+
+fn text_error(shown: &Path, context: &'static str) -> impl Fn(TantivyError) -> Error + use<> {
+    let path = shown.to_path_buf();
+    move |source| Error::Text { path: path.clone(), context: context.to_owned(), source: Box::new(source) }
+}

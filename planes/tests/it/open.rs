@@ -1,0 +1,191 @@
+//! Opening databases: creation, the lock, refusals that leave the disk unchanged, format versions.
+
+use std::path::Path;
+
+use drsg_planes::{Error, Store};
+
+use crate::fixture::demo_plane;
+
+/// Names in a directory, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).expect("list").map(|e| e.expect("entry").file_name().to_string_lossy().into()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn open_creates_the_database_layout() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    let store = Store::open(&db).expect("open");
+    assert_eq!(store.location(), Some(db.as_path()));
+    let names = listing(&db);
+    for wanted in ["LOCK", "graph.sqlite", "logs", "text"] {
+        assert!(names.iter().any(|n| n == wanted), "{wanted} missing from {names:?}");
+    }
+    let pid = std::fs::read_to_string(db.join("LOCK")).expect("read LOCK");
+    assert_eq!(pid.trim(), std::process::id().to_string());
+    let conn = rusqlite::Connection::open(db.join("graph.sqlite")).expect("sqlite");
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).expect("journal mode");
+    assert_eq!(mode, "wal");
+    let version: String =
+        conn.query_row("SELECT value FROM meta WHERE key = 'format_version'", [], |r| r.get(0)).expect("version");
+    assert_eq!(version, "1");
+}
+
+#[test]
+fn open_accepts_an_empty_directory() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(tmp.path()).expect("open empty dir");
+    assert!(store.planes().expect("planes").is_empty());
+}
+
+#[test]
+fn second_open_is_refused_while_the_first_is_alive() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    let mut first = Store::open(&db).expect("first open");
+    let (meta, nodes, edges) = demo_plane("demo");
+    first.replace_plane(&meta, &nodes, &edges).expect("write");
+
+    // Linux flock locks belong to the open file description, so a second handle in this process
+    // conflicts just like another process would.
+    let err = Store::open(&db).expect_err("second open must fail");
+    let message = err.to_string();
+    match err {
+        Error::Locked { path, pid } => {
+            assert_eq!(path, db);
+            assert_eq!(pid, Some(std::process::id()));
+        }
+        other => panic!("expected Locked, got {other:?}"),
+    }
+    assert!(message.contains("drsg serve"), "{message}");
+    assert!(message.contains(&format!("(pid {})", std::process::id())), "{message}");
+    assert!(matches!(Store::open_existing(&db), Err(Error::Locked { .. })));
+
+    // The first store keeps working, and nothing was damaged.
+    let info = first.replace_plane(&meta, &nodes[..3], &edges[..2]).expect("write after refused open");
+    assert_eq!((info.node_count, info.edge_count), (3, 2));
+    drop(first);
+    let reopened = Store::open_existing(&db).expect("reopen after the first closed");
+    let info = reopened.plane("demo").expect("plane").expect("demo exists");
+    assert_eq!((info.node_count, info.edge_count), (3, 2));
+    let pid = std::fs::read_to_string(db.join("LOCK")).expect("read LOCK");
+    assert_eq!(pid.trim(), std::process::id().to_string());
+}
+
+#[test]
+fn stale_lock_file_is_taken_over() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    drop(Store::open(&db).expect("create"));
+    std::fs::write(db.join("LOCK"), "999999999\n").expect("write stale pid");
+    let _store = Store::open(&db).expect("a LOCK without a live holder does not block");
+    let pid = std::fs::read_to_string(db.join("LOCK")).expect("read LOCK");
+    assert_eq!(pid.trim(), std::process::id().to_string());
+}
+
+#[test]
+fn regular_file_is_not_a_directory() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let file = tmp.path().join("graph.drsg");
+    std::fs::write(&file, "precious").expect("write");
+    for open in [Store::open, Store::open_existing] {
+        let err = open(&file).expect_err("a file is not a database");
+        assert!(matches!(&err, Error::NotADirectory { path } if *path == file), "{err:?}");
+        assert_eq!(err.to_string(), format!("{} is a file, not a drsg database directory", file.display()));
+    }
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), "precious");
+    assert_eq!(listing(tmp.path()), ["graph.drsg"]);
+}
+
+#[test]
+fn foreign_directory_is_refused_untouched() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::write(tmp.path().join("notes.txt"), "mine").expect("write");
+    std::fs::create_dir(tmp.path().join("logs")).expect("mkdir");
+    for open in [Store::open, Store::open_existing] {
+        let err = open(tmp.path()).expect_err("foreign directory");
+        assert!(matches!(err, Error::NotADatabase { .. }), "{err:?}");
+    }
+    assert_eq!(listing(tmp.path()), ["logs", "notes.txt"]);
+    assert!(listing(&tmp.path().join("logs")).is_empty());
+}
+
+#[test]
+fn foreign_sqlite_file_is_refused() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::write(tmp.path().join("graph.sqlite"), "not sqlite at all, just some bytes that are long enough")
+        .expect("write");
+    let err = Store::open(tmp.path()).expect_err("garbage sqlite");
+    assert!(matches!(err, Error::NotADatabase { .. }), "{err:?}");
+    assert_eq!(listing(tmp.path()), ["graph.sqlite"], "nothing was added");
+}
+
+#[test]
+fn open_existing_never_creates() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    let err = Store::open_existing(&db).expect_err("missing");
+    assert!(matches!(&err, Error::Missing { path } if *path == db), "{err:?}");
+    assert!(err.to_string().contains("run `drsg index` or `drsg init` first"), "{err}");
+    assert!(!db.exists());
+
+    std::fs::create_dir(&db).expect("mkdir");
+    assert!(matches!(Store::open_existing(&db), Err(Error::Missing { .. })));
+    assert!(listing(&db).is_empty());
+}
+
+/// Creates a database, then sets `meta.format_version` by hand.
+fn database_with_version(version: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    drop(Store::open(&db).expect("create"));
+    let conn = rusqlite::Connection::open(db.join("graph.sqlite")).expect("sqlite");
+    conn.execute("UPDATE meta SET value = ?1 WHERE key = 'format_version'", [version]).expect("set version");
+    (tmp, db)
+}
+
+fn check_format_refused(version: &str, expected: &str) {
+    let (_tmp, db) = database_with_version(version);
+    let before = listing(&db);
+    let err = Store::open(&db).expect_err("open must fail");
+    let rendered = match &err {
+        Error::FormatTooNew { found, supported, .. } => format!("too new: {found} > {supported}"),
+        Error::UnknownFormat { found, .. } => format!("unknown: {found}"),
+        other => panic!("unexpected error {other:?}"),
+    };
+    assert_eq!(rendered, expected, "{err}");
+    assert_eq!(listing(&db), before, "a refused open leaves the directory as it was");
+    let conn = rusqlite::Connection::open(db.join("graph.sqlite")).expect("sqlite");
+    let stored: String =
+        conn.query_row("SELECT value FROM meta WHERE key = 'format_version'", [], |r| r.get(0)).expect("version");
+    assert_eq!(stored, version);
+}
+
+#[test]
+fn format_versions() {
+    check_format_refused("2", "too new: 2 > 1");
+    check_format_refused("garbage", "unknown: `garbage`");
+    check_format_refused("0", "unknown: `0`");
+}
+
+#[test]
+fn format_too_new_message() {
+    let (_tmp, db) = database_with_version("7");
+    let err = Store::open_existing(&db).expect_err("too new");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "database {} has format version 7, newer than version 1 that this drsg supports; upgrade drsg",
+            db.display()
+        )
+    );
+}
+
+#[test]
+fn store_is_send() {
+    fn assert_send<T: Send>() {}
+    assert_send::<Store>();
+}

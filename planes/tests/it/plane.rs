@@ -1,0 +1,195 @@
+//! Writing and reading planes: round trips, keys, lookups, replacement, deletion.
+
+use drsg_planes::{EdgeSummary, Error, NodeData, PlaneKind, Store};
+use serde_json::json;
+
+use crate::fixture::{demo_plane, edge, expected_edges, meta, node, render_edges, search_keys};
+
+/// Writes the demo plane through `store`, then reads it back through `reread` (the same store,
+/// or the database opened again) and compares everything.
+fn check_round_trip(mut store: Store, reread: impl FnOnce(Store) -> Store) {
+    let (meta, nodes, edges) = demo_plane("demo");
+    let written = store.replace_plane(&meta, &nodes, &edges).expect("write");
+    assert_eq!((written.node_count, written.edge_count), (6, 6));
+    let store = reread(store);
+
+    let info = store.plane("demo").expect("plane").expect("demo exists");
+    assert_eq!(info, written);
+    assert_eq!(info.meta, meta);
+    assert!(info.generation > 0);
+    assert!(info.updated_at > 0);
+    assert_eq!(store.plane_by_id(info.id).expect("by id"), Some(info.clone()));
+    assert_eq!(store.planes().expect("planes"), vec![info.clone()]);
+
+    let mut expected: Vec<NodeData> = nodes.clone();
+    expected.sort_by(|a, b| a.key.cmp(&b.key));
+    let read: Vec<NodeData> = store.nodes(info.id).expect("nodes").into_iter().map(|n| n.into_data()).collect();
+    assert_eq!(read, expected);
+    assert_eq!(render_edges(&store, info.id, None), expected_edges(&nodes, &edges));
+}
+
+#[test]
+fn round_trip_on_disk() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    check_round_trip(Store::open(&db).expect("open"), |store| {
+        drop(store);
+        Store::open_existing(&db).expect("reopen")
+    });
+}
+
+#[test]
+fn round_trip_in_memory() {
+    check_round_trip(Store::in_memory().expect("in memory"), |store| store);
+}
+
+#[test]
+fn point_lookups_and_one_hop() {
+    let mut store = Store::in_memory().expect("store");
+    let (meta, nodes, edges) = demo_plane("demo");
+    let plane = store.replace_plane(&meta, &nodes, &edges).expect("write").id;
+
+    let serve = store.node_by_key(plane, "demo::HttpServer::serve").expect("lookup").expect("serve exists");
+    assert_eq!(serve.label(), "Method");
+    assert_eq!(serve.labels, ["Method", "Function"]);
+    assert_eq!(store.node(serve.id).expect("node"), Some(serve.clone()));
+    assert_eq!(store.node_by_key(plane, "demo::nothing").expect("lookup"), None);
+    assert_eq!(store.node(-1).expect("lookup"), None);
+
+    let keys = |found: Vec<drsg_planes::Node>| found.into_iter().map(|n| n.key).collect::<Vec<_>>();
+    assert_eq!(keys(store.nodes_by_name(plane, "parseJSONBody").expect("by name")), ["demo::parseJSONBody"]);
+    assert!(store.nodes_by_name(plane, "parsejsonbody").expect("by name").is_empty());
+    assert_eq!(keys(store.nodes_by_name_ci(plane, "PARSEjsonbody").expect("ci")), ["demo::parseJSONBody"]);
+    assert_eq!(keys(store.nodes_by_label(plane, "Struct").expect("by label")), ["demo::HttpServer"]);
+    assert_eq!(
+        keys(store.nodes_in_file(plane, "src/server.rs").expect("in file")),
+        ["?::src/server.rs::frobnicate", "demo::HttpServer", "demo::HttpServer::serve"]
+    );
+
+    let render = |found: Vec<drsg_planes::Edge>| {
+        found.iter().map(|e| crate::fixture::render_edge(&store, e)).collect::<Vec<_>>().join("\n")
+    };
+    assert_eq!(
+        render(store.edges_out(serve.id, None).expect("out")),
+        "demo::HttpServer::serve -CALLS-> demo::parseJSONBody \
+         {\"confidence\":\"high\",\"line\":7,\"ref\":\"parseJSONBody\",\"resolved_by\":\"scope\"}\n\
+         demo::HttpServer::serve -CALLS-> ?::src/server.rs::frobnicate \
+         {\"line\":8,\"reason\":\"name not found\",\"ref\":\"frobnicate\"}"
+    );
+    assert_eq!(
+        render(store.edges_in(serve.id, None).expect("in")),
+        "demo::HttpServer -HAS_METHOD-> demo::HttpServer::serve {}"
+    );
+    assert!(store.edges_in(serve.id, Some("CALLS")).expect("in").is_empty());
+    assert_eq!(store.edges_out(serve.id, Some("CALLS")).expect("out").len(), 2);
+    assert_eq!(store.degree(serve.id).expect("degree"), (1, 2));
+    assert_eq!(
+        render_edges(&store, plane, Some(&["HAS_METHOD", "CONTAINS"])),
+        "demo -CONTAINS-> demo::parseJSONBody {}\n\
+         demo -CONTAINS-> demo::HttpServer {}\n\
+         demo::HttpServer -HAS_METHOD-> demo::HttpServer::serve {}"
+    );
+    assert_eq!(render_edges(&store, plane, Some(&[])), "");
+
+    assert_eq!(
+        store.label_counts(plane).expect("labels"),
+        [("External", 1), ("Function", 1), ("Method", 1), ("Module", 1), ("Struct", 1), ("UnresolvedRef", 1)]
+            .map(|(l, n)| (l.to_owned(), n))
+    );
+    let summary: Vec<String> = store
+        .edge_summary(plane)
+        .expect("summary")
+        .into_iter()
+        .map(|EdgeSummary { ty, src_label, dst_label, count }| format!("{src_label} -{ty}-> {dst_label}: {count}"))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            "Function -CALLS-> External: 1",
+            "Method -CALLS-> Function: 1",
+            "Method -CALLS-> UnresolvedRef: 1",
+            "Module -CONTAINS-> Function: 1",
+            "Module -CONTAINS-> Struct: 1",
+            "Struct -HAS_METHOD-> Method: 1",
+        ]
+    );
+}
+
+#[test]
+fn keys_are_unique_per_plane() {
+    let mut store = Store::in_memory().expect("store");
+    let (meta_a, nodes, edges) = demo_plane("a");
+    let a = store.replace_plane(&meta_a, &nodes, &edges).expect("write a").id;
+    let b = store.replace_plane(&meta("b"), &nodes, &edges).expect("two planes may share keys").id;
+    assert_ne!(a, b);
+    let in_a = store.node_by_key(a, "demo").expect("lookup").expect("in a");
+    let in_b = store.node_by_key(b, "demo").expect("lookup").expect("in b");
+    assert_ne!(in_a.id, in_b.id);
+    assert_eq!((in_a.plane, in_b.plane), (a, b));
+
+    let mut duplicated = nodes.clone();
+    duplicated.push(node("demo", &["Module"], None, None, json!({})));
+    let err = store.replace_plane(&meta_a, &duplicated, &[]).expect_err("duplicate key");
+    assert!(matches!(&err, Error::DuplicateKey { plane, key } if plane == "a" && key == "demo"), "{err:?}");
+    assert_eq!(err.to_string(), "plane `a` has more than one node with key `demo`");
+    // The failed write changed nothing.
+    let info = store.plane("a").expect("plane").expect("a exists");
+    assert_eq!((info.node_count, info.edge_count), (6, 6));
+    assert_eq!(store.node_by_key(a, "demo").expect("lookup"), Some(in_a));
+}
+
+#[test]
+fn invalid_input_is_refused() {
+    let mut store = Store::in_memory().expect("store");
+    let (meta, nodes, _) = demo_plane("demo");
+    let err = store.replace_plane(&meta, &nodes, &[edge(0, 6, "CALLS", json!({}))]).expect_err("edge out of range");
+    assert_eq!(err.to_string(), "invalid data for plane `demo`: edge 0 (0 -> 6) points outside the 6 nodes given");
+    let unlabelled = vec![node("x", &[], None, None, json!({}))];
+    let err = store.replace_plane(&meta, &unlabelled, &[]).expect_err("no label");
+    assert_eq!(err.to_string(), "invalid data for plane `demo`: node `x` has no label");
+    assert!(store.planes().expect("planes").is_empty());
+}
+
+#[test]
+fn replace_removes_old_content() {
+    let mut store = Store::in_memory().expect("store");
+    let (mut meta, nodes, edges) = demo_plane("demo");
+    let first = store.replace_plane(&meta, &nodes, &edges).expect("first write");
+    let old = store.node_by_key(first.id, "demo::parseJSONBody").expect("lookup").expect("exists");
+
+    meta.synced_commit = Some("fedcba9876543210fedcba9876543210fedcba98".to_owned());
+    meta.kind = PlaneKind::Ops;
+    let fresh = vec![node("workload:k8s.yaml#api", &["Workload"], Some("k8s.yaml"), Some(1), json!({}))];
+    let second = store.replace_plane(&meta, &fresh, &[]).expect("second write");
+    assert_eq!(second.id, first.id, "the plane keeps its id");
+    assert!(second.generation > first.generation);
+    assert_eq!(second.meta, meta);
+    assert_eq!((second.node_count, second.edge_count), (1, 0));
+
+    assert_eq!(store.node(old.id).expect("lookup"), None);
+    let keys: Vec<String> = store.nodes(first.id).expect("nodes").into_iter().map(|n| n.key).collect();
+    assert_eq!(keys, ["workload:k8s.yaml#api"]);
+    assert_eq!(render_edges(&store, first.id, None), "");
+    assert!(search_keys(&store, None, "parseJSONBody").is_empty());
+    assert_eq!(search_keys(&store, Some(first.id), "api"), ["workload:k8s.yaml#api"]);
+}
+
+#[test]
+fn delete_plane_removes_only_that_plane() {
+    let mut store = Store::in_memory().expect("store");
+    let (meta_a, nodes, edges) = demo_plane("a");
+    let a = store.replace_plane(&meta_a, &nodes, &edges).expect("write a").id;
+    let b = store.replace_plane(&meta("b"), &nodes, &edges).expect("write b").id;
+    let node_in_a = store.node_by_key(a, "demo").expect("lookup").expect("exists");
+
+    assert!(store.delete_plane("a").expect("delete"));
+    assert!(!store.delete_plane("a").expect("delete again"));
+    assert_eq!(store.plane("a").expect("plane"), None);
+    assert_eq!(store.node(node_in_a.id).expect("lookup"), None);
+    assert!(store.nodes(a).expect("nodes").is_empty());
+    assert!(store.edges(a, None).expect("edges").is_empty());
+    let names: Vec<String> = store.planes().expect("planes").into_iter().map(|p| p.meta.name).collect();
+    assert_eq!(names, ["b"]);
+    assert_eq!(store.nodes(b).expect("nodes").len(), 6);
+    assert_eq!(search_keys(&store, None, "parseJSONBody"), ["demo::parseJSONBody"]);
+}

@@ -1,0 +1,18 @@
+; Definitions. Rust decides which assignments are module- or class-level (others are locals, not defs).
+(function_definition name: (identifier)) @def.function
+(class_definition name: (identifier)) @def.class
+(type_alias_statement) @def.type_alias
+
+; A decorated definition starts at its first decorator.
+(decorated_definition definition: (_) @def.decorated) @def.decorated_start
+
+; Assignments to a plain name, chained ones (`a = b = 1`) included.
+(expression_statement (assignment left: (identifier)) @def.var)
+(assignment right: (assignment left: (identifier)) @def.var)
+
+; PEP 257 attribute docstrings: a string statement right after the assignment.
+(
+  (expression_statement (assignment left: (identifier)) @def.var_documented)
+  .
+  (expression_statement . (string) @def.var_doc .)
+)

@@ -1,0 +1,293 @@
+//! Python plugin (tree-sitter-python 0.25): defs, refs, imports, typed bindings and bases of `.py`/`.pyi` files.
+//!
+//! One pass of the combined `.scm` queries collects the interesting nodes; definitions are built first
+//! (they are the scopes), then every other capture is swept in source order against a stack of the
+//! enclosing functions and classes, so enclosure costs O(n log n) whatever the nesting depth.
+
+mod bindings;
+mod defs;
+mod imports;
+mod limits;
+mod refs;
+mod syntax;
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use drsg_parsers::{FileFacts, Lang, Language};
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, Query, QueryCursor, QueryMatch};
+
+pub struct PythonPlugin;
+
+/// The query files, in the order they are concatenated into one compiled query.
+const QUERIES: &[(&str, &str)] = &[
+    ("defs.scm", include_str!("defs.scm")),
+    ("refs.scm", include_str!("refs.scm")),
+    ("imports.scm", include_str!("imports.scm")),
+    ("bindings.scm", include_str!("bindings.scm")),
+];
+
+impl Language for PythonPlugin {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+    fn version(&self) -> &'static str {
+        "0.1.0"
+    }
+    fn lang_for(&self, path: &str) -> Option<Lang> {
+        matches!(crate::extension(path), "py" | "pyi").then_some(Lang::Python)
+    }
+    fn grammar(&self, _lang: Lang) -> tree_sitter::Language {
+        tree_sitter_python::LANGUAGE.into()
+    }
+    fn queries(&self) -> &'static [(&'static str, &'static str)] {
+        QUERIES
+    }
+    fn extract(&self, _lang: Lang, tree: &tree_sitter::Tree, source: &str, path: &str) -> FileFacts {
+        let root = tree.root_node();
+        let plan = limits::plan(root, source.len());
+        let Captures { mut candidates, context, mut items, .. } = collect(&plan, source);
+        let mut facts = FileFacts {
+            module_doc: syntax::docstring(root, source),
+            diagnostics: plan.diagnostics,
+            ..FileFacts::default()
+        };
+        let spans = defs::build(&mut candidates, &context, source, syntax::is_test_path(path), &mut facts);
+
+        items.sort_by_key(Item::position);
+        let mut sweep = ScopeSweep::new(&spans);
+        for item in &items {
+            let scope = sweep.scope_at(item.position());
+            match *item {
+                Item::Call(node) => refs::call(node, scope, source, &mut facts),
+                Item::Decorator(node) => refs::decorator(node, scope, source, &mut facts),
+                Item::Value(node) => refs::value(node, scope, source, &mut facts),
+                Item::Type(node) => refs::annotation(node, scope, source, &mut facts),
+                Item::Import(site) => imports::import(site, scope, source, &mut facts),
+                Item::Assign(node) => bindings::assignment(node, scope, source, &mut facts),
+                Item::Param(node) => bindings::parameter(node, scope, source, &mut facts),
+            }
+        }
+        facts
+    }
+}
+
+/// What a capture name stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Def(defs::Candidate),
+    Decorated,
+    DecoratedStart,
+    VarDocumented,
+    VarDoc,
+    Call,
+    Decorator,
+    DecoratorCall,
+    Value,
+    Type,
+    ImportModule,
+    ImportSource,
+    ImportName,
+    ImportGlob,
+    Assign,
+    Param,
+}
+
+fn role(capture_name: &str) -> Option<Role> {
+    Some(match capture_name {
+        "def.function" => Role::Def(defs::Candidate::Function),
+        "def.class" => Role::Def(defs::Candidate::Class),
+        "def.var" => Role::Def(defs::Candidate::Var),
+        "def.type_alias" => Role::Def(defs::Candidate::TypeAlias),
+        "def.decorated" => Role::Decorated,
+        "def.decorated_start" => Role::DecoratedStart,
+        "def.var_documented" => Role::VarDocumented,
+        "def.var_doc" => Role::VarDoc,
+        "ref.call" => Role::Call,
+        "ref.decorator" => Role::Decorator,
+        "ref.decorator_call" => Role::DecoratorCall,
+        "ref.value" => Role::Value,
+        "ref.type" => Role::Type,
+        "import.module" => Role::ImportModule,
+        "import.source" => Role::ImportSource,
+        "import.name" => Role::ImportName,
+        "import.glob" => Role::ImportGlob,
+        "binding.assign" => Role::Assign,
+        "binding.param" => Role::Param,
+        _ => return None,
+    })
+}
+
+struct CompiledQuery {
+    query: Query,
+    /// Role of each capture index.
+    roles: Vec<Option<Role>>,
+}
+
+static COMPILED: LazyLock<CompiledQuery> = LazyLock::new(|| {
+    let text = QUERIES.iter().map(|(_, text)| *text).collect::<Vec<_>>().join("\n");
+    let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+    let query = Query::new(&language, &text).expect("the python queries compile against tree-sitter-python 0.25");
+    let roles = query.capture_names().iter().map(|name| role(name)).collect();
+    CompiledQuery { query, roles }
+});
+
+/// A capture waiting for its enclosing definition.
+#[derive(Clone, Copy)]
+enum Item<'t> {
+    Call(Node<'t>),
+    Decorator(Node<'t>),
+    Value(Node<'t>),
+    Type(Node<'t>),
+    Import(imports::Site<'t>),
+    Assign(Node<'t>),
+    Param(Node<'t>),
+}
+
+impl Item<'_> {
+    fn position(&self) -> usize {
+        match self {
+            Item::Call(n) | Item::Decorator(n) | Item::Value(n) | Item::Type(n) | Item::Assign(n) | Item::Param(n) => {
+                n.start_byte()
+            }
+            Item::Import(site) => site.position(),
+        }
+    }
+}
+
+/// Everything one run of the query yields. Context a node would need its parent for is captured by the
+/// query instead: `Node::parent` walks down from the root, which is quadratic on deep or wide trees.
+#[derive(Default)]
+struct Captures<'t> {
+    candidates: Vec<(Node<'t>, defs::Candidate)>,
+    context: defs::Context<'t>,
+    items: Vec<Item<'t>>,
+    /// Calls that are decorators: their decorator is their only ref.
+    decorator_calls: HashSet<usize>,
+}
+
+/// Run the combined query over the planned roots and byte ranges (one run of the whole tree unless it holds
+/// a huge ERROR node).
+fn collect<'t>(plan: &limits::Plan<'t>, source: &str) -> Captures<'t> {
+    let compiled = &*COMPILED;
+    let mut captures = Captures::default();
+    let mut cursor = QueryCursor::new();
+    cursor.set_max_start_depth(Some(limits::MAX_QUERY_DEPTH));
+    // Matches on nodes spanning two ranges (the ancestors of a skipped node) come once per range.
+    let overlaps = plan.overlaps();
+    let mut seen: HashSet<(usize, Vec<usize>)> = HashSet::new();
+    for job in &plan.jobs {
+        for range in &job.ranges {
+            cursor.set_byte_range(range.clone());
+            let mut matches = cursor.matches(&compiled.query, job.root, source.as_bytes());
+            while let Some(m) = matches.next() {
+                if overlaps && !seen.insert((m.pattern_index, m.captures().iter().map(|c| c.node.id()).collect())) {
+                    continue;
+                }
+                captures.add(m, &compiled.roles);
+            }
+        }
+    }
+    let decorator_calls = std::mem::take(&mut captures.decorator_calls);
+    if !decorator_calls.is_empty() {
+        captures.items.retain(|item| !matches!(item, Item::Call(call) if decorator_calls.contains(&call.id())));
+    }
+    captures
+}
+
+impl<'t> Captures<'t> {
+    /// Sort the captures of one match into definitions, items and context.
+    fn add(&mut self, m: &QueryMatch<'_, 't>, roles: &[Option<Role>]) {
+        // Captures that only make sense together with another capture of the same match.
+        let mut paired = Paired::default();
+        for capture in m.captures() {
+            let node = capture.node;
+            match roles.get(capture.index as usize).copied().flatten() {
+                Some(Role::Def(kind)) => self.candidates.push((node, kind)),
+                Some(Role::Decorated) => paired.decorated = Some(node),
+                Some(Role::DecoratedStart) => paired.decorated_start = Some(node),
+                Some(Role::VarDocumented) => paired.documented = Some(node),
+                Some(Role::VarDoc) => paired.doc = Some(node),
+                Some(Role::Call) => self.items.push(Item::Call(node)),
+                Some(Role::Decorator) => self.items.push(Item::Decorator(node)),
+                Some(Role::DecoratorCall) => {
+                    self.decorator_calls.insert(node.id());
+                }
+                Some(Role::Value) => self.items.push(Item::Value(node)),
+                Some(Role::Type) => self.items.push(Item::Type(node)),
+                Some(Role::ImportModule) => self.items.push(Item::Import(imports::Site::Module(node))),
+                Some(Role::ImportSource) => paired.import_source = Some(node),
+                Some(Role::ImportName) => paired.import_target = Some((node, false)),
+                Some(Role::ImportGlob) => paired.import_target = Some((node, true)),
+                Some(Role::Assign) => self.items.push(Item::Assign(node)),
+                Some(Role::Param) => self.items.push(Item::Param(node)),
+                None => {}
+            }
+        }
+        if let (Some(def), Some(start)) = (paired.decorated, paired.decorated_start) {
+            self.context.decorated.insert(def.id(), start);
+        }
+        if let (Some(var), Some(doc)) = (paired.documented, paired.doc) {
+            self.context.var_docs.insert(var.id(), doc);
+        }
+        if let (Some(source), Some((target, glob))) = (paired.import_source, paired.import_target) {
+            let site = if glob {
+                imports::Site::Glob { source, star: target }
+            } else {
+                imports::Site::From { source, name: target }
+            };
+            self.items.push(Item::Import(site));
+        }
+    }
+}
+
+#[derive(Default)]
+struct Paired<'t> {
+    decorated: Option<Node<'t>>,
+    decorated_start: Option<Node<'t>>,
+    documented: Option<Node<'t>>,
+    doc: Option<Node<'t>>,
+    import_source: Option<Node<'t>>,
+    import_target: Option<(Node<'t>, bool)>,
+}
+
+/// Byte range of a function or class body owner and its def index; ranges nest like the tree.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    end: usize,
+    def: u32,
+}
+
+/// Answers "innermost enclosing def" for non-decreasing positions in one pass over the spans.
+struct ScopeSweep<'a> {
+    spans: &'a [Span],
+    next: usize,
+    stack: Vec<Span>,
+}
+
+impl<'a> ScopeSweep<'a> {
+    /// `spans` sorted by start.
+    fn new(spans: &'a [Span]) -> Self {
+        ScopeSweep { spans, next: 0, stack: Vec::new() }
+    }
+
+    /// The innermost span strictly containing `position` (a node starting where a span starts is the
+    /// span's own definition, not inside it). Positions must not decrease between calls.
+    fn scope_at(&mut self, position: usize) -> Option<u32> {
+        while let Some(span) = self.spans.get(self.next).copied().filter(|s| s.start < position) {
+            self.pop_ended(span.start);
+            self.stack.push(span);
+            self.next += 1;
+        }
+        self.pop_ended(position);
+        self.stack.last().map(|s| s.def)
+    }
+
+    fn pop_ended(&mut self, position: usize) {
+        while self.stack.last().is_some_and(|s| s.end <= position) {
+            self.stack.pop();
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! The Rust plugin: `*.rs` files through tree-sitter-rust and the `.scm` queries beside this file.
+//!
+//! All query files are compiled into one query, run once over the tree; each capture name says what the
+//! captured node is (`@def.function`, `@ref.call`, …) and the submodules read the node's fields.
+//! Enclosing definitions are found by sorting byte ranges and sweeping with a stack, never by recursion,
+//! so deeply nested sources cannot overflow the stack.
+
+mod bindings;
+mod defs;
+mod imports;
+mod paths;
+mod refs;
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use drsg_parsers::{DefKind, Diagnostic, FileFacts, Lang, Language};
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, Query, QueryCursor};
+
+use refs::Positioned;
+
+/// The body an item sits in, when it is an `impl` or `trait` body (tree-sitter nodes have no cheap
+/// parent link, so the query captures the container beside the member).
+#[derive(Debug, Clone, Copy)]
+enum Container<'t> {
+    Impl(Node<'t>),
+    Trait(Node<'t>),
+}
+
+pub struct RustPlugin;
+
+static QUERY_FILES: [(&str, &str); 5] = [
+    ("defs.scm", include_str!("defs.scm")),
+    ("refs.scm", include_str!("refs.scm")),
+    ("imports.scm", include_str!("imports.scm")),
+    ("bindings.scm", include_str!("bindings.scm")),
+    ("inherits.scm", include_str!("inherits.scm")),
+];
+
+/// What a capture name stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Capture {
+    Def(DefKind),
+    Call,
+    Macro,
+    Instantiate,
+    Value,
+    Type,
+    Use,
+    ExternCrate,
+    Let,
+    Param,
+    Field,
+    ImplTrait,
+    Supertraits,
+    /// A member of an `impl`/`trait` body (the container is the match's `@ctx.*` capture).
+    Member,
+    Attribute,
+    Comment,
+    /// Context captured beside the main node of a match.
+    ImplContext,
+    TraitContext,
+    OwnerContext,
+}
+
+fn capture_kind(name: &str) -> Capture {
+    match name {
+        "def.module" => Capture::Def(DefKind::Module),
+        "def.function" => Capture::Def(DefKind::Function),
+        "def.struct" => Capture::Def(DefKind::Struct),
+        "def.enum" => Capture::Def(DefKind::Enum),
+        "def.union" => Capture::Def(DefKind::Union),
+        "def.trait" => Capture::Def(DefKind::Trait),
+        "def.type_alias" => Capture::Def(DefKind::TypeAlias),
+        "def.const" => Capture::Def(DefKind::Const),
+        "def.static" => Capture::Def(DefKind::Static),
+        "def.macro" => Capture::Def(DefKind::Macro),
+        "ref.call" => Capture::Call,
+        "ref.macro" => Capture::Macro,
+        "ref.instantiate" => Capture::Instantiate,
+        "ref.value" => Capture::Value,
+        "ref.type" => Capture::Type,
+        "import.use" => Capture::Use,
+        "import.extern_crate" => Capture::ExternCrate,
+        "binding.let" => Capture::Let,
+        "binding.param" => Capture::Param,
+        "binding.field" => Capture::Field,
+        "inherit.impl" => Capture::ImplTrait,
+        "inherit.supertraits" => Capture::Supertraits,
+        "def.member" => Capture::Member,
+        "trivia.attribute" => Capture::Attribute,
+        "trivia.comment" => Capture::Comment,
+        "ctx.impl" => Capture::ImplContext,
+        "ctx.trait" => Capture::TraitContext,
+        "ctx.owner" => Capture::OwnerContext,
+        other => panic!("rust query capture @{other} has no meaning in the plugin"),
+    }
+}
+
+struct Compiled {
+    query: Query,
+    /// Capture index → meaning.
+    captures: Vec<Capture>,
+}
+
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
+    let text: String = QUERY_FILES.iter().map(|(_, text)| *text).collect::<Vec<_>>().join("\n");
+    let query = Query::new(&tree_sitter_rust::LANGUAGE.into(), &text).expect("the rust plugin's queries compile");
+    let captures = query.capture_names().iter().map(|name| capture_kind(name)).collect();
+    Compiled { query, captures }
+});
+
+impl Language for RustPlugin {
+    fn name(&self) -> &'static str {
+        "rust"
+    }
+    fn version(&self) -> &'static str {
+        "0.1.0"
+    }
+    fn lang_for(&self, path: &str) -> Option<Lang> {
+        (crate::extension(path) == "rs").then_some(Lang::Rust)
+    }
+    fn grammar(&self, _lang: Lang) -> tree_sitter::Language {
+        tree_sitter_rust::LANGUAGE.into()
+    }
+    fn queries(&self) -> &'static [(&'static str, &'static str)] {
+        &QUERY_FILES
+    }
+    fn extract(&self, _lang: Lang, tree: &tree_sitter::Tree, source: &str, _path: &str) -> FileFacts {
+        extract(tree.root_node(), source)
+    }
+}
+
+/// Captured nodes grouped by meaning, in no particular order.
+#[derive(Default)]
+struct Captured<'t> {
+    defs: Vec<(Node<'t>, DefKind)>,
+    /// Member node id → the `impl`/`trait` body it sits in.
+    containers: HashMap<usize, Container<'t>>,
+    /// Attributes and comments.
+    trivia: Vec<Node<'t>>,
+    /// Type roots with the item whose generics they may name.
+    types: Vec<(Node<'t>, Option<Node<'t>>)>,
+    sites: Vec<(Node<'t>, Capture)>,
+    hit_match_limit: bool,
+}
+
+fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
+    let compiled = &*COMPILED;
+    let mut captured = Captured::default();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&compiled.query, root, source.as_bytes());
+    while let Some(m) = matches.next() {
+        let mut main = None;
+        let mut context = None;
+        for c in m.captures() {
+            match compiled.captures[c.index as usize] {
+                kind @ (Capture::ImplContext | Capture::TraitContext | Capture::OwnerContext) => {
+                    context = Some((c.node, kind));
+                }
+                kind => main = Some((c.node, kind)),
+            }
+        }
+        let Some((node, kind)) = main else { continue };
+        match (kind, context) {
+            (Capture::Def(def_kind), _) => captured.defs.push((node, def_kind)),
+            (Capture::Member, Some((container, Capture::ImplContext))) => {
+                captured.containers.insert(node.id(), Container::Impl(container));
+            }
+            (Capture::Member, Some((container, _))) => {
+                captured.containers.insert(node.id(), Container::Trait(container));
+            }
+            (Capture::Member, None) => {}
+            (Capture::Attribute | Capture::Comment, _) => captured.trivia.push(node),
+            (Capture::Type, owner) => captured.types.push((node, owner.map(|(owner, _)| owner))),
+            (kind, _) => captured.sites.push((node, kind)),
+        }
+    }
+    captured.hit_match_limit = cursor.did_exceed_match_limit();
+    captured
+}
+
+fn extract(root: Node<'_>, source: &str) -> FileFacts {
+    let captured = capture(root, source);
+    let mut facts = FileFacts { module_doc: defs::inner_doc(root, source), ..FileFacts::default() };
+    let trivia = defs::Trivia::new(captured.trivia);
+    let table = defs::build(captured.defs, &captured.containers, &trivia, source, &mut facts.defs);
+
+    let mut refs = Vec::new();
+    let mut imports = Vec::new();
+    let mut bindings = Vec::new();
+    for (node, owner) in captured.types {
+        refs::types(node, owner, &captured.containers, source, &mut refs);
+    }
+    for (node, kind) in captured.sites {
+        match kind {
+            Capture::Call => refs.extend(refs::call(node, source)),
+            Capture::Macro => refs.extend(refs::macro_call(node, source)),
+            Capture::Instantiate => refs.extend(refs::instantiate(node, source)),
+            Capture::Value => refs.extend(refs::value(node, source)),
+            Capture::Use => imports::use_declaration(node, source, &mut imports),
+            Capture::ExternCrate => imports.extend(imports::extern_crate(node, source)),
+            Capture::Let => bindings.extend(bindings::let_binding(node, source)),
+            Capture::Param => bindings.extend(bindings::annotated(node, "pattern", source)),
+            Capture::Field => bindings.extend(bindings::annotated(node, "name", source)),
+            Capture::ImplTrait => facts.inherits.extend(bindings::impl_trait(node, source)),
+            Capture::Supertraits => {
+                let child_def = table.by_node.get(&node.id()).copied();
+                bindings::supertraits(node, source, child_def, &mut facts.inherits);
+            }
+            _ => {}
+        }
+    }
+    facts.refs = with_scopes(refs, &table.spans, |r, scope| r.scope = scope);
+    facts.imports = with_scopes(imports, &table.spans, |i, scope| i.scope = scope);
+    facts.bindings = with_scopes(bindings, &table.spans, |b, scope| b.scope = scope);
+    facts.inherits.sort_by_key(|i| i.line);
+    if captured.hit_match_limit {
+        facts.diagnostics.push(Diagnostic {
+            line: 0,
+            message: "rust query match limit exceeded: some facts may be missing".to_owned(),
+        });
+    }
+    facts
+}
+
+/// Sorts items by position and sets each one's scope to the innermost def whose span contains it
+/// (`spans` sorted by start, outer first), in one sweep with a stack of open defs.
+fn with_scopes<T>(
+    mut items: Vec<Positioned<T>>,
+    spans: &[(usize, usize)],
+    set: impl Fn(&mut T, Option<u32>),
+) -> Vec<T> {
+    items.sort_by_key(|(position, _)| *position);
+    let mut open: Vec<usize> = Vec::new();
+    let mut next = 0usize;
+    items
+        .into_iter()
+        .map(|(position, mut item)| {
+            while next < spans.len() && spans[next].0 <= position {
+                while open.last().is_some_and(|&i| spans[i].1 <= spans[next].0) {
+                    open.pop();
+                }
+                open.push(next);
+                next += 1;
+            }
+            while open.last().is_some_and(|&i| spans[i].1 <= position) {
+                open.pop();
+            }
+            set(&mut item, open.last().map(|&i| i as u32));
+            item
+        })
+        .collect()
+}

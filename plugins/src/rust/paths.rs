@@ -1,0 +1,104 @@
+//! Paths as written: the segments of `a::b::C`, `Vec::<u8>::new`, `<T as Trait>::f`, and the
+//! type a binding or return type names (`&Client` → `Client`, `Box<T>` → `Box`, `impl Tr` → `Tr`).
+
+use drsg_parsers::text::{collapse, node_text};
+use tree_sitter::Node;
+
+/// Primitive type names: never type refs.
+const PRIMITIVES: &[&str] = &[
+    "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128", "f32", "f64", "bool", "char", "str", "usize",
+    "isize",
+];
+
+pub(super) fn is_primitive(name: &str) -> bool {
+    PRIMITIVES.contains(&name)
+}
+
+/// The segments of a path node, outermost first, with generic arguments dropped.
+///
+/// `a::b::c` → `[a, b, c]`; `Vec::<u8>::new` → `[Vec, new]`; `<T as Trait>::f` → `[Trait, f]`;
+/// `crate::x` keeps `crate`. `None` when the node is not a path.
+pub(super) fn segments(node: Node<'_>, source: &str) -> Option<Vec<String>> {
+    let mut reversed = Vec::new();
+    let mut current = Some(node);
+    // Walks leftwards down the `path` fields; each step moves to a child, so this ends.
+    while let Some(node) = current {
+        current = match node.kind() {
+            "identifier" | "type_identifier" | "field_identifier" | "primitive_type" | "crate" | "self" | "super"
+            | "metavariable" => {
+                reversed.push(node_text(node, source).to_owned());
+                None
+            }
+            "scoped_identifier" | "scoped_type_identifier" => {
+                let name = node.child_by_field_name("name")?;
+                reversed.push(node_text(name, source).to_owned());
+                node.child_by_field_name("path")
+            }
+            "generic_type" | "generic_type_with_turbofish" => Some(node.child_by_field_name("type")?),
+            "generic_function" => Some(node.child_by_field_name("function")?),
+            "bracketed_type" => {
+                let inner = node.named_child(0)?;
+                if inner.kind() == "qualified_type" { Some(inner.child_by_field_name("alias")?) } else { Some(inner) }
+            }
+            _ => return None,
+        };
+    }
+    if reversed.is_empty() || reversed.iter().any(String::is_empty) {
+        return None;
+    }
+    reversed.reverse();
+    Some(reversed)
+}
+
+/// The type a binding, parameter or return type stands for, as a plain path.
+///
+/// References and pointers are stripped, generics dropped with the outer path kept (`Box<T>` → `Box`),
+/// `dyn Tr` / `impl Tr` (+ more bounds) give the first trait; tuples, arrays, primitives give `None`.
+pub(super) fn type_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
+    let mut node = node;
+    // Each step moves to a child, so this ends.
+    loop {
+        node = match node.kind() {
+            "reference_type" | "pointer_type" | "higher_ranked_trait_bound" => node.child_by_field_name("type")?,
+            "dynamic_type" | "abstract_type" => node.child_by_field_name("trait")?,
+            "bounded_type" => node.named_child(0)?,
+            "type_identifier" | "scoped_type_identifier" | "generic_type" => {
+                let path = segments(node, source)?;
+                return (!(path.len() == 1 && is_primitive(&path[0]))).then_some(path);
+            }
+            _ => return None,
+        };
+    }
+}
+
+/// The self type of an `impl` as a path; a type with no path (`u8`, `[T]`, `(A, B)`) is kept as its
+/// collapsed text in one segment so that its methods still have a distinct owner.
+pub(super) fn impl_self_type(node: Node<'_>, source: &str) -> Vec<String> {
+    type_path(node, source).unwrap_or_else(|| vec![collapse(node_text(node, source), 120)])
+}
+
+/// The callee path of a call whose function is a plain or scoped name (`f`, `a::b`, `T::new::<u8>`).
+pub(super) fn callee_path(call: Node<'_>, source: &str) -> Option<Vec<String>> {
+    let function = unwrap_generic(call.child_by_field_name("function")?);
+    match function.kind() {
+        "identifier" | "scoped_identifier" => segments(function, source),
+        _ => None,
+    }
+}
+
+/// `f::<T>` → `f`, `x.m::<T>` → `x.m`.
+pub(super) fn unwrap_generic(node: Node<'_>) -> Node<'_> {
+    if node.kind() == "generic_function" { node.child_by_field_name("function").unwrap_or(node) } else { node }
+}
+
+/// Strips `?` and `.await` (and parentheses) around an expression: `f()?.await` → `f()`.
+pub(super) fn unwrap_try(node: Node<'_>) -> Node<'_> {
+    let mut node = node;
+    while matches!(node.kind(), "try_expression" | "await_expression" | "parenthesized_expression") {
+        match node.named_child(0) {
+            Some(inner) => node = inner,
+            None => break,
+        }
+    }
+    node
+}

@@ -1,0 +1,180 @@
+//! References: call sites (plain, scoped, method, macro), struct literals, values passed as arguments,
+//! and type names in signatures, fields, bounds and annotations.
+
+use std::collections::HashMap;
+
+use drsg_parsers::text::{collapse, node_text};
+use drsg_parsers::{Qualifier, Ref, RefKind};
+use tree_sitter::Node;
+
+use super::Container;
+
+use super::paths::{callee_path, is_primitive, segments, unwrap_generic, unwrap_try};
+
+/// A reference with its byte position, before scopes are assigned.
+pub(super) type Positioned<T> = (usize, T);
+
+fn make_ref(kind: RefKind, path: Vec<String>, qualifier: Qualifier, line_node: Node<'_>, text: &str) -> Ref {
+    Ref {
+        kind,
+        path,
+        qualifier,
+        line: line_node.start_position().row as u32 + 1,
+        scope: None,
+        text: collapse(text, 120),
+    }
+}
+
+/// `f()`, `a::b()`, `x.m()`, `self.a.m()`, `f()?.m()`: exactly one Call ref.
+pub(super) fn call(node: Node<'_>, source: &str) -> Option<Positioned<Ref>> {
+    let raw = node.child_by_field_name("function")?;
+    let function = unwrap_generic(raw);
+    let text = node_text(raw, source);
+    let (path, qualifier, line_node) = match function.kind() {
+        "identifier" | "scoped_identifier" => match segments(function, source) {
+            Some(path) => (path, Qualifier::Plain, function),
+            None => (vec![collapse(text, 120)], Qualifier::Expr { call: None }, function),
+        },
+        "field_expression" => method_call(function, source)?,
+        // A call of a computed value (`(self.f)()`, `fs[0]()`, `make()()`): no name to bind.
+        _ => (vec![collapse(text, 120)], Qualifier::Expr { call: None }, function),
+    };
+    Some((node.start_byte(), make_ref(RefKind::Call, path, qualifier, line_node, text)))
+}
+
+/// The path and qualifier of `receiver.field….m()`; the line is the method name's.
+fn method_call<'t>(function: Node<'t>, source: &str) -> Option<(Vec<String>, Qualifier, Node<'t>)> {
+    let method = function.child_by_field_name("field")?;
+    let mut reversed = vec![node_text(method, source).to_owned()];
+    let mut receiver = function.child_by_field_name("value")?;
+    // Walk down the field chain `a.b.c` to its root; each step moves to a child.
+    while receiver.kind() == "field_expression" {
+        let field = receiver.child_by_field_name("field")?;
+        reversed.push(node_text(field, source).to_owned());
+        receiver = receiver.child_by_field_name("value")?;
+    }
+    let qualifier = match receiver.kind() {
+        "self" => Qualifier::SelfValue,
+        "identifier" => {
+            reversed.push(node_text(receiver, source).to_owned());
+            Qualifier::Plain
+        }
+        _ => {
+            let inner = unwrap_try(receiver);
+            let call = (inner.kind() == "call_expression").then(|| callee_path(inner, source)).flatten();
+            Qualifier::Expr { call }
+        }
+    };
+    reversed.reverse();
+    Some((reversed, qualifier, method))
+}
+
+/// `println!(…)`, `a::b!(…)`: a Call whose last segment carries the `!`.
+pub(super) fn macro_call(node: Node<'_>, source: &str) -> Option<Positioned<Ref>> {
+    let name = node.child_by_field_name("macro")?;
+    let mut path = segments(name, source)?;
+    if let Some(last) = path.last_mut() {
+        last.push('!');
+    }
+    let text = format!("{}!", node_text(name, source));
+    Some((node.start_byte(), make_ref(RefKind::Call, path, Qualifier::Plain, name, &text)))
+}
+
+/// `Client { … }`, `net::Client { … }`, `Self { … }`: an Instantiate ref.
+pub(super) fn instantiate(node: Node<'_>, source: &str) -> Option<Positioned<Ref>> {
+    let name = node.child_by_field_name("name")?;
+    let path = segments(name, source)?;
+    Some((node.start_byte(), make_ref(RefKind::Instantiate, path, Qualifier::Plain, name, node_text(name, source))))
+}
+
+/// A name or path passed as an argument: `spawn(worker)`, `map(Self::helper)`.
+pub(super) fn value(node: Node<'_>, source: &str) -> Option<Positioned<Ref>> {
+    let path = segments(node, source)?;
+    let text = node_text(node, source);
+    Some((node.start_byte(), make_ref(RefKind::Value, path, Qualifier::Plain, node, text)))
+}
+
+/// Every type name inside a type (or trait bounds), skipping primitives, `Self` and the generic
+/// parameters of `owner`, the item that declares the type (and paths through those: `T::Output`).
+pub(super) fn types(
+    root: Node<'_>,
+    owner: Option<Node<'_>>,
+    containers: &HashMap<usize, Container<'_>>,
+    source: &str,
+    out: &mut Vec<Positioned<Ref>>,
+) {
+    let generics = generic_names(owner, containers, source);
+    let mut cursor = root.walk();
+    let mut depth = 0usize;
+    loop {
+        let node = cursor.node();
+        let descend = match node.kind() {
+            "type_identifier" => {
+                let name = node_text(node, source);
+                if !(name.is_empty() || name == "Self" || is_primitive(name) || generics.contains(&name)) {
+                    out.push((
+                        node.start_byte(),
+                        make_ref(RefKind::Type, vec![name.to_owned()], Qualifier::Plain, node, name),
+                    ));
+                }
+                false
+            }
+            "scoped_type_identifier" => {
+                let path =
+                    segments(node, source).filter(|path| !(path[0] == "Self" || generics.contains(&path[0].as_str())));
+                if let Some(path) = path {
+                    let text = node_text(node, source);
+                    out.push((node.start_byte(), make_ref(RefKind::Type, path, Qualifier::Plain, node, text)));
+                }
+                false
+            }
+            // `?Sized` is not a use of `Sized`; lifetimes hold no types.
+            "removed_trait_bound" | "lifetime" => false,
+            _ => true,
+        };
+        if descend && cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if depth == 0 {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            cursor.goto_parent();
+            depth -= 1;
+        }
+    }
+}
+
+/// The generic type parameter names an item declares, with those of the `impl`/`trait` it sits in.
+fn generic_names<'s>(
+    owner: Option<Node<'_>>,
+    containers: &HashMap<usize, Container<'_>>,
+    source: &'s str,
+) -> Vec<&'s str> {
+    let mut names = Vec::new();
+    if let Some(owner) = owner {
+        push_generics(owner, source, &mut names);
+        if let Some(Container::Impl(outer) | Container::Trait(outer)) = containers.get(&owner.id()) {
+            push_generics(*outer, source, &mut names);
+        }
+    }
+    names
+}
+
+fn push_generics<'s>(item: Node<'_>, source: &'s str, names: &mut Vec<&'s str>) {
+    let Some(params) = item.child_by_field_name("type_parameters") else {
+        return;
+    };
+    let mut cursor = params.walk();
+    for param in params.named_children(&mut cursor) {
+        if param.kind() == "type_parameter"
+            && let Some(name) = param.child_by_field_name("name")
+        {
+            names.push(node_text(name, source));
+        }
+    }
+}

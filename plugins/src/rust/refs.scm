@@ -1,0 +1,29 @@
+; Call sites: one capture per site; the plugin reads the callee shape (path, method, receiver).
+(call_expression) @ref.call
+(macro_invocation) @ref.macro
+(struct_expression) @ref.instantiate
+
+; Functions and paths passed as values: `map(Self::helper)`, `spawn(worker)`.
+(arguments (identifier) @ref.value)
+(arguments (scoped_identifier) @ref.value)
+
+; Types named in signatures, fields, bounds and annotations; the plugin walks each type for names.
+; @ctx.owner is the item whose generic parameters the type may name (those are not refs).
+(function_item parameters: (parameters (parameter type: (_) @ref.type))) @ctx.owner
+(function_item return_type: (_) @ref.type) @ctx.owner
+(function_signature_item parameters: (parameters (parameter type: (_) @ref.type))) @ctx.owner
+(function_signature_item return_type: (_) @ref.type) @ctx.owner
+(closure_parameters (parameter type: (_) @ref.type))
+(struct_item body: (field_declaration_list (field_declaration type: (_) @ref.type))) @ctx.owner
+(struct_item body: (ordered_field_declaration_list type: (_) @ref.type)) @ctx.owner
+(union_item body: (field_declaration_list (field_declaration type: (_) @ref.type))) @ctx.owner
+(enum_item body: (enum_variant_list (enum_variant body: (field_declaration_list (field_declaration type: (_) @ref.type))))) @ctx.owner
+(enum_item body: (enum_variant_list (enum_variant body: (ordered_field_declaration_list type: (_) @ref.type)))) @ctx.owner
+(trait_item bounds: (trait_bounds) @ref.type) @ctx.owner
+(associated_type bounds: (trait_bounds) @ref.type)
+(_ type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type))) @ctx.owner
+(_ (where_clause (where_predicate bounds: (trait_bounds) @ref.type))) @ctx.owner
+(type_item type: (_) @ref.type) @ctx.owner
+(let_declaration type: (_) @ref.type)
+(const_item type: (_) @ref.type)
+(static_item type: (_) @ref.type)

@@ -1,0 +1,413 @@
+//! One pass of the plugin's query over a tree, sorting captured nodes into buckets by role.
+
+use std::collections::{HashMap, HashSet};
+
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, Query, QueryCapture, QueryCursor, Tree};
+
+use super::syntax::{named_children, start_after_decorators};
+
+/// The role of a capture name in the `.scm` files. Each pattern has exactly one primary capture
+/// (the role of the match); the others carry its parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Cap {
+    Name,
+    DefFunction,
+    DefFunctionSignature,
+    DefClass,
+    DefMethod,
+    DefMethodSignature,
+    DefFieldMethod,
+    DefInterface,
+    DefInterfaceMethod,
+    DefTypeAlias,
+    DefEnum,
+    DefModule,
+    DefVars,
+    WrapInner,
+    WrapExport,
+    WrapDefault,
+    WrapAmbient,
+    TestArguments,
+    Comment,
+    Import,
+    ImportRequire,
+    ImportClause,
+    ImportSource,
+    ImportAlias,
+    ImportMember,
+    Reexport,
+    ReexportNamespace,
+    ReexportGlob,
+    Require,
+    Export,
+    ExportClause,
+    ExportDefault,
+    CjsMember,
+    CjsModule,
+    CjsName,
+    CjsValue,
+    Call,
+    CallCallee,
+    New,
+    NewCallee,
+    Decorator,
+    ValueArguments,
+    ValueJsx,
+    ValueTarget,
+    ValueAssigned,
+    Type,
+    TypeInner,
+    TypeParam,
+    Annotation,
+    BindName,
+    BindType,
+    BindVariable,
+    BindParameter,
+    BindField,
+    Jsx,
+    JsxName,
+    /// Captures used only by predicates (`@_require`, `@test.fn`).
+    Helper,
+}
+
+impl Cap {
+    pub(super) fn from_name(name: &str) -> Cap {
+        match name {
+            "name" => Cap::Name,
+            "def.function" => Cap::DefFunction,
+            "def.function_signature" => Cap::DefFunctionSignature,
+            "def.class" => Cap::DefClass,
+            "def.method" => Cap::DefMethod,
+            "def.method_signature" => Cap::DefMethodSignature,
+            "def.field_method" => Cap::DefFieldMethod,
+            "def.interface" => Cap::DefInterface,
+            "def.interface_method" => Cap::DefInterfaceMethod,
+            "def.type_alias" => Cap::DefTypeAlias,
+            "def.enum" => Cap::DefEnum,
+            "def.module" => Cap::DefModule,
+            "def.vars" => Cap::DefVars,
+            "wrap.inner" => Cap::WrapInner,
+            "wrap.export" => Cap::WrapExport,
+            "wrap.default" => Cap::WrapDefault,
+            "wrap.ambient" => Cap::WrapAmbient,
+            "test.arguments" => Cap::TestArguments,
+            "comment" => Cap::Comment,
+            "import" => Cap::Import,
+            "import.require" => Cap::ImportRequire,
+            "import.clause" => Cap::ImportClause,
+            "import.source" => Cap::ImportSource,
+            "import.alias" => Cap::ImportAlias,
+            "import.member" => Cap::ImportMember,
+            "reexport" => Cap::Reexport,
+            "reexport.namespace" => Cap::ReexportNamespace,
+            "reexport.glob" => Cap::ReexportGlob,
+            "require" => Cap::Require,
+            "export" => Cap::Export,
+            "export.clause" => Cap::ExportClause,
+            "export.default" => Cap::ExportDefault,
+            "cjs.member" => Cap::CjsMember,
+            "cjs.module" => Cap::CjsModule,
+            "cjs.name" => Cap::CjsName,
+            "cjs.value" => Cap::CjsValue,
+            "call" => Cap::Call,
+            "call.callee" => Cap::CallCallee,
+            "new" => Cap::New,
+            "new.callee" => Cap::NewCallee,
+            "decorator" => Cap::Decorator,
+            "value.arguments" => Cap::ValueArguments,
+            "value.jsx" => Cap::ValueJsx,
+            "value.target" => Cap::ValueTarget,
+            "value.assigned" => Cap::ValueAssigned,
+            "type" => Cap::Type,
+            "type.inner" => Cap::TypeInner,
+            "type.param" => Cap::TypeParam,
+            "annotation" => Cap::Annotation,
+            "bind.name" => Cap::BindName,
+            "bind.type" => Cap::BindType,
+            "bind.variable" => Cap::BindVariable,
+            "bind.parameter" => Cap::BindParameter,
+            "bind.field" => Cap::BindField,
+            "jsx" => Cap::Jsx,
+            "jsx.name" => Cap::JsxName,
+            _ => Cap::Helper,
+        }
+    }
+}
+
+/// What kind of definition a `@def.*` capture is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum DefSite {
+    Function,
+    FunctionSignature,
+    Class,
+    Method,
+    MethodSignature,
+    FieldMethod,
+    Interface,
+    InterfaceMethod,
+    TypeAlias,
+    Enum,
+    Module,
+}
+
+/// A declaration wrapped by `export` or `declare`: the wrapper's node id and start.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Wrapper {
+    pub outer: usize,
+    pub start: usize,
+    /// Where a signature starts: after the wrapper's decorators.
+    pub sig_start: usize,
+    pub export: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) enum ImportSite<'t> {
+    /// `import … from "m"` and `export {…} from "m"` (`reexport`).
+    Clause { clause: Node<'t>, source: Node<'t>, reexport: bool },
+    /// `import x = require("m")`, `export * as ns from "m"` (`reexport`).
+    Namespace { alias: Node<'t>, source: Node<'t>, reexport: bool },
+    /// `export * from "m"`.
+    Glob { source: Node<'t> },
+    /// `const x = require("m")`, `const {a} = require("m")`, `const x = require("m").y`.
+    Require { declarator: Node<'t>, alias: Node<'t>, source: Node<'t>, member: Option<Node<'t>> },
+}
+
+/// Nodes of one file, by role. Filled in one query pass; order within a bucket is unspecified.
+#[derive(Default)]
+pub(super) struct Captured<'t> {
+    pub defs: Vec<(DefSite, Node<'t>, Node<'t>)>,
+    pub var_declarations: Vec<Node<'t>>,
+    /// Inner declaration node id → what wraps it.
+    pub wrappers: HashMap<usize, Wrapper>,
+    /// Declaration node ids under `export default`.
+    pub default_exported: HashSet<usize>,
+    pub test_callbacks: Vec<(usize, usize)>,
+    /// JSDoc comments by end byte: `/** … */` only.
+    pub doc_comments: HashMap<usize, Node<'t>>,
+    pub comments_first: Option<Node<'t>>,
+    pub imports: Vec<ImportSite<'t>>,
+    pub export_clauses: Vec<Node<'t>>,
+    pub export_defaults: Vec<Node<'t>>,
+    /// `(assignment, property name, value)` of `exports.a = …`.
+    pub cjs_members: Vec<(Node<'t>, Node<'t>, Node<'t>)>,
+    /// `(assignment, value)` of `module.exports = …`.
+    pub cjs_modules: Vec<(Node<'t>, Node<'t>)>,
+    pub calls: Vec<(Node<'t>, Node<'t>)>,
+    pub news: Vec<(Node<'t>, Node<'t>)>,
+    pub decorators: Vec<Node<'t>>,
+    pub values: Vec<Node<'t>>,
+    /// `(assignment target, assigned value)`.
+    pub assigned_values: Vec<(Node<'t>, Node<'t>)>,
+    pub types: Vec<Node<'t>>,
+    pub type_inner: HashSet<usize>,
+    pub type_params: Vec<Node<'t>>,
+    pub annotations: Vec<(usize, usize)>,
+    /// `(declarator, name)`.
+    pub bind_variables: Vec<(Node<'t>, Node<'t>)>,
+    /// `(parameter, name, type annotation)`.
+    pub bind_parameters: Vec<(Node<'t>, Node<'t>, Node<'t>)>,
+    /// `(field, name)`.
+    pub bind_fields: Vec<(Node<'t>, Node<'t>)>,
+    pub jsx_names: Vec<Node<'t>>,
+}
+
+fn get<'t>(caps: &[QueryCapture<'t>], roles: &[Cap], want: Cap) -> Option<Node<'t>> {
+    caps.iter().find(|c| roles[c.index as usize] == want).map(|c| c.node)
+}
+
+/// Patterns start matching no deeper than this in the tree. Tree-sitter keeps a match's start depth in 16 bits:
+/// past 65,535 levels matching goes wrong (and quadratic), so what lies deeper is not extracted.
+pub(super) const MAX_START_DEPTH: u32 = 50_000;
+
+/// Run `query` over the whole tree and bucket what it captured.
+pub(super) fn collect<'t>(query: &Query, roles: &[Cap], tree: &'t Tree, source: &str) -> Captured<'t> {
+    let mut out = Captured::default();
+    let mut cursor = QueryCursor::new();
+    cursor.set_max_start_depth(Some(MAX_START_DEPTH));
+    let mut matches = cursor.matches(query, tree.root_node(), source.as_bytes());
+    while let Some(m) = matches.next() {
+        let caps = m.captures();
+        let cap = |want: Cap| get(caps, roles, want);
+        for c in caps {
+            let node = c.node;
+            match roles[c.index as usize] {
+                Cap::DefFunction => push_def(&mut out, DefSite::Function, node, cap(Cap::Name)),
+                Cap::DefFunctionSignature => push_def(&mut out, DefSite::FunctionSignature, node, cap(Cap::Name)),
+                Cap::DefClass => push_def(&mut out, DefSite::Class, node, cap(Cap::Name)),
+                Cap::DefMethod => push_def(&mut out, DefSite::Method, node, cap(Cap::Name)),
+                Cap::DefMethodSignature => push_def(&mut out, DefSite::MethodSignature, node, cap(Cap::Name)),
+                Cap::DefFieldMethod => push_def(&mut out, DefSite::FieldMethod, node, cap(Cap::Name)),
+                Cap::DefInterface => push_def(&mut out, DefSite::Interface, node, cap(Cap::Name)),
+                Cap::DefInterfaceMethod => push_def(&mut out, DefSite::InterfaceMethod, node, cap(Cap::Name)),
+                Cap::DefTypeAlias => push_def(&mut out, DefSite::TypeAlias, node, cap(Cap::Name)),
+                Cap::DefEnum => push_def(&mut out, DefSite::Enum, node, cap(Cap::Name)),
+                Cap::DefModule => push_def(&mut out, DefSite::Module, node, cap(Cap::Name)),
+                Cap::DefVars => out.var_declarations.push(node),
+                Cap::WrapExport | Cap::WrapAmbient => {
+                    if let Some(inner) = cap(Cap::WrapInner) {
+                        let export = roles[c.index as usize] == Cap::WrapExport;
+                        let wrapper = Wrapper {
+                            outer: node.id(),
+                            start: node.start_byte(),
+                            sig_start: start_after_decorators(node),
+                            export,
+                        };
+                        out.wrappers.insert(inner.id(), wrapper);
+                    }
+                }
+                Cap::WrapDefault => {
+                    out.default_exported.insert(node.id());
+                }
+                Cap::TestArguments => {
+                    for arg in named_children(node) {
+                        if matches!(arg.kind(), "arrow_function" | "function_expression") {
+                            out.test_callbacks.push((arg.start_byte(), arg.end_byte()));
+                        }
+                    }
+                }
+                Cap::Comment => {
+                    if out.comments_first.is_none_or(|first| node.start_byte() < first.start_byte()) {
+                        out.comments_first = Some(node);
+                    }
+                    if drsg_parsers::text::node_text(node, source).starts_with("/**") {
+                        out.doc_comments.insert(node.end_byte(), node);
+                    }
+                }
+                Cap::Import | Cap::Reexport => {
+                    if let (Some(clause), Some(source)) = (cap(Cap::ImportClause), cap(Cap::ImportSource)) {
+                        let reexport = roles[c.index as usize] == Cap::Reexport;
+                        out.imports.push(ImportSite::Clause { clause, source, reexport });
+                    }
+                }
+                Cap::ImportRequire | Cap::ReexportNamespace => {
+                    if let (Some(alias), Some(source)) = (cap(Cap::ImportAlias), cap(Cap::ImportSource)) {
+                        let reexport = roles[c.index as usize] == Cap::ReexportNamespace;
+                        out.imports.push(ImportSite::Namespace { alias, source, reexport });
+                    }
+                }
+                Cap::ReexportGlob => {
+                    if let Some(source) = cap(Cap::ImportSource) {
+                        out.imports.push(ImportSite::Glob { source });
+                    }
+                }
+                Cap::Require => {
+                    if let (Some(alias), Some(source)) = (cap(Cap::ImportAlias), cap(Cap::ImportSource)) {
+                        let member = cap(Cap::ImportMember);
+                        out.imports.push(ImportSite::Require { declarator: node, alias, source, member });
+                    }
+                }
+                Cap::Export => {
+                    if let Some(clause) = cap(Cap::ExportClause) {
+                        out.export_clauses.push(clause);
+                    }
+                }
+                Cap::ExportDefault => out.export_defaults.push(node),
+                Cap::CjsMember => {
+                    if let (Some(name), Some(value)) = (cap(Cap::CjsName), cap(Cap::CjsValue)) {
+                        out.cjs_members.push((node, name, value));
+                    }
+                }
+                Cap::CjsModule => {
+                    if let Some(value) = cap(Cap::CjsValue) {
+                        out.cjs_modules.push((node, value));
+                    }
+                }
+                Cap::Call => {
+                    if let Some(callee) = cap(Cap::CallCallee) {
+                        out.calls.push((node, callee));
+                    }
+                }
+                Cap::New => {
+                    if let Some(callee) = cap(Cap::NewCallee) {
+                        out.news.push((node, callee));
+                    }
+                }
+                Cap::Decorator => out.decorators.push(node),
+                Cap::ValueArguments => out.values.extend(named_children(node)),
+                Cap::ValueJsx => out.values.extend(node.named_child(0)),
+                Cap::ValueAssigned => {
+                    if let Some(target) = cap(Cap::ValueTarget) {
+                        out.assigned_values.push((target, node));
+                    }
+                }
+                Cap::Type => out.types.push(node),
+                Cap::TypeInner => {
+                    out.type_inner.insert(node.id());
+                }
+                Cap::TypeParam => out.type_params.push(node),
+                Cap::Annotation => out.annotations.push((node.start_byte(), node.end_byte())),
+                Cap::BindVariable => {
+                    if let Some(name) = cap(Cap::BindName) {
+                        out.bind_variables.push((node, name));
+                    }
+                }
+                Cap::BindParameter => {
+                    if let (Some(name), Some(ty)) = (cap(Cap::BindName), cap(Cap::BindType)) {
+                        out.bind_parameters.push((node, name, ty));
+                    }
+                }
+                Cap::BindField => {
+                    if let Some(name) = cap(Cap::BindName) {
+                        out.bind_fields.push((node, name));
+                    }
+                }
+                Cap::JsxName => out.jsx_names.push(node),
+                // Parts of a match, read through their primary capture above.
+                Cap::Name
+                | Cap::WrapInner
+                | Cap::ImportClause
+                | Cap::ImportSource
+                | Cap::ImportAlias
+                | Cap::ImportMember
+                | Cap::ExportClause
+                | Cap::CjsName
+                | Cap::CjsValue
+                | Cap::CallCallee
+                | Cap::NewCallee
+                | Cap::ValueTarget
+                | Cap::BindName
+                | Cap::BindType
+                | Cap::Jsx
+                | Cap::Helper => {}
+            }
+        }
+    }
+    out
+}
+
+fn push_def<'t>(out: &mut Captured<'t>, site: DefSite, node: Node<'t>, name: Option<Node<'t>>) {
+    if let Some(name) = name {
+        out.defs.push((site, node, name));
+    }
+}
+
+/// The first node at depth `limit`, if the tree is that deep. Only subtrees large enough to reach the limit
+/// are entered (a level of nesting takes at least a byte, give or take a few single-child wrappers), so this
+/// visits a handful of nodes on ordinary files.
+pub(super) fn node_at_depth<'t>(tree: &'t Tree, limit: u32) -> Option<Node<'t>> {
+    const LEVELS_PER_BYTE: usize = 16;
+    let mut cursor = tree.walk();
+    let mut depth = 0u32;
+    loop {
+        let node = cursor.node();
+        if depth >= limit {
+            return Some(node);
+        }
+        let room = (limit - depth) as usize;
+        let can_reach = (node.end_byte() - node.start_byte() + 1) * LEVELS_PER_BYTE >= room;
+        if can_reach && cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return None;
+            }
+            depth -= 1;
+        }
+    }
+}

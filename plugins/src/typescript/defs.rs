@@ -1,0 +1,449 @@
+//! Definitions: their kind, name, extent, signature, doc, visibility, test flag and return type;
+//! exports that sit on a definition; inheritance of classes and interfaces.
+
+use std::cmp::Reverse;
+use std::collections::{HashMap, HashSet};
+
+use drsg_parsers::text::{clean_doc, collapse, node_text};
+use drsg_parsers::{Def, DefKind, Export, Inherit, InheritKind, Visibility};
+use tree_sitter::Node;
+
+use super::capture::{Captured, DefSite};
+use super::scope::{RangeSet, Scopes};
+use super::syntax::{self, Base, after_decorators, chain, name_text, start_after_decorators, type_path};
+
+/// The definitions of a file and what hangs off them.
+pub(super) struct Built {
+    pub defs: Vec<Def>,
+    pub scopes: Scopes,
+    pub exports: Vec<Export>,
+    pub inherits: Vec<Inherit>,
+    pub module_doc: Option<String>,
+}
+
+/// A definition before it has an index.
+struct Pending<'t> {
+    kind: DefKind,
+    name: String,
+    /// The node the definition was made from (a declarator for variables, the assignment for `exports.f = …`).
+    node: Node<'t>,
+    /// Extent used for enclosure: leading decorators excluded.
+    start: usize,
+    /// The line of `start`.
+    line: u32,
+    end: usize,
+    signature: String,
+    doc: Option<String>,
+    visibility: Visibility,
+    returns: Option<Vec<String>>,
+    /// `export default`, `module.exports = …` → `default`; `exports.f = …` → `f`.
+    export_as: Option<String>,
+    /// An overload or abstract signature, dropped when an implementation of the same name sits beside it.
+    signature_only: bool,
+}
+
+/// Context shared by the builders.
+struct Ctx<'a, 't> {
+    cap: &'a Captured<'t>,
+    source: &'a str,
+    /// Decorator end byte → start byte, to look for a doc comment above decorators.
+    decorators: HashMap<usize, usize>,
+    /// Start bytes of the doc comments used by definitions.
+    used_docs: HashSet<usize>,
+    /// The start byte of a leading file comment that documents the module, never a definition.
+    file_doc: Option<usize>,
+}
+
+/// The JSDoc comment that opens the file (after an optional `#!` line), if any.
+fn leading_comment<'t>(cap: &Captured<'t>, source: &str) -> Option<Node<'t>> {
+    let first = cap.comments_first?;
+    let before = source.get(..first.start_byte())?;
+    let before = if before.starts_with("#!") { before.split_once('\n').map_or("", |(_, rest)| rest) } else { before };
+    (before.trim().is_empty() && node_text(first, source).starts_with("/**")).then_some(first)
+}
+
+pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
+    let leading = leading_comment(cap, source);
+    let file_doc = leading.filter(|c| {
+        let text = node_text(*c, source);
+        ["@file", "@fileoverview", "@module", "@packageDocumentation"].iter().any(|tag| text.contains(tag))
+    });
+    let mut ctx = Ctx {
+        cap,
+        source,
+        decorators: cap.decorators.iter().map(|d| (d.end_byte(), d.start_byte())).collect(),
+        used_docs: HashSet::new(),
+        file_doc: file_doc.map(|c| c.start_byte()),
+    };
+
+    let mut pending = Vec::with_capacity(cap.defs.len() + cap.var_declarations.len());
+    for &(site, node, name) in &cap.defs {
+        if let Some(def) = ctx.site(site, node, name) {
+            pending.push(def);
+        }
+    }
+    for &declaration in &cap.var_declarations {
+        ctx.variables(declaration, &mut pending);
+    }
+    for &(assignment, name, value) in &cap.cjs_members {
+        if let Some(def) = ctx.commonjs_member(assignment, name, value) {
+            pending.push(def);
+        }
+    }
+    for &(assignment, value) in &cap.cjs_modules {
+        if let Some(def) = ctx.commonjs_default(assignment, value) {
+            pending.push(def);
+        }
+    }
+
+    pending.sort_by_key(|d| (d.start, Reverse(d.end)));
+    let pending = drop_overloads(pending);
+    let spans: Vec<_> = pending.iter().map(|d| (d.start, d.end, d.node.id())).collect();
+    let mut scopes = Scopes::new(&spans);
+    for param in &cap.type_params {
+        scopes.add_type_param(param.start_byte(), node_text(*param, source));
+    }
+
+    let module_doc = match (file_doc, leading) {
+        (Some(c), _) => clean_doc(&[node_text(c, source)]),
+        (None, Some(c)) if !ctx.used_docs.contains(&c.start_byte()) => clean_doc(&[node_text(c, source)]),
+        _ => None,
+    };
+
+    let path_is_test = path_is_test(path);
+    let tests = RangeSet::new(cap.test_callbacks.clone());
+    let mut defs = Vec::with_capacity(pending.len());
+    let mut exports = Vec::new();
+    let mut inherits = Vec::new();
+    for (index, d) in pending.into_iter().enumerate() {
+        let index = index as u32;
+        // `(): T` with `T` a type parameter names no type.
+        let returns = d.returns.filter(|r| !(r.len() == 1 && scopes.is_type_param(Some(index), &r[0])));
+        if let Some(exported) = d.export_as {
+            exports.push(Export { local: d.name.clone(), exported, line: d.line });
+        }
+        if matches!(d.kind, DefKind::Class | DefKind::Interface) {
+            heritage(d.node, source, index, &d.name, &mut inherits);
+        }
+        defs.push(Def {
+            kind: d.kind,
+            name: d.name,
+            parent: scopes.parent(index),
+            line: d.line,
+            end_line: d.node.end_position().row as u32 + 1,
+            signature: d.signature,
+            doc: d.doc,
+            visibility: d.visibility,
+            is_test: path_is_test || tests.contains(d.start, d.end),
+            impl_block: None,
+            returns,
+            external_body: false,
+        });
+    }
+    Built { defs, scopes, exports, inherits, module_doc }
+}
+
+/// `*.test.*`, `*.spec.*`, or under a `__tests__`, `tests` or `test` directory.
+fn path_is_test(path: &str) -> bool {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let file = parts.pop().unwrap_or("");
+    file.contains(".test.")
+        || file.contains(".spec.")
+        || parts.iter().any(|d| matches!(*d, "__tests__" | "tests" | "test"))
+}
+
+/// Drop overload signatures next to an implementation, and repeated signatures of one name.
+/// `pending` is sorted; a definition's container is found with a throwaway scope table.
+fn drop_overloads(pending: Vec<Pending<'_>>) -> Vec<Pending<'_>> {
+    if !pending.iter().any(|d| d.signature_only) {
+        return pending;
+    }
+    let spans: Vec<_> = pending.iter().map(|d| (d.start, d.end, d.node.id())).collect();
+    let scopes = Scopes::new(&spans);
+    let key = |i: usize| (scopes.parent(i as u32), pending[i].name.as_str());
+    let implemented: HashSet<_> = (0..pending.len())
+        .filter(|&i| !pending[i].signature_only && matches!(pending[i].kind, DefKind::Function | DefKind::Method))
+        .map(key)
+        .collect();
+    let mut seen = HashSet::new();
+    let keep: Vec<bool> = (0..pending.len())
+        .map(|i| !pending[i].signature_only || (!implemented.contains(&key(i)) && seen.insert(key(i))))
+        .collect();
+    pending.into_iter().zip(keep).filter_map(|(d, keep)| keep.then_some(d)).collect()
+}
+
+impl<'t> Ctx<'_, 't> {
+    fn text(&self, node: Node<'_>) -> &str {
+        node_text(node, self.source)
+    }
+
+    /// Follow `export` / `declare` wrappers out: the outermost start, where the signature starts, and whether
+    /// the declaration is exported.
+    fn anchor(&self, node: Node<'_>) -> (usize, usize, bool) {
+        let mut id = node.id();
+        let mut start = node.start_byte();
+        let mut sig_start = start_after_decorators(node);
+        let mut exported = false;
+        while let Some(w) = self.cap.wrappers.get(&id) {
+            start = w.start;
+            sig_start = w.sig_start;
+            exported |= w.export;
+            id = w.outer;
+        }
+        (start, sig_start, exported)
+    }
+
+    /// The JSDoc comment right above byte `pos`, over whitespace and decorators.
+    fn doc_before(&mut self, mut pos: usize) -> Option<String> {
+        loop {
+            pos = self.source.get(..pos)?.trim_end().len();
+            if let Some(&start) = self.decorators.get(&pos) {
+                pos = start;
+                continue;
+            }
+            let comment = self.cap.doc_comments.get(&pos)?;
+            if self.file_doc == Some(comment.start_byte()) {
+                return None;
+            }
+            self.used_docs.insert(comment.start_byte());
+            return clean_doc(&[self.text(*comment)]);
+        }
+    }
+
+    /// Collapsed source text `[from, to)`, without a trailing `;` or `,`.
+    fn signature(&self, from: usize, to: usize) -> String {
+        let text = self.source.get(from..to.max(from)).unwrap_or("").trim_end();
+        let text = text.strip_suffix([';', ',']).unwrap_or(text);
+        collapse(text, 200)
+    }
+
+    /// Signature up to the `body` of `node` (or its whole text without a body).
+    fn signature_to_body(&self, from: usize, node: Node<'_>) -> String {
+        let to = node.child_by_field_name("body").map_or(node.end_byte(), |b| b.start_byte());
+        self.signature(from, to)
+    }
+
+    fn site(&mut self, site: DefSite, node: Node<'t>, name: Node<'t>) -> Option<Pending<'t>> {
+        let (anchor, sig_start, exported) = self.anchor(node);
+        let exported_vis = if exported { Visibility::Public } else { Visibility::Private };
+        let (kind, visibility, signature_only) = match site {
+            DefSite::Function => (DefKind::Function, exported_vis, false),
+            DefSite::FunctionSignature => (DefKind::Function, exported_vis, true),
+            DefSite::Class => (DefKind::Class, exported_vis, false),
+            DefSite::Method | DefSite::FieldMethod => (DefKind::Method, self.member_visibility(node, name), false),
+            DefSite::MethodSignature => (DefKind::Method, self.member_visibility(node, name), true),
+            DefSite::Interface => (DefKind::Interface, exported_vis, false),
+            DefSite::InterfaceMethod => (DefKind::Method, Visibility::Public, true),
+            DefSite::TypeAlias => (DefKind::TypeAlias, exported_vis, false),
+            DefSite::Enum => (DefKind::Enum, exported_vis, false),
+            DefSite::Module => (DefKind::Module, exported_vis, false),
+        };
+        let signature = match site {
+            DefSite::FunctionSignature | DefSite::MethodSignature | DefSite::InterfaceMethod | DefSite::TypeAlias => {
+                self.signature(sig_start, node.end_byte())
+            }
+            DefSite::FieldMethod => {
+                let value = node.child_by_field_name("value")?;
+                self.signature_to_body(sig_start, value)
+            }
+            _ => self.signature_to_body(sig_start, node),
+        };
+        let returns = match site {
+            DefSite::FieldMethod => node.child_by_field_name("value").and_then(|v| self.returns(v)),
+            DefSite::Function | DefSite::FunctionSignature | DefSite::Method | DefSite::MethodSignature => {
+                self.returns(node)
+            }
+            DefSite::InterfaceMethod => self.returns(node),
+            _ => None,
+        };
+        let export_as = self.cap.default_exported.contains(&node.id()).then(|| "default".to_owned());
+        let (start, line) = after_decorators(node);
+        Some(Pending {
+            kind,
+            name: name_text(name, self.source),
+            node,
+            start,
+            line,
+            end: node.end_byte(),
+            signature,
+            doc: self.doc_before(anchor),
+            visibility,
+            returns,
+            export_as,
+            signature_only,
+        })
+    }
+
+    /// Class members: `private`/`protected` or a `#name` are private, the rest public.
+    fn member_visibility(&self, node: Node<'_>, name: Node<'_>) -> Visibility {
+        let hidden = self.text(name).starts_with('#')
+            || syntax::children(node)
+                .iter()
+                .any(|c| c.kind() == "accessibility_modifier" && matches!(self.text(*c), "private" | "protected"));
+        if hidden { Visibility::Private } else { Visibility::Public }
+    }
+
+    fn returns(&self, function: Node<'_>) -> Option<Vec<String>> {
+        type_path(function.child_by_field_name("return_type")?, self.source)
+    }
+
+    /// Each declarator of a module-level `const`/`let`/`var` declaration.
+    fn variables(&mut self, declaration: Node<'t>, out: &mut Vec<Pending<'t>>) {
+        let (anchor, sig_start, exported) = self.anchor(declaration);
+        let source = self.source;
+        let keyword = declaration.child(0).map_or("", |k| node_text(k, source));
+        let plain_kind = match keyword {
+            "const" => DefKind::Const,
+            "let" | "var" => DefKind::Var,
+            _ => return,
+        };
+        let prefix = self.source.get(sig_start..declaration.start_byte()).unwrap_or("").to_owned();
+        let doc = self.doc_before(anchor);
+        for declarator in syntax::named_children(declaration) {
+            if declarator.kind() != "variable_declarator" {
+                continue;
+            }
+            let Some(name) = declarator.child_by_field_name("name").filter(|n| n.kind() == "identifier") else {
+                continue;
+            };
+            let value = declarator.child_by_field_name("value");
+            if value.is_some_and(|v| is_require(v, self.source)) {
+                continue;
+            }
+            let function =
+                value.filter(|v| matches!(v.kind(), "arrow_function" | "function_expression" | "generator_function"));
+            let to =
+                function.and_then(|f| f.child_by_field_name("body")).map_or(declarator.end_byte(), |b| b.start_byte());
+            let declared = self.source.get(declarator.start_byte()..to).unwrap_or("");
+            let signature = collapse(format!("{prefix}{keyword} {declared}").trim_end(), 200);
+            out.push(Pending {
+                kind: if function.is_some() { DefKind::Function } else { plain_kind },
+                name: self.text(name).to_owned(),
+                node: declarator,
+                start: declarator.start_byte(),
+                line: syntax::line(declarator),
+                end: declarator.end_byte(),
+                signature,
+                doc: doc.clone(),
+                visibility: if exported { Visibility::Public } else { Visibility::Private },
+                returns: function.and_then(|f| self.returns(f)),
+                export_as: None,
+                signature_only: false,
+            });
+        }
+    }
+
+    /// `exports.f = function () {}` / `module.exports.f = () => {}`: a public function `f`, exported as `f`.
+    fn commonjs_member(&mut self, assignment: Node<'t>, name: Node<'t>, value: Node<'t>) -> Option<Pending<'t>> {
+        if !matches!(value.kind(), "arrow_function" | "function_expression" | "generator_function") {
+            return None;
+        }
+        let name = self.text(name).to_owned();
+        Some(Pending {
+            kind: DefKind::Function,
+            node: assignment,
+            start: assignment.start_byte(),
+            line: syntax::line(assignment),
+            end: assignment.end_byte(),
+            signature: self.signature_to_body(assignment.start_byte(), value),
+            doc: self.doc_before(assignment.start_byte()),
+            visibility: Visibility::Public,
+            returns: self.returns(value),
+            export_as: Some(name.clone()),
+            name,
+            signature_only: false,
+        })
+    }
+
+    /// `module.exports = function name() {}` / `class Name {}`: the definition, exported as `default`.
+    fn commonjs_default(&mut self, assignment: Node<'t>, value: Node<'t>) -> Option<Pending<'t>> {
+        let kind = match value.kind() {
+            "function_expression" | "generator_function" => DefKind::Function,
+            "class" => DefKind::Class,
+            _ => return None,
+        };
+        let name = value.child_by_field_name("name")?;
+        let (start, line) = after_decorators(value);
+        Some(Pending {
+            kind,
+            name: self.text(name).to_owned(),
+            node: value,
+            start,
+            line,
+            end: value.end_byte(),
+            signature: self.signature_to_body(assignment.start_byte(), value),
+            doc: self.doc_before(assignment.start_byte()),
+            visibility: Visibility::Public,
+            returns: if kind == DefKind::Function { self.returns(value) } else { None },
+            export_as: Some("default".to_owned()),
+            signature_only: false,
+        })
+    }
+}
+
+/// `require("m")` or `require("m").x`: an import, not a definition or a call.
+pub(super) fn is_require(node: Node<'_>, source: &str) -> bool {
+    let call = if node.kind() == "member_expression" { node.child_by_field_name("object") } else { Some(node) };
+    call.is_some_and(|call| is_require_call(call, source))
+}
+
+/// `require("literal")`.
+pub(super) fn is_require_call(call: Node<'_>, source: &str) -> bool {
+    call.kind() == "call_expression"
+        && call
+            .child_by_field_name("function")
+            .is_some_and(|f| f.kind() == "identifier" && node_text(f, source) == "require")
+        && call.child_by_field_name("arguments").and_then(|a| a.named_child(0)).is_some_and(|a| a.kind() == "string")
+}
+
+/// `extends` / `implements` of a class, `extends` of an interface.
+fn heritage(node: Node<'_>, source: &str, child_def: u32, name: &str, out: &mut Vec<Inherit>) {
+    let mut push = |kind: InheritKind, target: Vec<String>, at: Node<'_>| {
+        out.push(Inherit {
+            child_def: Some(child_def),
+            child: vec![name.to_owned()],
+            kind,
+            target,
+            line: syntax::line(at),
+        });
+    };
+    for part in syntax::named_children(node) {
+        match part.kind() {
+            "class_heritage" => {
+                for clause in syntax::named_children(part) {
+                    match clause.kind() {
+                        "extends_clause" => {
+                            let mut cursor = clause.walk();
+                            for value in clause.children_by_field_name("value", &mut cursor) {
+                                // `extends mixin(X)` names no class.
+                                let c = chain(value, source);
+                                if let Base::Name(head) = c.base {
+                                    let mut target = vec![node_text(head, source).to_owned()];
+                                    target.extend(c.props);
+                                    push(InheritKind::Extends, target, value);
+                                }
+                            }
+                        }
+                        "implements_clause" => {
+                            for ty in syntax::named_children(clause) {
+                                if let Some(target) = type_path(ty, source) {
+                                    push(InheritKind::Implements, target, ty);
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "extends_type_clause" => {
+                let mut cursor = part.walk();
+                for ty in part.children_by_field_name("type", &mut cursor) {
+                    if let Some(target) = type_path(ty, source) {
+                        push(InheritKind::Extends, target, ty);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}

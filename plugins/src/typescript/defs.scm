@@ -1,0 +1,53 @@
+; Definitions. The `@def.*` capture is the definition node, `@name` its name.
+
+(function_declaration name: (identifier) @name) @def.function
+(generator_function_declaration name: (identifier) @name) @def.function
+(function_signature name: (identifier) @name) @def.function_signature
+(class_declaration name: (type_identifier) @name) @def.class
+(abstract_class_declaration name: (type_identifier) @name) @def.class
+(class_body (method_definition name: (_) @name) @def.method)
+(class_body (method_signature name: (_) @name) @def.method_signature)
+(class_body (abstract_method_signature name: (_) @name) @def.method_signature)
+(class_body
+  (public_field_definition
+    name: (_) @name
+    value: [(arrow_function) (function_expression) (generator_function)]) @def.field_method)
+(interface_declaration name: (type_identifier) @name) @def.interface
+(interface_body (method_signature name: (_) @name) @def.interface_method)
+(type_alias_declaration name: (type_identifier) @name) @def.type_alias
+(enum_declaration name: (identifier) @name) @def.enum
+(internal_module name: (_) @name) @def.module
+(module name: (_) @name) @def.module
+
+; Variable declarations at module level (file or namespace body); each declarator is a definition.
+(program [(lexical_declaration) (variable_declaration)] @def.vars)
+(program (export_statement declaration: [(lexical_declaration) (variable_declaration)] @def.vars))
+(program (ambient_declaration [(lexical_declaration) (variable_declaration)] @def.vars))
+(program
+  (export_statement declaration: (ambient_declaration [(lexical_declaration) (variable_declaration)] @def.vars)))
+(internal_module body: (statement_block [(lexical_declaration) (variable_declaration)] @def.vars))
+(internal_module
+  body: (statement_block (export_statement declaration: [(lexical_declaration) (variable_declaration)] @def.vars)))
+(module body: (statement_block [(lexical_declaration) (variable_declaration)] @def.vars))
+(module
+  body: (statement_block (export_statement declaration: [(lexical_declaration) (variable_declaration)] @def.vars)))
+
+; What wraps a declaration: `export`, `export default`, `declare`.
+(export_statement declaration: (_) @wrap.inner) @wrap.export
+(export_statement "default" declaration: (_) @wrap.default)
+(ambient_declaration (_) @wrap.inner) @wrap.ambient
+
+; Calls of test-framework functions: definitions inside their callbacks are tests.
+; (Patterns keep a parent waiting only on its leading children: a parent waiting for a child past a deep
+; subtree makes matching quadratic in nesting depth, so callbacks are picked from the arguments in code.)
+(call_expression
+  function: [
+    (identifier) @test.fn
+    (member_expression object: (identifier) @test.fn)
+    (call_expression function: [(identifier) @test.fn (member_expression object: (identifier) @test.fn)])
+  ]
+  arguments: (arguments) @test.arguments
+  (#any-of? @test.fn "describe" "it" "test" "beforeEach" "afterEach" "beforeAll" "afterAll"))
+
+; Doc comments are matched to the declaration they precede.
+(comment) @comment

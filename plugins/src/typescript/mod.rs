@@ -1,0 +1,121 @@
+//! The TypeScript plugin: TypeScript, TSX and JavaScript (JSX, CommonJS), one query pass per file.
+//!
+//! `.ts`/`.mts`/`.cts` use the TypeScript grammar; `.tsx` and all JavaScript use the TSX grammar, a superset of JSX.
+//! The `.scm` files are compiled into one query per grammar (JSX patterns only for TSX); the captured nodes are
+//! bucketed by role (`capture`) and turned into facts by `defs`, `refs`, `modules` and `bindings`.
+//! Enclosing definitions are found by sorted extents (`scope`), never by walking parents,
+//! so deeply nested sources cost no more than flat ones.
+
+mod bindings;
+mod capture;
+mod defs;
+mod modules;
+mod refs;
+mod scope;
+mod syntax;
+
+use std::sync::LazyLock;
+
+use drsg_parsers::{Diagnostic, FileFacts, Lang, Language};
+use tree_sitter::Query;
+
+use capture::Cap;
+
+pub struct TypeScriptPlugin;
+
+const DEFS: &str = include_str!("defs.scm");
+const MODULES: &str = include_str!("modules.scm");
+const REFS: &str = include_str!("refs.scm");
+const BINDINGS: &str = include_str!("bindings.scm");
+const JSX: &str = include_str!("jsx.scm");
+
+const QUERIES: &[(&str, &str)] =
+    &[("defs.scm", DEFS), ("modules.scm", MODULES), ("refs.scm", REFS), ("bindings.scm", BINDINGS), ("jsx.scm", JSX)];
+
+/// A compiled query and the role of each of its capture indexes.
+struct Compiled {
+    query: Query,
+    roles: Vec<Cap>,
+}
+
+fn compile(grammar: tree_sitter::Language, with_jsx: bool) -> Compiled {
+    let mut text = [DEFS, MODULES, REFS, BINDINGS].join("\n");
+    if with_jsx {
+        text.push('\n');
+        text.push_str(JSX);
+    }
+    let query = Query::new(&grammar, &text).expect("the typescript plugin's queries are valid for its grammars");
+    let roles = query.capture_names().iter().map(|name| Cap::from_name(name)).collect();
+    Compiled { query, roles }
+}
+
+static TYPESCRIPT: LazyLock<Compiled> =
+    LazyLock::new(|| compile(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(), false));
+static TSX: LazyLock<Compiled> = LazyLock::new(|| compile(tree_sitter_typescript::LANGUAGE_TSX.into(), true));
+
+impl Language for TypeScriptPlugin {
+    fn name(&self) -> &'static str {
+        "typescript"
+    }
+
+    fn version(&self) -> &'static str {
+        "0.1.0"
+    }
+
+    fn lang_for(&self, path: &str) -> Option<Lang> {
+        match crate::extension(path) {
+            "ts" | "mts" | "cts" => Some(Lang::TypeScript),
+            "tsx" => Some(Lang::Tsx),
+            "js" | "jsx" | "mjs" | "cjs" => Some(Lang::JavaScript),
+            _ => None,
+        }
+    }
+
+    fn grammar(&self, lang: Lang) -> tree_sitter::Language {
+        match lang {
+            Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            _ => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        }
+    }
+
+    fn queries(&self) -> &'static [(&'static str, &'static str)] {
+        QUERIES
+    }
+
+    fn extract(&self, lang: Lang, tree: &tree_sitter::Tree, source: &str, path: &str) -> FileFacts {
+        let compiled: &Compiled = match lang {
+            Lang::TypeScript => &TYPESCRIPT,
+            _ => &TSX,
+        };
+        let captured = capture::collect(&compiled.query, &compiled.roles, tree, source);
+        let built = defs::build(&captured, source, path);
+        let refs = refs::build(&captured, source, &built.scopes);
+        let mut imports = modules::imports(&captured, source, &built.scopes);
+        imports.sort_by_key(|i| i.line);
+        let mut exports = modules::exports(&captured, source);
+        exports.extend(built.exports);
+        exports.sort_by_key(|e| e.line);
+        let bindings = bindings::build(&captured, source, &built.scopes, &built.defs);
+        let mut diagnostics = Vec::new();
+        if let Some(deep) = capture::node_at_depth(tree, capture::MAX_START_DEPTH) {
+            diagnostics.push(Diagnostic {
+                line: deep.start_position().row as u32 + 1,
+                message: format!(
+                    "nesting deeper than {} levels: what lies deeper was not extracted",
+                    capture::MAX_START_DEPTH
+                ),
+            });
+        }
+        FileFacts {
+            defs: built.defs,
+            refs,
+            imports,
+            exports,
+            bindings,
+            inherits: built.inherits,
+            parse_errors: 0,
+            diagnostics,
+            module_doc: built.module_doc,
+        }
+    }
+}

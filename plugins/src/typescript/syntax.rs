@@ -1,0 +1,144 @@
+//! Reading small pieces of the syntax tree: names, member chains, type paths. All loops, no recursion.
+
+use drsg_parsers::text::node_text;
+use tree_sitter::Node;
+
+pub(super) fn line(node: Node<'_>) -> u32 {
+    node.start_position().row as u32 + 1
+}
+
+pub(super) fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).collect()
+}
+
+pub(super) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).collect()
+}
+
+/// The text of a string literal without its quotes.
+pub(super) fn unquote(text: &str) -> &str {
+    let inner = text.strip_prefix(['"', '\'', '`']).unwrap_or(text);
+    inner.strip_suffix(['"', '\'', '`']).unwrap_or(inner)
+}
+
+/// A property or declaration name as written; string names lose their quotes.
+pub(super) fn name_text(node: Node<'_>, source: &str) -> String {
+    let text = node_text(node, source);
+    if node.kind() == "string" { unquote(text).to_owned() } else { text.to_owned() }
+}
+
+/// Dotted names (`a.b.C` as `nested_identifier` or `nested_type_identifier`) split into segments.
+pub(super) fn dotted(text: &str) -> Vec<String> {
+    text.split('.').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()
+}
+
+/// The start of a node's text after its leading decorators, as a byte offset and a 1-based line.
+pub(super) fn after_decorators(node: Node<'_>) -> (usize, u32) {
+    let mut cursor = node.walk();
+    let first = node.children(&mut cursor).find(|c| c.kind() != "decorator").unwrap_or(node);
+    (first.start_byte(), line(first))
+}
+
+pub(super) fn start_after_decorators(node: Node<'_>) -> usize {
+    after_decorators(node).0
+}
+
+/// What a member chain such as `a.b.c`, `this.x.y` or `make().run` starts from.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Base<'t> {
+    Name(Node<'t>),
+    This,
+    Super,
+    Call(Node<'t>),
+    New(Node<'t>),
+    Other,
+}
+
+/// A member chain: its base and the property names after it, outermost first.
+pub(super) struct Chain<'t> {
+    pub base: Base<'t>,
+    pub props: Vec<String>,
+    /// The last property (the name used), for its line.
+    pub last: Option<Node<'t>>,
+}
+
+/// Split `node` into a base and the properties read from it. Parentheses, `await` and `!` are seen through.
+pub(super) fn chain<'t>(node: Node<'t>, source: &str) -> Chain<'t> {
+    let mut props = Vec::new();
+    let mut last = None;
+    let mut current = node;
+    let base = loop {
+        match current.kind() {
+            "member_expression" => {
+                let (Some(object), Some(property)) =
+                    (current.child_by_field_name("object"), current.child_by_field_name("property"))
+                else {
+                    break Base::Other;
+                };
+                if !matches!(property.kind(), "property_identifier" | "private_property_identifier") {
+                    break Base::Other;
+                }
+                last.get_or_insert(property);
+                props.push(node_text(property, source).to_owned());
+                current = object;
+            }
+            "identifier" => break Base::Name(current),
+            "this" => break Base::This,
+            "super" => break Base::Super,
+            "call_expression" => break Base::Call(current),
+            "new_expression" => break Base::New(current),
+            "parenthesized_expression" | "await_expression" | "non_null_expression" => match current.named_child(0) {
+                Some(inner) => current = inner,
+                None => break Base::Other,
+            },
+            _ => break Base::Other,
+        }
+    };
+    props.reverse();
+    Chain { base, props, last }
+}
+
+/// The path of a chain that starts from a name (`a.b.c` → `["a", "b", "c"]`).
+pub(super) fn plain_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
+    let chain = chain(node, source);
+    match chain.base {
+        Base::Name(name) => {
+            let mut path = vec![node_text(name, source).to_owned()];
+            path.extend(chain.props);
+            Some(path)
+        }
+        _ => None,
+    }
+}
+
+/// The path of the callee or constructor a receiver expression was made by, for `Qualifier::Expr`:
+/// `make` → `["make"]`, `this.make` → `["this", "make"]`.
+pub(super) fn maker_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
+    let chain = chain(node, source);
+    let head = match chain.base {
+        Base::Name(name) => node_text(name, source).to_owned(),
+        Base::This => "this".to_owned(),
+        Base::Super => "super".to_owned(),
+        _ => return None,
+    };
+    let mut path = vec![head];
+    path.extend(chain.props);
+    Some(path)
+}
+
+/// A type as a path when it names one: `Client`, `ns.Client`, `Client<T>` → `Client`.
+/// `node` may be a `type_annotation` (its type is read).
+pub(super) fn type_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
+    let mut node = node;
+    loop {
+        match node.kind() {
+            "type_annotation" => node = node.named_child(0)?,
+            "generic_type" => node = node.child_by_field_name("name")?,
+            "type_identifier" => return Some(vec![node_text(node, source).to_owned()]),
+            "nested_type_identifier" => return Some(dotted(node_text(node, source))),
+            _ => return None,
+        }
+    }
+}

@@ -1,0 +1,4 @@
+//! Plugin tests: inline sources in, facts out.
+mod python;
+mod rust;
+mod typescript;

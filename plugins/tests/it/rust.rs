@@ -1,0 +1,775 @@
+//! rust plugin tests: inline sources in, a compact rendering of one kind of fact out.
+
+use drsg_parsers::{FileFacts, Lang, Language, Qualifier, TypeHint, parse_file};
+use drsg_plugins::rust::RustPlugin;
+
+fn parse(src: &str) -> FileFacts {
+    parse_file(&RustPlugin, Lang::Rust, "src/lib.rs", src)
+}
+
+fn scope_name(facts: &FileFacts, scope: Option<u32>) -> String {
+    scope.map_or_else(|| "-".to_owned(), |i| facts.defs[i as usize].name.clone())
+}
+
+fn join(path: &[String]) -> String {
+    path.join("::")
+}
+
+fn render_defs(facts: &FileFacts) -> Vec<String> {
+    facts
+        .defs
+        .iter()
+        .map(|d| {
+            let mut line = format!(
+                "{} {} L{}-{} {} parent={}",
+                d.kind.label(),
+                d.name,
+                d.line,
+                d.end_line,
+                d.visibility.as_str(),
+                scope_name(facts, d.parent)
+            );
+            if let Some(block) = &d.impl_block {
+                line += &format!(" impl={}", join(&block.self_ty));
+                if let Some(t) = &block.trait_ {
+                    line += &format!(" as {}", join(t));
+                }
+            }
+            if let Some(ret) = &d.returns {
+                line += &format!(" ret={}", join(ret));
+            }
+            if d.is_test {
+                line += " test";
+            }
+            if d.external_body {
+                line += " external";
+            }
+            line
+        })
+        .collect()
+}
+
+fn render_docs(facts: &FileFacts) -> Vec<String> {
+    let mut out = vec![format!("module: {}", facts.module_doc.as_deref().unwrap_or("-"))];
+    out.extend(facts.defs.iter().map(|d| format!("{}: {}", d.name, d.doc.as_deref().unwrap_or("-"))));
+    out
+}
+
+fn render_signatures(facts: &FileFacts) -> Vec<String> {
+    facts.defs.iter().map(|d| format!("{}: {}", d.name, d.signature)).collect()
+}
+
+fn render_refs(facts: &FileFacts) -> Vec<String> {
+    facts
+        .refs
+        .iter()
+        .map(|r| {
+            let qualifier = match &r.qualifier {
+                Qualifier::Plain => "plain".to_owned(),
+                Qualifier::SelfValue => "self".to_owned(),
+                Qualifier::Super => "super".to_owned(),
+                Qualifier::Expr { call: Some(call) } => format!("expr({})", join(call)),
+                Qualifier::Expr { call: None } => "expr(-)".to_owned(),
+            };
+            format!(
+                "{:?} {} L{} in={} {} `{}`",
+                r.kind,
+                join(&r.path),
+                r.line,
+                scope_name(facts, r.scope),
+                qualifier,
+                r.text
+            )
+        })
+        .collect()
+}
+
+fn render_imports(facts: &FileFacts) -> Vec<String> {
+    facts
+        .imports
+        .iter()
+        .map(|i| {
+            let mut line = format!(
+                "source={} name={} alias={} L{} in={}",
+                i.source,
+                i.name.as_deref().unwrap_or("-"),
+                i.alias,
+                i.line,
+                scope_name(facts, i.scope)
+            );
+            if i.glob {
+                line += " glob";
+            }
+            if i.reexport {
+                line += " reexport";
+            }
+            line
+        })
+        .collect()
+}
+
+fn render_bindings(facts: &FileFacts) -> Vec<String> {
+    facts
+        .bindings
+        .iter()
+        .map(|b| {
+            let hint = match &b.hint {
+                TypeHint::Annotated(p) => format!("Annotated({})", join(p)),
+                TypeHint::Constructed(p) => format!("Constructed({})", join(p)),
+                TypeHint::CallResult(p) => format!("CallResult({})", join(p)),
+            };
+            format!("{} {} L{} in={}", b.name, hint, b.line, scope_name(facts, b.scope))
+        })
+        .collect()
+}
+
+fn render_inherits(facts: &FileFacts) -> Vec<String> {
+    facts
+        .inherits
+        .iter()
+        .map(|i| {
+            format!(
+                "{} {:?} {} L{} def={}",
+                join(&i.child),
+                i.kind,
+                join(&i.target),
+                i.line,
+                scope_name(facts, i.child_def)
+            )
+        })
+        .collect()
+}
+
+/// Parses `src` and compares one rendering of its facts (`what`) with `expected` (one fact a line).
+#[track_caller]
+fn check(what: &str, src: &str, expected: &str) {
+    let facts = parse(src);
+    let rendered = match what {
+        "defs" => render_defs(&facts),
+        "docs" => render_docs(&facts),
+        "signatures" => render_signatures(&facts),
+        "refs" => render_refs(&facts),
+        "imports" => render_imports(&facts),
+        "bindings" => render_bindings(&facts),
+        "inherits" => render_inherits(&facts),
+        other => panic!("unknown rendering {other}"),
+    };
+    let expected: Vec<&str> = expected.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    assert_eq!(rendered, expected, "\nrendered:\n{}\n", rendered.join("\n"));
+    assert_eq!(facts.parse_errors, 0, "unexpected parse errors: {:?}", facts.diagnostics);
+}
+
+#[test]
+fn plugin_takes_rs_files_and_lists_its_queries() {
+    assert_eq!(RustPlugin.lang_for("src/main.rs"), Some(Lang::Rust));
+    assert_eq!(RustPlugin.lang_for("src/main.rsx"), None);
+    assert_eq!(RustPlugin.name(), "rust");
+    let names: Vec<&str> = RustPlugin.queries().iter().map(|(name, _)| *name).collect();
+    assert_eq!(names, ["defs.scm", "refs.scm", "imports.scm", "bindings.scm", "inherits.scm"]);
+}
+
+#[test]
+fn defs_of_every_kind() {
+    check(
+        "defs",
+        r#"
+mod inline {
+    pub struct S;
+}
+pub mod external;
+fn f() {
+    fn nested() {}
+    struct Local;
+}
+pub enum E { A, B(u8) }
+union U { a: u8 }
+trait T {}
+type Alias = Vec<u8>;
+const C: u8 = 1;
+static S: &str = "s";
+macro_rules! mac { () => {} }
+"#,
+        "
+        Module inline L2-4 private parent=-
+        Struct S L3-3 public parent=inline
+        Module external L5-5 public parent=- external
+        Function f L6-9 private parent=-
+        Function nested L7-7 private parent=f
+        Struct Local L8-8 private parent=f
+        Enum E L10-10 public parent=-
+        Union U L11-11 private parent=-
+        Trait T L12-12 private parent=-
+        TypeAlias Alias L13-13 private parent=-
+        Const C L14-14 private parent=-
+        Static S L15-15 private parent=-
+        Macro mac L16-16 private parent=-
+        ",
+    );
+}
+
+#[test]
+fn methods_in_impls_and_traits() {
+    check(
+        "defs",
+        r#"
+impl<T> Foo<T> {
+    pub fn new() -> Self { todo!() }
+    const X: u8 = 1;
+    type Y = u8;
+}
+impl fmt::Display for net::Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { Ok(()) }
+}
+pub trait Greeter {
+    const N: usize;
+    fn hello(&self);
+    fn bye(&self) {}
+}
+trait Hidden { fn secret(&self); }
+pub(crate) trait Inner { fn inner(&self); }
+mod m {
+    impl<'a> super::Bar<'a> { fn get(&self) -> &Client { todo!() } }
+}
+fn outer() {
+    impl Local { fn local(self) -> impl Iterator<Item = u8> { todo!() } }
+}
+impl Marker for u8 { fn mark(&self) {} }
+extern "C" { fn ext_fn(x: i32) -> i32; }
+"#,
+        "
+        Method new L3-3 public parent=- impl=Foo ret=Self
+        Method fmt L8-8 public parent=- impl=net::Client as fmt::Display ret=fmt::Result
+        Trait Greeter L10-14 public parent=-
+        Const N L11-11 public parent=Greeter
+        Method hello L12-12 public parent=Greeter
+        Method bye L13-13 public parent=Greeter
+        Trait Hidden L15-15 private parent=-
+        Method secret L15-15 private parent=Hidden
+        Trait Inner L16-16 crate parent=-
+        Method inner L16-16 crate parent=Inner
+        Module m L17-19 private parent=-
+        Method get L18-18 private parent=m impl=super::Bar ret=Client
+        Function outer L20-22 private parent=-
+        Method local L21-21 private parent=outer impl=Local ret=Iterator
+        Method mark L23-23 public parent=- impl=u8 as Marker
+        Function ext_fn L24-24 private parent=-
+        ",
+    );
+}
+
+#[test]
+fn visibility_forms() {
+    check(
+        "defs",
+        "
+pub fn a() {}
+pub(crate) fn b() {}
+pub(super) fn c() {}
+pub(in crate::x) fn d() {}
+pub(self) fn e() {}
+fn f() {}
+",
+        "
+        Function a L2-2 public parent=-
+        Function b L3-3 crate parent=-
+        Function c L4-4 crate parent=-
+        Function d L5-5 crate parent=-
+        Function e L6-6 private parent=-
+        Function f L7-7 private parent=-
+        ",
+    );
+}
+
+#[test]
+fn return_types_as_plain_paths() {
+    check(
+        "defs",
+        "
+fn a() -> Self {}
+fn b() -> &'static Client {}
+fn c() -> Result<Self> {}
+fn d() -> impl Trait + Send {}
+fn e() -> (u8, u8) {}
+fn f() -> u8 {}
+fn g() -> Box<dyn net::Conn> {}
+fn h() -> &mut dyn io::Write {}
+fn i() {}
+",
+        "
+        Function a L2-2 private parent=- ret=Self
+        Function b L3-3 private parent=- ret=Client
+        Function c L4-4 private parent=- ret=Result
+        Function d L5-5 private parent=- ret=Trait
+        Function e L6-6 private parent=-
+        Function f L7-7 private parent=-
+        Function g L8-8 private parent=- ret=Box
+        Function h L9-9 private parent=- ret=io::Write
+        Function i L10-10 private parent=-
+        ",
+    );
+}
+
+#[test]
+fn doc_comments_and_module_docs() {
+    check(
+        "docs",
+        r#"//! The crate.
+//! Second line.
+#![allow(dead_code)]
+
+/// Adds.
+/// Twice.
+#[inline]
+#[must_use]
+pub fn add() {}
+
+/** Block doc. */
+struct Block;
+
+// plain comment
+fn undocumented() {}
+
+/// Kept across a plain comment.
+// plain
+fn commented() {} // trailing
+fn after_trailing() {}
+
+/// Outer.
+mod inline {
+    //! Inner.
+    fn item() {}
+}
+"#,
+        "
+        module: The crate. Second line.
+        add: Adds. Twice.
+        Block: Block doc.
+        undocumented: -
+        commented: Kept across a plain comment.
+        after_trailing: -
+        inline: Outer. Inner.
+        item: -
+        ",
+    );
+}
+
+#[test]
+fn test_detection() {
+    check(
+        "defs",
+        "
+#[test]
+fn plain() {}
+#[tokio::test]
+async fn asynchronous() {}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn t() {}
+    fn helper() { struct Fixture; }
+}
+#[cfg(not(test))]
+fn production() {}
+#[cfg(test)]
+impl Foo { fn only_in_tests(&self) {} }
+#[cfg(test)]
+mod external_tests;
+",
+        "
+        Function plain L3-3 private parent=- test
+        Function asynchronous L5-5 private parent=- test
+        Module tests L7-12 private parent=- test
+        Function t L10-10 private parent=tests test
+        Function helper L11-11 private parent=tests test
+        Struct Fixture L11-11 private parent=helper test
+        Function production L14-14 private parent=-
+        Method only_in_tests L16-16 private parent=- impl=Foo test
+        Module external_tests L18-18 private parent=- test external
+        ",
+    );
+}
+
+#[test]
+fn signatures_stop_at_the_body() {
+    check(
+        "signatures",
+        "
+pub fn connect<T>(
+    addr: &str,
+    retries: u8,
+) -> Result<T>
+where
+    T: Default,
+{
+    todo!()
+}
+pub struct Point { x: i32 }
+struct Tuple(u8, u16);
+const LIMIT: usize = 10 * 1024;
+mod m;
+macro_rules! square { ($x:expr) => { $x * $x }; }
+trait Tr { fn required(&self) -> u8; }
+type Id = u64;
+",
+        "
+        connect: pub fn connect<T>( addr: &str, retries: u8, ) -> Result<T> where T: Default,
+        Point: pub struct Point
+        Tuple: struct Tuple(u8, u16)
+        LIMIT: const LIMIT: usize
+        m: mod m
+        square: macro_rules! square
+        Tr: trait Tr
+        required: fn required(&self) -> u8
+        Id: type Id = u64
+        ",
+    );
+}
+
+#[test]
+fn plain_and_scoped_calls() {
+    check(
+        "refs",
+        "
+fn run() {
+    f();
+    Client::new();
+    crate::a::f();
+    self::g();
+    super::h();
+    Self::make();
+    Vec::<u8>::new();
+    <T as Trait>::f();
+    generic::<u8>();
+}
+",
+        "
+        Call f L3 in=run plain `f`
+        Call Client::new L4 in=run plain `Client::new`
+        Call crate::a::f L5 in=run plain `crate::a::f`
+        Call self::g L6 in=run plain `self::g`
+        Call super::h L7 in=run plain `super::h`
+        Call Self::make L8 in=run plain `Self::make`
+        Call Vec::new L9 in=run plain `Vec::<u8>::new`
+        Call Trait::f L10 in=run plain `<T as Trait>::f`
+        Call generic L11 in=run plain `generic::<u8>`
+        ",
+    );
+}
+
+#[test]
+fn method_calls_by_receiver() {
+    check(
+        "refs",
+        r#"
+impl Client {
+    fn go(&self, x: Conn) {
+        self.m();
+        x.m();
+        self.a.m();
+        a.b.m();
+        Client::new().connect();
+        f()?.m();
+        items[0].m();
+        "lit".len();
+        x.m::<u8>();
+        self.get().m();
+    }
+}
+"#,
+        r#"
+        Type Conn L3 in=go plain `Conn`
+        Call m L4 in=go self `self.m`
+        Call x::m L5 in=go plain `x.m`
+        Call a::m L6 in=go self `self.a.m`
+        Call a::b::m L7 in=go plain `a.b.m`
+        Call connect L8 in=go expr(Client::new) `Client::new().connect`
+        Call Client::new L8 in=go plain `Client::new`
+        Call m L9 in=go expr(f) `f()?.m`
+        Call f L9 in=go plain `f`
+        Call m L10 in=go expr(-) `items[0].m`
+        Call len L11 in=go expr(-) `"lit".len`
+        Call x::m L12 in=go plain `x.m::<u8>`
+        Call m L13 in=go expr(-) `self.get().m`
+        Call get L13 in=go self `self.get`
+        "#,
+    );
+}
+
+#[test]
+fn multi_line_chain_gives_each_call_its_method_line() {
+    check(
+        "refs",
+        "
+fn run() {
+    client
+        .connect()
+        .send();
+}
+",
+        "
+        Call send L5 in=run expr(-) `client .connect() .send`
+        Call client::connect L4 in=run plain `client .connect`
+        ",
+    );
+}
+
+#[test]
+fn macros_and_struct_literals() {
+    check(
+        "refs",
+        r#"
+fn run() {
+    println!("{}", inner(1));
+    crate_x::mac!();
+    let c = Client { a: 1 };
+    let n = net::Client { a: 1 };
+}
+impl Client {
+    fn new() -> Self { Self { a: 0 } }
+}
+"#,
+        r#"
+        Call println! L3 in=run plain `println!`
+        Call crate_x::mac! L4 in=run plain `crate_x::mac!`
+        Instantiate Client L5 in=run plain `Client`
+        Instantiate net::Client L6 in=run plain `net::Client`
+        Instantiate Self L9 in=new plain `Self`
+        "#,
+    );
+}
+
+#[test]
+fn values_passed_as_arguments() {
+    check(
+        "refs",
+        r#"
+impl W {
+    fn run(&self) {
+        thread::spawn(worker);
+        items.map(Self::helper);
+        consume(self, 1, "s", x.y);
+    }
+}
+"#,
+        r#"
+        Call thread::spawn L4 in=run plain `thread::spawn`
+        Value worker L4 in=run plain `worker`
+        Call items::map L5 in=run plain `items.map`
+        Value Self::helper L5 in=run plain `Self::helper`
+        Call consume L6 in=run plain `consume`
+        "#,
+    );
+}
+
+#[test]
+fn type_refs_in_signatures_fields_and_bounds() {
+    check(
+        "refs",
+        "
+pub struct Holder<T> { client: Arc<net::Client>, raw: u8, item: T }
+enum Msg { Data(Payload), Named { p: Packet } }
+trait Service: Send + ?Sized + 'static {}
+fn handle<T: Codec>(req: &Request, n: usize, t: T) -> Response<Self> where T: Clone {}
+impl<K> Map<K> {
+    fn get(&self, k: &K, f: impl Fn(Self::Key) -> u8) -> Option<K::Value> where K: Hash {}
+}
+",
+        "
+        Type Arc L2 in=Holder plain `Arc`
+        Type net::Client L2 in=Holder plain `net::Client`
+        Type Payload L3 in=Msg plain `Payload`
+        Type Packet L3 in=Msg plain `Packet`
+        Type Send L4 in=Service plain `Send`
+        Type Codec L5 in=handle plain `Codec`
+        Type Request L5 in=handle plain `Request`
+        Type Response L5 in=handle plain `Response`
+        Type Clone L5 in=handle plain `Clone`
+        Type Fn L7 in=get plain `Fn`
+        Type Option L7 in=get plain `Option`
+        Type Hash L7 in=get plain `Hash`
+        ",
+    );
+}
+
+#[test]
+fn closures_are_transparent() {
+    check(
+        "refs",
+        "
+fn run(items: Vec<u8>) {
+    items.iter().map(|x| helper(x));
+}
+",
+        "
+        Type Vec L2 in=run plain `Vec`
+        Call map L3 in=run expr(-) `items.iter().map`
+        Call items::iter L3 in=run plain `items.iter`
+        Call helper L3 in=run plain `helper`
+        Value x L3 in=run plain `x`
+        ",
+    );
+    let facts = parse("fn run(items: Vec<u8>) { items.iter().map(|x| helper(x)); }");
+    assert_eq!(facts.defs.len(), 1, "a closure is not a def");
+}
+
+#[test]
+fn imports_every_form() {
+    check(
+        "imports",
+        "
+use a::b;
+use a::b as c;
+use a::{b, c::d, e as f, self};
+use a::b::{self};
+use a::*;
+use crate::x;
+use super::y;
+use self::z;
+use foo;
+use a::{b::{c, d::{e, *}}, f};
+pub use a::Exported;
+pub(crate) use a::Internal;
+extern crate foo as bar;
+extern crate baz;
+",
+        "
+        source=a name=b alias=b L2 in=-
+        source=a name=b alias=c L3 in=-
+        source=a name=b alias=b L4 in=-
+        source=a::c name=d alias=d L4 in=-
+        source=a name=e alias=f L4 in=-
+        source= name=a alias=a L4 in=-
+        source=a name=b alias=b L5 in=-
+        source=a name=- alias= L6 in=- glob
+        source=crate name=x alias=x L7 in=-
+        source=super name=y alias=y L8 in=-
+        source=self name=z alias=z L9 in=-
+        source= name=foo alias=foo L10 in=-
+        source=a::b name=c alias=c L11 in=-
+        source=a::b::d name=e alias=e L11 in=-
+        source=a::b::d name=- alias= L11 in=- glob
+        source=a name=f alias=f L11 in=-
+        source=a name=Exported alias=Exported L12 in=- reexport
+        source=a name=Internal alias=Internal L13 in=- reexport
+        source= name=foo alias=bar L14 in=-
+        source= name=baz alias=baz L15 in=-
+        ",
+    );
+}
+
+#[test]
+fn imports_take_the_enclosing_scope() {
+    check(
+        "imports",
+        "
+mod m {
+    use std::fmt;
+    fn f() {
+        use std::io::Write;
+    }
+}
+",
+        "
+        source=std name=fmt alias=fmt L3 in=m
+        source=std::io name=Write alias=Write L5 in=f
+        ",
+    );
+}
+
+#[test]
+fn bindings_from_lets_params_and_fields() {
+    check(
+        "bindings",
+        "
+struct Server { client: Client, pool: Arc<Pool>, n: u8 }
+struct Pair(Client, Client);
+async fn run(c: Client, r: &Request, m: &mut net::Conn, b: Box<Inner>, d: &dyn Handler, i: impl Sink, n: u8, (x, y): (u8, u8)) {
+    let a: Client = make();
+    let b = Client::new();
+    let c = make();
+    let d = a::b(1);
+    let e = Config { x: 1 };
+    let f = open()?;
+    let g = fetch().await?;
+    let h = y.m();
+    let mut k = Vec::<u8>::new();
+    let (p, q) = pair();
+    let lit = 1;
+}
+",
+        "
+        client Annotated(Client) L2 in=Server
+        pool Annotated(Arc) L2 in=Server
+        c Annotated(Client) L4 in=run
+        r Annotated(Request) L4 in=run
+        m Annotated(net::Conn) L4 in=run
+        b Annotated(Box) L4 in=run
+        d Annotated(Handler) L4 in=run
+        i Annotated(Sink) L4 in=run
+        a Annotated(Client) L5 in=run
+        b CallResult(Client::new) L6 in=run
+        c CallResult(make) L7 in=run
+        d CallResult(a::b) L8 in=run
+        e Constructed(Config) L9 in=run
+        f CallResult(open) L10 in=run
+        g CallResult(fetch) L11 in=run
+        k CallResult(Vec::new) L13 in=run
+        ",
+    );
+}
+
+#[test]
+fn inherits_from_impls_and_supertraits() {
+    check(
+        "inherits",
+        "
+impl fmt::Display for net::Client {}
+impl<T> From<T> for Wrapper<T> {}
+impl Plain {}
+impl Marker for [u8] {}
+pub trait A: B + ?Sized + 'static + for<'a> C<'a> + x::D {}
+",
+        "
+        net::Client Implements fmt::Display L2 def=-
+        Wrapper Implements From L3 def=-
+        [u8] Implements Marker L5 def=-
+        A Extends B L6 def=A
+        A Extends C L6 def=A
+        A Extends x::D L6 def=A
+        ",
+    );
+}
+
+#[test]
+fn syntax_errors_keep_the_defs_around_them() {
+    let facts = parse("fn before() {}\nfn broken( {\nstruct Mid;\nfn after() { helper(); }\n");
+    assert!(facts.parse_errors > 0);
+    let names: Vec<&str> = facts.defs.iter().map(|d| d.name.as_str()).collect();
+    assert!(names.contains(&"before"), "{names:?}");
+    assert!(names.contains(&"after"), "{names:?}");
+    assert!(facts.refs.iter().any(|r| r.path == ["helper"]), "{:?}", facts.refs);
+}
+
+fn nested_source(depth: usize) -> String {
+    let mut src = String::from("fn deep() -> u8 {\n    let x = ");
+    src.push_str(&"(".repeat(depth));
+    src.push_str("f(1)");
+    src.push_str(&")".repeat(depth));
+    src.push_str(";\n    x\n}\nfn after() { g(); }\n");
+    src
+}
+
+#[test]
+fn deeply_nested_source_does_not_overflow() {
+    let facts = parse(&nested_source(100_000));
+    assert_eq!(facts.parse_errors, 0);
+    assert_eq!(render_defs(&facts), ["Function deep L1-4 private parent=-", "Function after L5-5 private parent=-"]);
+    // FIXME: tree-sitter query states record depth in 16 bits, so a call nested deeper than 65,535
+    // nodes is not matched; the facts around it are kept.
+    assert_eq!(render_refs(&facts), ["Call g L5 in=after plain `g`"]);
+    assert_eq!(render_bindings(&facts), ["x CallResult(f) L2 in=deep"]);
+
+    let facts = parse(&nested_source(30_000));
+    assert_eq!(render_refs(&facts), ["Call f L2 in=deep plain `f`", "Call g L5 in=after plain `g`"]);
+}

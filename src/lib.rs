@@ -1,0 +1,151 @@
+//! The wiring the `drsg` binaries share: finding the database, opening the store, progress bars,
+//! terminal output and exit codes. The logic lives in the member crates.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+/// Exit codes: found, nothing found, error.
+pub const EXIT_FOUND: i32 = 0;
+pub const EXIT_NOTHING: i32 = 1;
+pub const EXIT_ERROR: i32 = 2;
+
+/// The database path: `--db`, else `$DRSG_DB`, else `graph.drsg` in the working directory.
+pub fn database_path(flag: Option<PathBuf>) -> PathBuf {
+    flag.or_else(|| std::env::var_os("DRSG_DB").filter(|v| !v.is_empty()).map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from(drsg_planes::DEFAULT_DB_NAME))
+}
+
+/// Open (creating if missing) the database for a writing command.
+pub fn open_for_write(path: &Path) -> anyhow::Result<drsg_planes::Store> {
+    drsg_planes::Store::open(path).with_context(|| format!("cannot open database {}", path.display()))
+}
+
+/// Open an existing database for a reading command; never creates one.
+pub fn open_for_read(path: &Path) -> anyhow::Result<drsg_planes::Store> {
+    Ok(drsg_planes::Store::open_existing(path)?)
+}
+
+/// A progress bar on a terminal's stderr; nothing when stderr is not a terminal.
+pub struct Bar {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Bar {
+    pub fn new() -> Bar {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = indicatif::ProgressBar::new(0);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {elapsed}")
+                    .expect("the template is valid")
+                    .progress_chars("=> "),
+            );
+            bar
+        });
+        Bar { bar }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Default for Bar {
+    fn default() -> Self {
+        Bar::new()
+    }
+}
+
+impl drsg_indexer::Progress for Bar {
+    fn phase(&self, name: &'static str, total: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_prefix(name);
+            bar.set_length(total);
+            bar.set_position(0);
+        }
+    }
+
+    fn advance(&self, n: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc(n);
+        }
+    }
+}
+
+/// Write to stdout; a closed pipe (`drsg … | head`) ends the process quietly.
+pub fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(err) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        exit_on_io_error(err);
+    }
+}
+
+pub fn exit_on_io_error(err: std::io::Error) -> ! {
+    if err.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(EXIT_FOUND);
+    }
+    eprintln!("error: cannot write output: {err}");
+    std::process::exit(EXIT_ERROR);
+}
+
+/// Print an error chain as `error:` and `caused by:` lines.
+pub fn report_error(err: &anyhow::Error) {
+    eprintln!("error: {err}");
+    for cause in err.chain().skip(1) {
+        eprintln!("caused by: {cause}");
+    }
+}
+
+/// The closing summary of `drsg index`.
+pub fn render_index_summary(report: &drsg_indexer::RunReport, db: &Path) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let langs: Vec<String> = report.files_by_language.iter().map(|(l, n)| format!("{l} {n}")).collect();
+    let _ = writeln!(
+        out,
+        "indexed {}: {} files ({}), {:.1} MB in {:.2} s",
+        report.plane,
+        report.files,
+        if langs.is_empty() { "none".to_owned() } else { langs.join(", ") },
+        report.bytes as f64 / 1e6,
+        report.seconds
+    );
+    let _ = writeln!(out, "  symbols {} · nodes {} · edges {}", report.symbols, report.nodes, report.edges);
+    let a = &report.accounting;
+    let pct = |n: u64| if a.call_sites == 0 { 0.0 } else { n as f64 * 100.0 / a.call_sites as f64 };
+    let _ = writeln!(
+        out,
+        "  call sites {}: resolved {} ({:.1} %), external {} ({:.1} %), unresolved {} ({:.1} %)",
+        a.call_sites,
+        a.resolved,
+        pct(a.resolved),
+        a.external,
+        pct(a.external),
+        a.unresolved,
+        pct(a.unresolved)
+    );
+    if !a.unresolved_by_reason.is_empty() {
+        let mut reasons: Vec<(&String, &u64)> = a.unresolved_by_reason.iter().collect();
+        reasons.sort_by(|x, y| y.1.cmp(x.1).then(x.0.cmp(y.0)));
+        let top: Vec<String> = reasons.iter().take(4).map(|(r, n)| format!("{r}: {n}")).collect();
+        let more =
+            if reasons.len() > 4 { format!(" … and {} more reasons", reasons.len() - 4) } else { String::new() };
+        let _ = writeln!(out, "  unresolved by reason: {}{more}", top.join("; "));
+    }
+    if !report.skipped.is_empty() {
+        let skipped: Vec<String> = report.skipped.iter().map(|(r, n)| format!("{r} {n}")).collect();
+        let _ = writeln!(out, "  skipped: {}", skipped.join(", "));
+    }
+    if report.parse_error_files > 0 {
+        let _ = writeln!(out, "  files with syntax errors: {} (what parsed is indexed)", report.parse_error_files);
+    }
+    let synced = match &report.synced_commit {
+        Some(sha) => format!("commit {}", drsg_query::short_sha(sha)),
+        None => "directory (not a git checkout)".to_owned(),
+    };
+    let _ = writeln!(out, "  synced: {synced} · plane {} in {}", report.plane, db.display());
+    out
+}

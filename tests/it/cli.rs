@@ -1,0 +1,149 @@
+//! The `drsg` binary end to end: index a real git fixture, read it back, and the bad-input paths.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use drsg_testdata::Fixture;
+
+fn drsg(db: &Path, args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_drsg"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("DRSG_DB")
+        .output()
+        .expect("run drsg")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const APP: &str = r#"
+//- commit: first
+//- /Cargo.toml
+[package]
+name = "tiny-app"
+version = "0.1.0"
+edition = "2021"
+//- /src/main.rs
+mod greet;
+
+fn main() {
+    greet::hello();
+}
+//- /src/greet.rs
+pub fn hello() {
+    println!("hi");
+}
+"#;
+
+#[test]
+fn index_then_planes_schema_and_export() {
+    let fx = Fixture::inline(APP);
+    let head = fx.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let db = fx.outside().join("graph.drsg");
+    let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let summary = text(&out.stdout);
+    assert!(summary.starts_with("indexed repo: 2 files (rust 2)"), "{summary}");
+    assert!(summary.contains("call sites 2: resolved 1 (50.0 %), external 1 (50.0 %), unresolved 0"), "{summary}");
+    assert!(summary.contains(&format!("synced: commit {}", &head[..12])), "{summary}");
+
+    let planes = drsg(&db, &["planes"], fx.outside());
+    assert!(text(&planes.stdout).starts_with("repo  code  "), "{}", text(&planes.stdout));
+
+    let schema = drsg(&db, &["schema"], fx.outside());
+    let schema = text(&schema.stdout);
+    assert!(schema.contains("CALLS  Function → Function  1"), "{schema}");
+    assert!(schema.contains("key prefixes in use:\n  tiny_app  "), "{schema}");
+
+    let export = drsg(&db, &["export", "--edges", "CALLS"], fx.outside());
+    assert!(export.status.success());
+    let lines: Vec<serde_json::Value> =
+        text(&export.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect();
+    assert_eq!(lines.len(), 2, "two call edges");
+    let call = lines.iter().find(|l| l["dst"]["key"] == "tiny_app::greet::hello").expect("main calls hello");
+    assert_eq!(call["type"], "CALLS");
+    assert_eq!(call["src"]["key"], "tiny_app::main");
+    assert_eq!(call["src"]["file"], "src/main.rs");
+    assert_eq!(call["site_line"], 4);
+    assert_eq!(call["resolved_by"], "path");
+    assert_eq!(call["confidence"], "high");
+    assert_eq!(call["dst"]["labels"], serde_json::json!(["Function"]));
+    let external = lines.iter().find(|l| l["dst"]["key"] == "ext::std::println!").expect("println is external");
+    assert_eq!(external["dst"]["labels"], serde_json::json!(["External"]));
+
+    let nodes = drsg(&db, &["export", "--nodes"], fx.outside());
+    let first: serde_json::Value =
+        serde_json::from_str(text(&nodes.stdout).lines().next().expect("a node")).expect("JSON");
+    for field in ["key", "labels", "file", "line", "end_line"] {
+        assert!(first.get(field).is_some(), "node line lacks {field}: {first}");
+    }
+}
+
+#[test]
+fn exit_codes_and_bad_arguments() {
+    let fx = Fixture::inline(APP);
+    let db = fx.outside().join("graph.drsg");
+    // No database yet: reading verbs refuse to create one.
+    let out = drsg(&db, &["planes"], fx.outside());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("run `drsg index` or `drsg init` first"), "{}", text(&out.stderr));
+    assert!(!db.exists(), "a read must not create the database");
+
+    assert!(drsg(&db, &["index", "repo"], fx.outside()).status.success());
+    let out = drsg(&db, &["export", "--edges", "CALS"], fx.outside());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown edge type `CALS`"), "{}", text(&out.stderr));
+    let out = drsg(&db, &["schema", "--plane", "nope"], fx.outside());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no plane named `nope`; planes: repo"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_db_path_that_is_a_file_is_refused_and_left_alone() {
+    let fx = Fixture::inline(APP);
+    let db = fx.outside().join("not-a-db");
+    std::fs::write(&db, "precious").expect("write");
+    let out = drsg(&db, &["index", "repo"], fx.outside());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is a file, not a drsg database directory"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&db).expect("read"), "precious");
+}
+
+#[test]
+fn a_database_open_elsewhere_is_refused_and_stays_intact() {
+    let fx = Fixture::inline(APP);
+    let db = fx.outside().join("graph.drsg");
+    assert!(drsg(&db, &["index", "repo"], fx.outside()).status.success());
+    let before = text(&drsg(&db, &["export"], fx.outside()).stdout);
+    let holder = drsg_planes::Store::open(&db).expect("hold the database");
+    let out = drsg(&db, &["index", "repo"], fx.outside());
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("in use by another drsg process") && err.contains("drsg serve"), "{err}");
+    drop(holder);
+    assert_eq!(text(&drsg(&db, &["export"], fx.outside()).stdout), before);
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let fx = Fixture::inline(APP);
+    let db = fx.outside().join("graph.drsg");
+    assert!(drsg(&db, &["index", "repo"], fx.outside()).status.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_drsg"))
+        .arg("--db")
+        .arg(&db)
+        .arg("export")
+        .current_dir(fx.outside())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+}

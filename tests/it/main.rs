@@ -1,0 +1,4 @@
+//! End-to-end tests of the `drsg` binary, and the workspace's dependency rules.
+
+mod cli;
+mod tidy;

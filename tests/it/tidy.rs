@@ -1,0 +1,52 @@
+//! The dependency arrows of STYLE.md, checked against `cargo metadata`: an arrow not in the table fails.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Internal crates each crate may depend on (normal dependencies; dev-dependencies are free).
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("drsg-parsers", &[]),
+    ("drsg-plugins", &["drsg-parsers"]),
+    ("drsg-planes", &[]),
+    ("drsg-indexer", &["drsg-parsers", "drsg-planes"]),
+    ("drsg-query", &["drsg-planes"]),
+    ("drsg-mcp", &["drsg-query"]),
+    ("drsg-watch", &[]),
+    ("drsg-testdata", &[]),
+    ("drsg-benches", &["drsg-parsers", "drsg-plugins", "drsg-planes", "drsg-indexer", "drsg-query"]),
+    ("drsg", &["drsg-parsers", "drsg-plugins", "drsg-planes", "drsg-indexer", "drsg-query", "drsg-mcp", "drsg-watch"]),
+];
+
+#[test]
+fn dependency_arrows_follow_the_table() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run cargo metadata");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata is JSON");
+    let allowed: BTreeMap<&str, BTreeSet<&str>> =
+        ALLOWED.iter().map(|(k, v)| (*k, v.iter().copied().collect())).collect();
+    let members: BTreeSet<String> = meta["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .map(|p| p["name"].as_str().expect("name").to_owned())
+        .collect();
+    let mut bad = Vec::new();
+    for package in meta["packages"].as_array().expect("packages") {
+        let name = package["name"].as_str().expect("name");
+        let Some(ok) = allowed.get(name) else {
+            bad.push(format!("{name} is not in the table of STYLE.md"));
+            continue;
+        };
+        for dep in package["dependencies"].as_array().expect("dependencies") {
+            let dep_name = dep["name"].as_str().expect("dep name");
+            let is_dev = dep["kind"].as_str() == Some("dev");
+            if members.contains(dep_name) && !is_dev && !ok.contains(dep_name) {
+                bad.push(format!("{name} → {dep_name}"));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "arrows not allowed by STYLE.md: {bad:?}");
+}
