@@ -75,6 +75,22 @@ pub struct Table {
     pub layout: Layout,
 }
 
+/// Which of several files sharing a module key keeps the plain key: TypeScript sources, then
+/// JavaScript modules, then CommonJS, then declaration files (`.d.ts`), which packages ship beside their builds.
+fn source_rank(path: &str) -> u8 {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    if file.contains(".d.") {
+        3
+    } else if file.ends_with(".cjs") {
+        // Usually a CommonJS build whose exports are assigned at run time.
+        2
+    } else if [".js", ".jsx", ".mjs"].iter().any(|ext| file.ends_with(ext)) {
+        1
+    } else {
+        0
+    }
+}
+
 pub fn separator(family: Family) -> &'static str {
     match family {
         Family::Rust => "::",
@@ -112,7 +128,16 @@ impl Table {
             table.file_module.push(id);
             table.module_by_key.entry(key).or_insert(id);
             if family == Family::Js {
-                table.js_stems.insert(crate::layout::strip_js_extension(&file.path).to_owned(), fi as u32);
+                // `x.ts` beside its build outputs `x.js`, `x.d.ts`: imports bind to the source.
+                let stem = crate::layout::strip_js_extension(&file.path).to_owned();
+                let rank = source_rank(&file.path);
+                let better = match table.js_stems.get(&stem) {
+                    Some(&other) => rank < source_rank(&table.files[other as usize].path),
+                    None => true,
+                };
+                if better {
+                    table.js_stems.insert(stem, fi as u32);
+                }
             }
         }
         // Submodules: a Rust or Python module is a member of its parent module.
@@ -227,9 +252,8 @@ impl Table {
         let line = |t: &Table, id: SymId| t.def_of(id).map(|d| d.line).unwrap_or(0);
         order.sort_by(|&a, &b| {
             let (sa, sb) = (&self.syms[a as usize], &self.syms[b as usize]);
-            sa.key
-                .cmp(&sb.key)
-                .then_with(|| self.files[sa.file as usize].path.cmp(&self.files[sb.file as usize].path))
+            let (fa, fb) = (&self.files[sa.file as usize].path, &self.files[sb.file as usize].path);
+            sa.key.cmp(&sb.key).then_with(|| source_rank(fa).cmp(&source_rank(fb))).then_with(|| fa.cmp(fb))
                 .then_with(|| line(self, a).cmp(&line(self, b)))
         });
         let mut run = 1usize;

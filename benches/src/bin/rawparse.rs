@@ -16,27 +16,21 @@ fn main() {
     let registry = drsg_plugins::builtin();
     let started = Instant::now();
     let walked = drsg_indexer::walk::walk(&dir, &registry, 2 * 1024 * 1024);
-    let results: Vec<u64> = walked
+    let results: Vec<Option<u64>> = walked
         .candidates
         .par_iter()
         .map(|candidate| {
-            let Ok(text) = drsg_indexer::walk::read_source(&dir, candidate) else { return 0 };
-            let Some((plugin, lang)) = registry.for_path(&candidate.path) else { return 0 };
+            let text = drsg_indexer::walk::read_source(&dir, candidate).ok()?;
+            let (plugin, lang) = registry.for_path(&candidate.path)?;
             let mut parser = tree_sitter::Parser::new();
-            if parser.set_language(&plugin.grammar(lang)).is_err() {
-                return 0;
-            }
-            match parser.parse(&text, None) {
-                Some(tree) => {
-                    // Touch the tree so the parse cannot be optimised away.
-                    std::hint::black_box(tree.root_node().child_count());
-                    text.len() as u64
-                }
-                None => 0,
-            }
+            parser.set_language(&plugin.grammar(lang)).ok()?;
+            let tree = parser.parse(&text, None)?;
+            // Touch the tree so the parse cannot be optimised away.
+            std::hint::black_box(tree.root_node().child_count());
+            Some(text.len() as u64)
         })
         .collect();
-    let files = results.iter().filter(|&&b| b > 0).count();
-    let bytes: u64 = results.iter().sum();
+    let files = results.iter().flatten().count();
+    let bytes: u64 = results.iter().flatten().sum();
     println!("{files} {bytes} {:.3}", started.elapsed().as_secs_f64());
 }
