@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use drsg_parsers::{DefKind, Family, InheritKind, RefKind};
-use drsg_planes::{EdgeData, NewEdge, NodeData, Props};
-use serde_json::{Value, json};
+use drsg_planes::{NewEdge, NodeData};
+use serde::Serialize;
 
 use crate::resolve::{Resolution, Resolver, Target};
 use crate::table::{SymId, SymKind, Table, separator};
@@ -44,7 +44,9 @@ struct Builder<'a> {
     acc: Accounting,
 }
 
-pub fn build(t: &Table, r: &Resolver<'_>) -> Graph {
+/// `refs` are each file's references, taken out of the table beforehand: they are the bulk of the facts and
+/// no other file's resolution reads them, so each file's are freed as soon as its edges are built.
+pub fn build(t: &Table, r: &Resolver<'_>, refs: Vec<Vec<drsg_parsers::Ref>>) -> Graph {
     let taken = t.syms.iter().map(|s| s.key.as_str()).collect();
     let mut b = Builder {
         t,
@@ -60,8 +62,10 @@ pub fn build(t: &Table, r: &Resolver<'_>) -> Graph {
         b.nodes.push(node);
     }
     b.structure();
-    for fi in 0..t.files.len() as u32 {
-        b.references(fi);
+    for (fi, file_refs) in refs.into_iter().enumerate() {
+        let fi = fi as u32;
+        b.references(fi, &file_refs);
+        drop(file_refs);
         b.imports(fi);
         b.inherits(fi);
     }
@@ -72,25 +76,17 @@ impl Builder<'_> {
     fn symbol_node(&self, id: SymId) -> NodeData {
         let sym = &self.t.syms[id as usize];
         let file = &self.t.files[sym.file as usize];
-        let mut props = Props::new();
-        props.insert("language".into(), Value::from(file.lang.name()));
+        let mut props = NodeProps { language: file.lang.name(), is_test: file.is_test, ..NodeProps::default() };
         let (line, end_line) = match self.t.def_of(id) {
             Some(def) => {
-                if !def.signature.is_empty() {
-                    props.insert("signature".into(), Value::from(def.signature.clone()));
-                }
-                if let Some(doc) = &def.doc {
-                    props.insert("doc".into(), Value::from(doc.clone()));
-                }
-                props.insert("visibility".into(), Value::from(def.visibility.as_str()));
-                props.insert("is_test".into(), Value::from(def.is_test || file.is_test));
+                props.signature = Some(&def.signature).filter(|s| !s.is_empty()).map(String::as_str);
+                props.doc = def.doc.as_deref();
+                props.visibility = Some(def.visibility.as_str());
+                props.is_test |= def.is_test;
                 (def.line, def.end_line)
             }
             None => {
-                if let Some(doc) = &file.facts.module_doc {
-                    props.insert("doc".into(), Value::from(doc.clone()));
-                }
-                props.insert("is_test".into(), Value::from(file.is_test));
+                props.doc = file.facts.module_doc.as_deref();
                 (1, file.lines.max(1))
             }
         };
@@ -101,7 +97,7 @@ impl Builder<'_> {
             file: Some(file.path.clone()),
             line: Some(line),
             end_line: Some(end_line),
-            props,
+            props_json: serde_json::to_string(&props).expect("plain fields serialize"),
         }
     }
 
@@ -115,12 +111,17 @@ impl Builder<'_> {
             } else {
                 "CONTAINS"
             };
-            self.edge(parent as usize, id as usize, ty, Props::new());
+            self.edge(parent as usize, id as usize, ty, &EdgeProps::default());
         }
     }
 
-    fn edge(&mut self, src: usize, dst: usize, ty: &str, props: Props) {
-        self.edges.push(NewEdge { src, dst, data: EdgeData { ty: ty.to_owned(), props } });
+    fn edge(&mut self, src: usize, dst: usize, ty: &'static str, props: &EdgeProps<'_>) {
+        let props_json = if props.is_empty() {
+            String::new()
+        } else {
+            serde_json::to_string(props).expect("plain fields serialize")
+        };
+        self.edges.push(NewEdge { src, dst, ty: ty.into(), props_json });
     }
 
     fn external_node(&mut self, family: Family, path: &str) -> usize {
@@ -179,23 +180,21 @@ impl Builder<'_> {
         }
     }
 
-    fn references(&mut self, fi: u32) {
+    fn references(&mut self, fi: u32, refs: &[drsg_parsers::Ref]) {
         let file = &self.t.files[fi as usize];
         let family = file.lang.family();
-        for r in &file.facts.refs {
+        for r in refs {
             let src = self.source_of(fi, r.scope);
             let resolution = self.r.resolve_ref(fi, r);
             let call_site = Resolver::is_call_site(r.kind);
-            let mut props = Props::new();
-            props.insert("line".into(), Value::from(r.line));
-            props.insert("ref".into(), Value::from(r.text.clone()));
+            let mut props = EdgeProps { line: Some(r.line), text: Some(&r.text), ..EdgeProps::default() };
             if !call_site {
                 match resolution {
                     Resolution::Resolved { target, by } if target as usize != src => {
                         self.acc.references_bound += 1;
-                        props.insert("resolved_by".into(), Value::from(by.as_str()));
-                        props.insert("confidence".into(), Value::from(by.confidence()));
-                        self.edge(src, target as usize, "REFERENCES", props);
+                        props.resolved_by = Some(by.as_str());
+                        props.confidence = Some(by.confidence());
+                        self.edge(src, target as usize, "REFERENCES", &props);
                     }
                     _ => self.acc.references_unbound += 1,
                 }
@@ -203,33 +202,33 @@ impl Builder<'_> {
             }
             self.acc.call_sites += 1;
             let instantiate = r.kind == RefKind::Instantiate;
-            match resolution {
+            match &resolution {
                 Resolution::Resolved { target, by } => {
                     self.acc.resolved += 1;
-                    let kind = self.t.syms[target as usize].kind;
+                    let kind = self.t.syms[*target as usize].kind;
                     let ty = if instantiate || (kind.is_type() && kind != SymKind::Def(DefKind::Trait)) {
                         "INSTANTIATES"
                     } else {
                         "CALLS"
                     };
-                    props.insert("resolved_by".into(), Value::from(by.as_str()));
-                    props.insert("confidence".into(), Value::from(by.confidence()));
-                    self.edge(src, target as usize, ty, props);
+                    props.resolved_by = Some(by.as_str());
+                    props.confidence = Some(by.confidence());
+                    self.edge(src, *target as usize, ty, &props);
                 }
                 Resolution::External(path) => {
                     self.acc.external += 1;
-                    let dst = self.external_node(family, &path);
-                    props.insert("resolved_by".into(), Value::from("external"));
-                    props.insert("confidence".into(), Value::from("high"));
-                    self.edge(src, dst, if instantiate { "INSTANTIATES" } else { "CALLS" }, props);
+                    let dst = self.external_node(family, path);
+                    props.resolved_by = Some("external");
+                    props.confidence = Some("high");
+                    self.edge(src, dst, if instantiate { "INSTANTIATES" } else { "CALLS" }, &props);
                 }
                 Resolution::Unresolved(reason) => {
                     self.acc.unresolved += 1;
-                    *self.acc.unresolved_by_reason.entry(reason_category(&reason)).or_insert(0) += 1;
+                    *self.acc.unresolved_by_reason.entry(reason_category(reason)).or_insert(0) += 1;
                     let name = r.path.last().map(String::as_str).filter(|n| !n.is_empty()).unwrap_or("(computed)");
                     let dst = self.unresolved_node(&file.path, name);
-                    props.insert("reason".into(), Value::from(reason));
-                    self.edge(src, dst, if instantiate { "INSTANTIATES" } else { "CALLS" }, props);
+                    props.reason = Some(reason);
+                    self.edge(src, dst, if instantiate { "INSTANTIATES" } else { "CALLS" }, &props);
                 }
             }
         }
@@ -254,16 +253,15 @@ impl Builder<'_> {
                         }
                         None => imp.source.clone(),
                     };
-                    let mut props = Props::new();
-                    props.insert("line".into(), json!(imp.line));
-                    props.insert("ref".into(), Value::from(written));
-                    if imp.alias != imp.name.clone().unwrap_or_default() && !imp.alias.is_empty() {
-                        props.insert("alias".into(), Value::from(imp.alias.clone()));
-                    }
-                    if imp.reexport {
-                        props.insert("reexport".into(), Value::from(true));
-                    }
-                    self.edge(src, dst, "IMPORTS", props);
+                    let aliased = !imp.alias.is_empty() && Some(&imp.alias) != imp.name.as_ref();
+                    let props = EdgeProps {
+                        line: Some(imp.line),
+                        text: Some(&written),
+                        alias: aliased.then_some(imp.alias.as_str()),
+                        reexport: imp.reexport,
+                        ..EdgeProps::default()
+                    };
+                    self.edge(src, dst, "IMPORTS", &props);
                 }
                 Err(_) => self.acc.imports_unresolved += 1,
             }
@@ -289,14 +287,51 @@ impl Builder<'_> {
                         InheritKind::Extends => "EXTENDS",
                         InheritKind::Implements => "IMPLEMENTS",
                     };
-                    let mut props = Props::new();
-                    props.insert("line".into(), json!(inh.line));
-                    props.insert("ref".into(), Value::from(inh.target.join(separator(family))));
-                    self.edge(child as usize, dst, ty, props);
+                    let written = inh.target.join(separator(family));
+                    let props = EdgeProps { line: Some(inh.line), text: Some(&written), ..EdgeProps::default() };
+                    self.edge(child as usize, dst, ty, &props);
                 }
                 Err(_) => self.acc.inherits_unresolved += 1,
             }
         }
+    }
+}
+
+/// Node properties, serialised once per node.
+#[derive(Default, Serialize)]
+struct NodeProps<'a> {
+    language: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    signature: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    doc: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    visibility: Option<&'static str>,
+    is_test: bool,
+}
+
+/// Edge properties, serialised once per edge (a map per edge would dominate memory on big trees).
+#[derive(Default, Serialize)]
+struct EdgeProps<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resolved_by: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    confidence: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    alias: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    reexport: bool,
+}
+
+impl EdgeProps<'_> {
+    fn is_empty(&self) -> bool {
+        self.line.is_none() && self.text.is_none() && self.reason.is_none() && self.resolved_by.is_none()
     }
 }
 

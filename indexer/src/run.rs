@@ -59,6 +59,8 @@ pub struct RunReport {
     pub seconds: f64,
     /// Seconds per phase: walk, parse, resolve, store.
     pub phases: BTreeMap<&'static str, f64>,
+    /// Resident memory after each phase and the peak, in MB (Linux; empty elsewhere).
+    pub memory_mb: BTreeMap<&'static str, u64>,
 }
 
 /// Stack of the resolution thread.
@@ -90,6 +92,12 @@ pub fn index_tree(
     let walked = walk::walk(&root, registry, options.max_file_size);
     let layout = Layout::load(&root, &tree_name, &walked.manifests, walked.python_packages.clone());
     phases.insert("walk", t0.elapsed().as_secs_f64());
+    let mut memory_mb = BTreeMap::new();
+    let mut note_memory = |phase: &'static str| {
+        if let Some(mb) = resident_mb("VmRSS") {
+            memory_mb.insert(phase, mb);
+        }
+    };
 
     progress.phase("parse", walked.candidates.len() as u64);
     let t0 = Instant::now();
@@ -127,6 +135,7 @@ pub fn index_tree(
     }
     skipped.sort();
     phases.insert("parse", t0.elapsed().as_secs_f64());
+    note_memory("parse");
 
     progress.phase("resolve", 0);
     let t0 = Instant::now();
@@ -148,10 +157,11 @@ pub fn index_tree(
         let mut table = Table::build(files, layout);
         add_impl_methods(&mut table);
         table.dedupe_keys();
+        let refs: Vec<_> = table.files.iter_mut().map(|f| std::mem::take(&mut f.facts.refs)).collect();
         let mut resolver = Resolver::new(&table);
         resolver.impl_self = impl_self_types(&table);
         resolver.supers = supers(&table, &resolver);
-        let graph = graph::build(&table, &resolver);
+        let graph = graph::build(&table, &resolver, refs);
         let manifest_errors = table.layout.manifest_errors.clone();
         (graph, table.syms.len() as u64, manifest_errors)
     };
@@ -165,6 +175,7 @@ pub fn index_tree(
             .map_err(|_| Error::ResolvePanicked)
     })?;
     phases.insert("resolve", t0.elapsed().as_secs_f64());
+    note_memory("resolve");
 
     let checkout = git::checkout(&root);
     let synced_commit = checkout.as_ref().and_then(|c| c.head.clone());
@@ -204,6 +215,10 @@ pub fn index_tree(
     let t0 = Instant::now();
     let info: PlaneInfo = store.replace_plane(&plane_meta, &graph.nodes, &graph.edges)?;
     phases.insert("store", t0.elapsed().as_secs_f64());
+    note_memory("store");
+    if let Some(mb) = resident_mb("VmHWM") {
+        memory_mb.insert("peak", mb);
+    }
 
     Ok(RunReport {
         plane,
@@ -220,7 +235,16 @@ pub fn index_tree(
         accounting: graph.accounting,
         seconds: started.elapsed().as_secs_f64(),
         phases,
+        memory_mb,
     })
+}
+
+/// A line of `/proc/self/status` (`VmRSS`, `VmHWM`) in MB, on Linux.
+fn resident_mb(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
 }
 
 /// Key Rust impl methods now that types and traits can be resolved (phase two of the table).

@@ -253,7 +253,10 @@ impl Table {
         order.sort_by(|&a, &b| {
             let (sa, sb) = (&self.syms[a as usize], &self.syms[b as usize]);
             let (fa, fb) = (&self.files[sa.file as usize].path, &self.files[sb.file as usize].path);
-            sa.key.cmp(&sb.key).then_with(|| source_rank(fa).cmp(&source_rank(fb))).then_with(|| fa.cmp(fb))
+            sa.key
+                .cmp(&sb.key)
+                .then_with(|| source_rank(fa).cmp(&source_rank(fb)))
+                .then_with(|| fa.cmp(fb))
                 .then_with(|| line(self, a).cmp(&line(self, b)))
         });
         let mut run = 1usize;

@@ -74,6 +74,11 @@ pub struct PlaneInfo {
     pub updated_at: i64,
 }
 
+/// A map as stored: a JSON object, or `""` when empty.
+fn props_json(props: &Props) -> String {
+    if props.is_empty() { String::new() } else { serde_json::to_string(props).expect("JSON values serialize") }
+}
+
 /// A node to be written.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct NodeData {
@@ -89,14 +94,22 @@ pub struct NodeData {
     pub line: Option<u32>,
     /// Last line (1-based, inclusive).
     pub end_line: Option<u32>,
-    /// Everything else (`signature`, `doc`, `visibility`, `is_test`, …).
-    pub props: Props,
+    /// Everything else (`signature`, `doc`, `visibility`, `is_test`, …) as a JSON object, or `""` for
+    /// none. Serialised by the writer: a map per node would dominate memory on big trees.
+    /// `signature` and `doc` also feed the text index.
+    pub props_json: String,
 }
 
 impl NodeData {
     /// The primary label, or `""` when the node has none.
     pub fn label(&self) -> &str {
         self.labels.first().map_or("", String::as_str)
+    }
+
+    /// Set the properties from a map.
+    pub fn with_props(mut self, props: &Props) -> NodeData {
+        self.props_json = props_json(props);
+        self
     }
 }
 
@@ -138,31 +151,33 @@ impl Node {
             file: self.file,
             line: self.line,
             end_line: self.end_line,
-            props: self.props,
+            props_json: props_json(&self.props),
         }
     }
 }
 
-/// The payload of an edge to be written.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct EdgeData {
-    /// `CALLS`, `CONTAINS`, `PARENT`, …
-    #[serde(rename = "type")]
-    pub ty: String,
-    /// `line`, `ref`, `resolved_by`, `confidence`, `reason`, …
-    pub props: Props,
-}
-
 /// An edge to be written by [`Store::replace_plane`](crate::Store::replace_plane): its ends are
 /// positions in the node slice written with it.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+///
+/// Properties arrive already serialised (a JSON object, or empty for none): a plane has hundreds of
+/// thousands of edges, and a map per edge would dominate the writer's memory.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct NewEdge {
     /// Index of the source in the node slice.
     pub src: usize,
     /// Index of the target in the node slice.
     pub dst: usize,
-    /// Type and properties.
-    pub data: EdgeData,
+    /// `CALLS`, `CONTAINS`, `PARENT`, …
+    pub ty: std::borrow::Cow<'static, str>,
+    /// A JSON object, or `""` when the edge has no properties.
+    pub props_json: String,
+}
+
+impl NewEdge {
+    /// An edge with properties given as a map.
+    pub fn new(src: usize, dst: usize, ty: impl Into<std::borrow::Cow<'static, str>>, props: &Props) -> NewEdge {
+        NewEdge { src, dst, ty: ty.into(), props_json: props_json(props) }
+    }
 }
 
 /// A stored edge.

@@ -56,7 +56,7 @@ pub(crate) fn configure(conn: &Connection, on_disk: bool) -> rusqlite::Result<()
     }
     conn.pragma_update(None, "foreign_keys", true)?;
     // A larger page cache keeps bulk writes of a few hundred thousand rows in memory.
-    conn.pragma_update(None, "cache_size", -65536)?;
+    conn.pragma_update(None, "cache_size", -16384)?;
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     conn.set_prepared_statement_cache_capacity(64);
     Ok(())

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::lock::{DbLock, LOCK_FILE};
-use crate::model::{NewEdge, NodeData, PlaneInfo, PlaneMeta, Props};
+use crate::model::{NewEdge, NodeData, PlaneInfo, PlaneMeta};
 use crate::schema::{self, FORMAT_VERSION, Format};
 use crate::text::{Stamp, TextDoc, TextIndex};
 
@@ -206,6 +206,32 @@ impl Store {
     /// the text documents are healed by the next [`Store::reconcile_text`] (which runs on open).
     pub fn replace_plane(&mut self, meta: &PlaneMeta, nodes: &[NodeData], edges: &[NewEdge]) -> Result<PlaneInfo> {
         validate(meta, nodes, edges)?;
+        let shown = self.shown.clone();
+        let shown = &shown;
+        let context = "replacing a plane";
+        // Edges are checked against the node slice above, and old rows are deleted explicitly, so the
+        // per-row foreign-key checks would only cost time. The pragma cannot change inside a transaction.
+        self.conn.pragma_update(None, "foreign_keys", false).ctx(shown, context)?;
+        let result = self.replace_plane_rows(meta, nodes, edges);
+        self.conn.pragma_update(None, "foreign_keys", true).ctx(shown, context)?;
+        let generation = match result {
+            Ok(generation) => generation,
+            Err(err) => {
+                self.text.abort();
+                return Err(err);
+            }
+        };
+        let stamp = Stamp { generation: generation as u64, commit: meta.synced_commit.clone() };
+        self.text.commit_plane(&meta.name, stamp)?;
+        self.plane(&meta.name)?.ok_or_else(|| Error::Corrupt {
+            path: self.shown.clone(),
+            detail: format!("plane `{}` vanished after being written", meta.name),
+        })
+    }
+
+    /// The SQLite half of [`Store::replace_plane`]; the text documents are staged on the way, so the
+    /// text index's own threads work while SQLite writes. Returns the new generation.
+    fn replace_plane_rows(&mut self, meta: &PlaneMeta, nodes: &[NodeData], edges: &[NewEdge]) -> Result<i64> {
         let shown = &self.shown;
         let context = "replacing a plane";
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(shown, context)?;
@@ -213,25 +239,25 @@ impl Store {
         let plane_id = upsert_plane(&tx, meta, generation).ctx(shown, context)?;
         tx.execute("DELETE FROM edges WHERE plane = ?1", [plane_id]).ctx(shown, "deleting old edges")?;
         tx.execute("DELETE FROM nodes WHERE plane = ?1", [plane_id]).ctx(shown, "deleting old nodes")?;
-        let ids = insert_nodes(&tx, shown, &meta.name, plane_id, nodes)?;
-        insert_edges(&tx, plane_id, &ids, edges).ctx(shown, "inserting edges")?;
-        tx.commit().ctx(shown, context)?;
-
-        let docs = nodes.iter().zip(&ids).map(|(node, &node_id)| TextDoc {
+        // Ids are given out here (after the highest in use) so the text documents can be staged first.
+        let first: i64 =
+            tx.query_row("SELECT coalesce(max(id), 0) + 1 FROM nodes", [], |row| row.get(0)).ctx(shown, context)?;
+        let ids: Vec<i64> = (first..).take(nodes.len()).collect();
+        let texts: Vec<TextProps<'_>> = nodes.iter().map(|node| TextProps::of(&node.props_json)).collect();
+        let docs = nodes.iter().zip(&ids).zip(&texts).map(|((node, &node_id), text)| TextDoc {
             node_id,
             key: &node.key,
             name: &node.name,
             label: node.label(),
             file: node.file.as_deref(),
-            signature: prop_str(&node.props, "signature"),
-            doc: prop_str(&node.props, "doc"),
+            signature: text.signature.as_deref(),
+            doc: text.doc.as_deref(),
         });
-        let stamp = Stamp { generation: generation as u64, commit: meta.synced_commit.clone() };
-        self.text.replace_plane(&meta.name, stamp, docs)?;
-        self.plane(&meta.name)?.ok_or_else(|| Error::Corrupt {
-            path: self.shown.clone(),
-            detail: format!("plane `{}` vanished after being written", meta.name),
-        })
+        self.text.stage_plane(&meta.name, docs)?;
+        insert_nodes(&tx, shown, &meta.name, plane_id, nodes, &ids)?;
+        insert_edges(&tx, plane_id, &ids, edges).ctx(shown, "inserting edges")?;
+        tx.commit().ctx(shown, context)?;
+        Ok(generation)
     }
 
     /// Deletes plane `name` with its nodes, edges and text documents; `false` when there was none.
@@ -347,41 +373,40 @@ pub(crate) fn insert_nodes(
     plane: &str,
     plane_id: i64,
     nodes: &[NodeData],
-) -> Result<Vec<i64>> {
+    ids: &[i64],
+) -> Result<()> {
     let context = "inserting nodes";
     let mut stmt = conn
         .prepare_cached(
-            "INSERT INTO nodes(plane, key, label, labels, name, file, line, end_line, props)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO nodes(id, plane, key, label, labels, name, file, line, end_line, props)
+             VALUES (?10, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )
         .ctx(shown, context)?;
-    let mut ids = Vec::with_capacity(nodes.len());
-    for node in nodes {
+    for (node, &id) in nodes.iter().zip(ids) {
         let labels = serde_json::to_string(&node.labels).expect("strings serialize");
-        let id = stmt
-            .insert(params![
-                plane_id,
-                node.key,
-                node.label(),
-                labels,
-                node.name,
-                node.file,
-                node.line,
-                node.end_line,
-                props_text(&node.props)
-            ])
-            .map_err(|source| {
-                let unique =
-                    source.sqlite_error().map(|e| e.extended_code) == Some(rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE);
-                if unique {
-                    Error::DuplicateKey { plane: plane.to_owned(), key: node.key.clone() }
-                } else {
-                    Error::Sqlite { path: shown.to_path_buf(), context: context.to_owned(), source }
-                }
-            })?;
-        ids.push(id);
+        stmt.execute(params![
+            plane_id,
+            node.key,
+            node.label(),
+            labels,
+            node.name,
+            node.file,
+            node.line,
+            node.end_line,
+            (!node.props_json.is_empty()).then_some(node.props_json.as_str()),
+            id
+        ])
+        .map_err(|source| {
+            let unique =
+                source.sqlite_error().map(|e| e.extended_code) == Some(rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE);
+            if unique {
+                Error::DuplicateKey { plane: plane.to_owned(), key: node.key.clone() }
+            } else {
+                Error::Sqlite { path: shown.to_path_buf(), context: context.to_owned(), source }
+            }
+        })?;
     }
-    Ok(ids)
+    Ok(())
 }
 
 /// Inserts `edges`, whose ends index into `ids`, into plane `plane_id`.
@@ -389,22 +414,29 @@ pub(crate) fn insert_edges(conn: &Connection, plane_id: i64, ids: &[i64], edges:
     let mut stmt =
         conn.prepare_cached("INSERT INTO edges(plane, src, dst, type, props) VALUES (?1, ?2, ?3, ?4, ?5)")?;
     for edge in edges {
-        stmt.execute(params![plane_id, ids[edge.src], ids[edge.dst], edge.data.ty, props_text(&edge.data.props)])?;
+        let props = (!edge.props_json.is_empty()).then_some(edge.props_json.as_str());
+        stmt.execute(params![plane_id, ids[edge.src], ids[edge.dst], edge.ty.as_ref(), props])?;
     }
     Ok(())
 }
 
-/// Empty property maps are stored as NULL: most edges have none.
-fn props_text(props: &Props) -> Option<String> {
-    (!props.is_empty()).then(|| serde_json::to_string(props).expect("JSON values serialize"))
+/// The properties the text index reads, picked out of a node's JSON without building a map.
+#[derive(Default, serde::Deserialize)]
+struct TextProps<'a> {
+    #[serde(borrow)]
+    signature: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    doc: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl<'a> TextProps<'a> {
+    fn of(props_json: &'a str) -> TextProps<'a> {
+        if props_json.is_empty() { TextProps::default() } else { serde_json::from_str(props_json).unwrap_or_default() }
+    }
 }
 
 fn json_text(value: &Value) -> String {
     serde_json::to_string(value).expect("JSON values serialize")
-}
-
-fn prop_str<'a>(props: &'a Props, name: &str) -> Option<&'a str> {
-    props.get(name).and_then(Value::as_str)
 }
 
 /// Attaches the database path and what the store was doing to a SQLite error.

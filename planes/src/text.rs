@@ -197,21 +197,34 @@ impl TextIndex {
         })
     }
 
-    /// Replaces the documents of plane `name` and commits.
-    pub(crate) fn replace_plane<'a>(
-        &mut self,
-        name: &str,
-        stamp: Stamp,
-        docs: impl IntoIterator<Item = TextDoc<'a>>,
-    ) -> Result<()> {
-        self.atomically(|text| {
-            text.delete_plane_docs(name)?;
+    /// Replaces plane `name`'s documents in the writer without committing: the writer's threads index
+    /// them while the caller writes SQLite. Follow with [`TextIndex::commit_plane`] or [`TextIndex::abort`].
+    pub(crate) fn stage_plane<'a>(&mut self, name: &str, docs: impl IntoIterator<Item = TextDoc<'a>>) -> Result<()> {
+        let staged = (|| {
+            self.delete_plane_docs(name)?;
             for doc in docs {
-                text.add_doc(name, &doc)?;
+                self.add_doc(name, &doc)?;
             }
+            Ok(())
+        })();
+        if staged.is_err() {
+            self.abort();
+        }
+        staged
+    }
+
+    /// Commits staged documents with the plane's new stamp.
+    pub(crate) fn commit_plane(&mut self, name: &str, stamp: Stamp) -> Result<()> {
+        self.atomically(|text| {
             text.stamps.insert(name.to_owned(), stamp);
             text.commit()
         })
+    }
+
+    /// Drops whatever was staged and not committed.
+    pub(crate) fn abort(&mut self) {
+        self.writer = None;
+        self.stamps = self.committed_stamps().ok().flatten().unwrap_or_default();
     }
 
     /// Drops the documents of plane `name` and commits.

@@ -1,6 +1,6 @@
 //! A plane of realistic size goes through one write.
 
-use drsg_planes::{EdgeData, NewEdge, NodeData, PlaneKind, PlaneMeta, Props, Store};
+use drsg_planes::{NewEdge, NodeData, PlaneKind, PlaneMeta, Props, Store};
 use serde_json::json;
 
 #[test]
@@ -20,18 +20,15 @@ fn bulk_write_of_20k_nodes_and_50k_edges() {
                 file: Some(format!("src/m{}.rs", i / 100)),
                 line: Some(u32::try_from(i % 100).expect("small") + 1),
                 end_line: None,
-                props,
+                props_json: String::new(),
             }
+            .with_props(&props)
         })
         .collect();
     let edges: Vec<NewEdge> = (0..50_000)
-        .map(|i: usize| NewEdge {
-            src: i % node_count,
-            dst: (i * 7 + 1) % node_count,
-            data: EdgeData {
-                ty: if i.is_multiple_of(5) { "CONTAINS" } else { "CALLS" }.to_owned(),
-                props: Props::new(),
-            },
+        .map(|i: usize| {
+            let ty = if i.is_multiple_of(5) { "CONTAINS" } else { "CALLS" };
+            NewEdge::new(i % node_count, (i * 7 + 1) % node_count, ty, &Props::new())
         })
         .collect();
     let meta = PlaneMeta {

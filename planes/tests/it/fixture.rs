@@ -1,6 +1,6 @@
 //! Small planes to write, and compact renderings of what the store returns.
 
-use drsg_planes::{EdgeData, NewEdge, NodeData, PlaneKind, PlaneMeta, Props, Store};
+use drsg_planes::{NewEdge, NodeData, PlaneKind, PlaneMeta, Props, Store};
 use serde_json::{Value, json};
 
 pub fn props(value: Value) -> Props {
@@ -19,12 +19,13 @@ pub fn node(key: &str, labels: &[&str], file: Option<&str>, line: Option<u32>, p
         file: file.map(str::to_owned),
         line,
         end_line: line.map(|l| l + 2),
-        props: props(props_value),
+        props_json: String::new(),
     }
+    .with_props(&props(props_value))
 }
 
 pub fn edge(src: usize, dst: usize, ty: &str, props_value: Value) -> NewEdge {
-    NewEdge { src, dst, data: EdgeData { ty: ty.to_owned(), props: props(props_value) } }
+    NewEdge::new(src, dst, ty.to_owned(), &props(props_value))
 }
 
 pub fn meta(name: &str) -> PlaneMeta {
@@ -82,13 +83,12 @@ pub fn expected_edges(nodes: &[NodeData], edges: &[NewEdge]) -> String {
     edges
         .iter()
         .map(|e| {
-            format!(
-                "{} -{}-> {} {}",
-                nodes[e.src].key,
-                e.data.ty,
-                nodes[e.dst].key,
-                Value::Object(e.data.props.clone())
-            )
+            let props: Value = if e.props_json.is_empty() {
+                Value::Object(Props::new())
+            } else {
+                serde_json::from_str(&e.props_json).expect("JSON")
+            };
+            format!("{} -{}-> {} {}", nodes[e.src].key, e.ty, nodes[e.dst].key, props)
         })
         .collect::<Vec<_>>()
         .join("\n")
