@@ -1,4 +1,4 @@
-//! Small text helpers shared by language plugins: signatures, doc comments, node text.
+//! Small helpers shared by language plugins: signatures, doc comments, node text, nesting depth.
 
 /// Collapse runs of whitespace to one space and cap the length at `max` characters (with `…`).
 pub fn collapse(text: &str, max: usize) -> String {
@@ -60,6 +60,37 @@ pub fn clean_doc(raw: &[&str]) -> Option<String> {
         lines.pop();
     }
     if lines.is_empty() { None } else { Some(collapse(&lines.join("\n"), 400)) }
+}
+
+/// The first node at depth `limit`, if the tree is that deep. Only subtrees large enough to reach the limit
+/// are entered (a level of nesting takes at least a byte, give or take a few single-child wrappers), so this
+/// visits a handful of nodes on ordinary files.
+pub fn node_at_depth(root: tree_sitter::Node<'_>, limit: u32) -> Option<tree_sitter::Node<'_>> {
+    const LEVELS_PER_BYTE: usize = 16;
+    let mut cursor = root.walk();
+    let mut depth = 0u32;
+    loop {
+        let node = cursor.node();
+        if depth >= limit {
+            return Some(node);
+        }
+        let room = (limit - depth) as usize;
+        let can_reach = (node.end_byte() - node.start_byte() + 1) * LEVELS_PER_BYTE >= room;
+        if can_reach && cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            // The cursor is rooted at `root`: climbing out of it ends the walk.
+            if !cursor.goto_parent() {
+                return None;
+            }
+            depth -= 1;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -66,7 +66,7 @@ pub(super) fn plan(root: Node<'_>, source_len: usize) -> Plan<'_> {
     let mut diagnostics = Vec::new();
     // A tree cannot be deeper than its source is long, so short files need no walk.
     if source_len > MAX_QUERY_DEPTH as usize
-        && let Some(deep) = deeper_than(root, MAX_QUERY_DEPTH)
+        && let Some(deep) = drsg_parsers::text::node_at_depth(root, MAX_QUERY_DEPTH + 1)
     {
         diagnostics.push(Diagnostic {
             line: line(deep),
@@ -108,30 +108,6 @@ fn wide_errors_inside(node: Node<'_>) -> Vec<Node<'_>> {
             if !cursor.goto_parent() || cursor.node() == node {
                 return found;
             }
-        }
-    }
-}
-
-/// The first node found below `limit` levels, if any.
-fn deeper_than(root: Node<'_>, limit: u32) -> Option<Node<'_>> {
-    let mut cursor = root.walk();
-    let mut depth = 0u32;
-    loop {
-        if depth > limit {
-            return Some(cursor.node());
-        }
-        if cursor.goto_first_child() {
-            depth += 1;
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return None;
-            }
-            depth -= 1;
         }
     }
 }

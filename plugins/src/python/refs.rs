@@ -116,22 +116,7 @@ pub(super) fn decorator(node: Node<'_>, scope: Option<u32>, source: &str, facts:
         },
         _ => expression,
     };
-    let (base, names) = split_attributes(target, source);
-    if base.kind() != "identifier" {
-        return;
-    }
-    let (path, qualifier) = receiver(base, names, source);
-    if path.is_empty() {
-        return;
-    }
-    facts.refs.push(Ref {
-        kind: RefKind::Decorator,
-        path,
-        qualifier,
-        line: line(node),
-        scope,
-        text: collapse(node_text(target, source), 120),
-    });
+    push_named(RefKind::Decorator, target, line(node), scope, source, facts);
     if expression.kind() == "call" {
         argument_values(expression, scope, source, facts);
     }
@@ -140,6 +125,11 @@ pub(super) fn decorator(node: Node<'_>, scope: Option<u32>, source: &str, facts:
 /// A name or attribute chain used as a value: a call argument, a keyword argument value, the right side
 /// of an assignment, a class keyword (`metaclass=M`). Bare `self`/`cls` are not values.
 pub(super) fn value(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut FileFacts) {
+    push_named(RefKind::Value, node, line(node), scope, source, facts);
+}
+
+/// A reference to a name or attribute chain rooted at an identifier (nothing for other expressions).
+fn push_named(kind: RefKind, node: Node<'_>, site: u32, scope: Option<u32>, source: &str, facts: &mut FileFacts) {
     let (base, names) = split_attributes(node, source);
     if base.kind() != "identifier" {
         return;
@@ -148,14 +138,7 @@ pub(super) fn value(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mu
     if path.is_empty() {
         return;
     }
-    facts.refs.push(Ref {
-        kind: RefKind::Value,
-        path,
-        qualifier,
-        line: line(node),
-        scope,
-        text: collapse(node_text(node, source), 120),
-    });
+    facts.refs.push(Ref { kind, path, qualifier, line: site, scope, text: collapse(node_text(node, source), 120) });
 }
 
 /// Every name in an annotation (`Optional[mod.Client]` → `Optional`, `mod.Client`), forward references

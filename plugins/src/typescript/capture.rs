@@ -381,33 +381,3 @@ fn push_def<'t>(out: &mut Captured<'t>, site: DefSite, node: Node<'t>, name: Opt
         out.defs.push((site, node, name));
     }
 }
-
-/// The first node at depth `limit`, if the tree is that deep. Only subtrees large enough to reach the limit
-/// are entered (a level of nesting takes at least a byte, give or take a few single-child wrappers), so this
-/// visits a handful of nodes on ordinary files.
-pub(super) fn node_at_depth<'t>(tree: &'t Tree, limit: u32) -> Option<Node<'t>> {
-    const LEVELS_PER_BYTE: usize = 16;
-    let mut cursor = tree.walk();
-    let mut depth = 0u32;
-    loop {
-        let node = cursor.node();
-        if depth >= limit {
-            return Some(node);
-        }
-        let room = (limit - depth) as usize;
-        let can_reach = (node.end_byte() - node.start_byte() + 1) * LEVELS_PER_BYTE >= room;
-        if can_reach && cursor.goto_first_child() {
-            depth += 1;
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return None;
-            }
-            depth -= 1;
-        }
-    }
-}

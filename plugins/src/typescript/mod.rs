@@ -97,7 +97,7 @@ impl Language for TypeScriptPlugin {
         exports.sort_by_key(|e| e.line);
         let bindings = bindings::build(&captured, source, &built.scopes, &built.defs);
         let mut diagnostics = Vec::new();
-        if let Some(deep) = capture::node_at_depth(tree, capture::MAX_START_DEPTH) {
+        if let Some(deep) = drsg_parsers::text::node_at_depth(tree.root_node(), capture::MAX_START_DEPTH) {
             diagnostics.push(Diagnostic {
                 line: deep.start_position().row as u32 + 1,
                 message: format!(
