@@ -27,6 +27,7 @@ pub struct Accounting {
     pub inherits_unresolved: u64,
 }
 
+/// What resolution adds to the symbols' nodes: stand-in nodes (indexed after the symbols) and all edges.
 pub struct Graph {
     pub nodes: Vec<NodeData>,
     pub edges: Vec<NewEdge>,
@@ -36,6 +37,8 @@ pub struct Graph {
 struct Builder<'a> {
     t: &'a Table,
     r: &'a Resolver<'a>,
+    /// Symbols are nodes `0..base` (written before resolution); stand-ins follow.
+    base: usize,
     nodes: Vec<NodeData>,
     edges: Vec<NewEdge>,
     extra: HashMap<String, usize>,
@@ -47,20 +50,18 @@ struct Builder<'a> {
 /// `refs` are each file's references, taken out of the table beforehand: they are the bulk of the facts and
 /// no other file's resolution reads them, so each file's are freed as soon as its edges are built.
 pub fn build(t: &Table, r: &Resolver<'_>, refs: Vec<Vec<drsg_parsers::Ref>>) -> Graph {
+    let base = t.syms.len();
     let taken = t.syms.iter().map(|s| s.key.as_str()).collect();
     let mut b = Builder {
         t,
         r,
-        nodes: Vec::with_capacity(t.syms.len() + 1024),
+        base,
+        nodes: Vec::with_capacity(1024),
         edges: Vec::new(),
         extra: HashMap::new(),
         taken,
         acc: Accounting::default(),
     };
-    for id in 0..t.syms.len() as SymId {
-        let node = b.symbol_node(id);
-        b.nodes.push(node);
-    }
     b.structure();
     for (fi, file_refs) in refs.into_iter().enumerate() {
         let fi = fi as u32;
@@ -72,35 +73,40 @@ pub fn build(t: &Table, r: &Resolver<'_>, refs: Vec<Vec<drsg_parsers::Ref>>) -> 
     Graph { nodes: b.nodes, edges: b.edges, accounting: b.acc }
 }
 
-impl Builder<'_> {
-    fn symbol_node(&self, id: SymId) -> NodeData {
-        let sym = &self.t.syms[id as usize];
-        let file = &self.t.files[sym.file as usize];
-        let mut props = NodeProps { language: file.lang.name(), is_test: file.is_test, ..NodeProps::default() };
-        let (line, end_line) = match self.t.def_of(id) {
-            Some(def) => {
-                props.signature = Some(&def.signature).filter(|s| !s.is_empty()).map(String::as_str);
-                props.doc = def.doc.as_deref();
-                props.visibility = Some(def.visibility.as_str());
-                props.is_test |= def.is_test;
-                (def.line, def.end_line)
-            }
-            None => {
-                props.doc = file.facts.module_doc.as_deref();
-                (1, file.lines.max(1))
-            }
-        };
-        NodeData {
-            key: sym.key.clone(),
-            labels: vec![sym.kind.label().to_owned()],
-            name: sym.name.clone(),
-            file: Some(file.path.clone()),
-            line: Some(line),
-            end_line: Some(end_line),
-            props_json: serde_json::to_string(&props).expect("plain fields serialize"),
-        }
-    }
+/// One node per symbol, in symbol order (node index = symbol id).
+pub fn symbol_nodes(t: &Table) -> Vec<NodeData> {
+    (0..t.syms.len() as SymId).map(|id| symbol_node(t, id)).collect()
+}
 
+fn symbol_node(t: &Table, id: SymId) -> NodeData {
+    let sym = &t.syms[id as usize];
+    let file = &t.files[sym.file as usize];
+    let mut props = NodeProps { language: file.lang.name(), is_test: file.is_test, ..NodeProps::default() };
+    let (line, end_line) = match t.def_of(id) {
+        Some(def) => {
+            props.signature = Some(&def.signature).filter(|s| !s.is_empty()).map(String::as_str);
+            props.doc = def.doc.as_deref();
+            props.visibility = Some(def.visibility.as_str());
+            props.is_test |= def.is_test;
+            (def.line, def.end_line)
+        }
+        None => {
+            props.doc = file.facts.module_doc.as_deref();
+            (1, file.lines.max(1))
+        }
+    };
+    NodeData {
+        key: sym.key.clone(),
+        labels: vec![sym.kind.label().to_owned()],
+        name: sym.name.clone(),
+        file: Some(file.path.clone()),
+        line: Some(line),
+        end_line: Some(end_line),
+        props_json: serde_json::to_string(&props).expect("plain fields serialize"),
+    }
+}
+
+impl Builder<'_> {
     fn structure(&mut self) {
         for id in 0..self.t.syms.len() as SymId {
             let sym = &self.t.syms[id as usize];
@@ -134,7 +140,7 @@ impl Builder<'_> {
         }
         let sep = separator(family);
         let name = path.rsplit(sep).next().unwrap_or(path).rsplit(['.', ':', '/']).next().unwrap_or(path).to_owned();
-        let i = self.nodes.len();
+        let i = self.base + self.nodes.len();
         self.nodes.push(NodeData { key: key.clone(), labels: vec!["External".into()], name, ..NodeData::default() });
         self.extra.insert(key, i);
         i
@@ -148,7 +154,7 @@ impl Builder<'_> {
         if let Some(&i) = self.extra.get(&key) {
             return i;
         }
-        let i = self.nodes.len();
+        let i = self.base + self.nodes.len();
         self.nodes.push(NodeData {
             key: key.clone(),
             labels: vec!["UnresolvedRef".into()],

@@ -2,10 +2,11 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::mpsc;
 use std::time::Instant;
 
 use drsg_parsers::{Lang, Registry, parse_file};
-use drsg_planes::{PlaneInfo, PlaneKind, PlaneMeta, Store};
+use drsg_planes::{NodeData, PlaneInfo, PlaneKind, PlaneMeta, PlaneRest, Store};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
@@ -61,6 +62,47 @@ pub struct RunReport {
     pub phases: BTreeMap<&'static str, f64>,
     /// Resident memory after each phase and the peak, in MB (Linux; empty elsewhere).
     pub memory_mb: BTreeMap<&'static str, u64>,
+}
+
+/// What the resolution thread hands over.
+struct Resolved {
+    graph: graph::Graph,
+    symbols: u64,
+    manifest_errors: Vec<(String, String)>,
+}
+
+/// The plane's ledger (SPEC §2): files per language, skips, parse errors, unresolved counts.
+fn ledger(
+    files_by_language: &BTreeMap<&'static str, u64>,
+    bytes: u64,
+    skipped: &[(String, SkipReason)],
+    skip_counts: &BTreeMap<&'static str, u64>,
+    parse_errors: &[(String, u32, u32)],
+    resolved: &Resolved,
+) -> Value {
+    let a = &resolved.graph.accounting;
+    json!({
+        "files": files_by_language,
+        "bytes": bytes,
+        "skipped": skip_counts,
+        "skipped_examples": skipped.iter().take(LEDGER_EXAMPLES).map(|(p, r)| json!({"file": p, "reason": r.as_str()})).collect::<Vec<_>>(),
+        "parse_errors": {
+            "files": parse_errors.len(),
+            "nodes": parse_errors.iter().map(|(_, n, _)| u64::from(*n)).sum::<u64>(),
+            "examples": parse_errors.iter().take(LEDGER_EXAMPLES).map(|(p, n, l)| json!({"file": p, "errors": n, "first_line": l})).collect::<Vec<_>>(),
+        },
+        "manifest_errors": resolved.manifest_errors.iter().map(|(p, e)| json!({"file": p, "error": e})).collect::<Vec<_>>(),
+        "call_sites": {
+            "total": a.call_sites,
+            "resolved": a.resolved,
+            "external": a.external,
+            "unresolved": a.unresolved,
+            "unresolved_by_reason": a.unresolved_by_reason,
+        },
+        "references": {"bound": a.references_bound, "unbound": a.references_unbound},
+        "imports_unresolved": a.imports_unresolved,
+        "inherits_unresolved": a.inherits_unresolved,
+    })
 }
 
 /// Stack of the resolution thread.
@@ -151,70 +193,74 @@ pub fn index_tree(
         }
     }
     let file_count = files.len() as u64;
-    // Resolution nests (paths, imports, parents) to a bounded depth; a thread with a roomy stack keeps
-    // that bound far from the limit whatever the build profile inlines.
+    let checkout = git::checkout(&root);
+    let synced_commit = checkout.as_ref().and_then(|c| c.head.clone());
+    let skip_counts = walk::count_skips(&skipped);
+    let mut plane_meta = PlaneMeta {
+        name: plane.clone(),
+        kind: PlaneKind::Code,
+        synced_commit: synced_commit.clone(),
+        synced_root: Some(root.to_string_lossy().into_owned()),
+        built_by: serde_json::to_value(registry.fingerprints()).unwrap_or(Value::Null),
+        ledger: Value::Null,
+    };
+
+    // Two threads from here: one builds the symbol table and resolves (on a roomy stack: resolution
+    // nests to a bounded depth, far from the limit whatever the build profile inlines); this one writes
+    // the symbols' nodes and text as soon as the table exists, then the rest once it is resolved.
+    let (first_tx, first_rx) = mpsc::sync_channel::<Vec<NodeData>>(1);
+    let (rest_tx, rest_rx) = mpsc::sync_channel::<Resolved>(1);
     let resolve = move || {
         let mut table = Table::build(files, layout);
         add_impl_methods(&mut table);
         table.dedupe_keys();
+        if first_tx.send(graph::symbol_nodes(&table)).is_err() {
+            return;
+        }
         let refs: Vec<_> = table.files.iter_mut().map(|f| std::mem::take(&mut f.facts.refs)).collect();
         let mut resolver = Resolver::new(&table);
         resolver.impl_self = impl_self_types(&table);
         resolver.supers = supers(&table, &resolver);
         let graph = graph::build(&table, &resolver, refs);
         let manifest_errors = table.layout.manifest_errors.clone();
-        (graph, table.syms.len() as u64, manifest_errors)
+        let _ = rest_tx.send(Resolved { graph, symbols: table.syms.len() as u64, manifest_errors });
     };
-    let (graph, symbols, manifest_errors) = std::thread::scope(|scope| {
-        std::thread::Builder::new()
+    let mut outcome: Option<(Accounting, u64, f64)> = None;
+    let written = std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
             .name("drsg-resolve".into())
             .stack_size(RESOLVE_STACK)
             .spawn_scoped(scope, resolve)
-            .map_err(|source| Error::Thread { source })?
-            .join()
-            .map_err(|_| Error::ResolvePanicked)
+            .map_err(|source| Error::Thread { source })?;
+        let written = match first_rx.recv() {
+            Ok(first) => {
+                let early = plane_meta.clone();
+                store.replace_plane_in_two(&early, &first, || {
+                    let resolved = rest_rx.recv().ok()?;
+                    let resolve_seconds = t0.elapsed().as_secs_f64();
+                    progress.phase("store", 0);
+                    plane_meta.ledger =
+                        ledger(&files_by_language, bytes, &skipped, &skip_counts, &parse_errors, &resolved);
+                    outcome = Some((resolved.graph.accounting, resolved.symbols, resolve_seconds));
+                    Some(PlaneRest {
+                        meta: Some(plane_meta.clone()),
+                        nodes: resolved.graph.nodes,
+                        edges: resolved.graph.edges,
+                    })
+                })
+            }
+            Err(_) => Err(drsg_planes::Error::InvalidInput {
+                plane: plane.clone(),
+                detail: "resolution stopped early".into(),
+            }),
+        };
+        worker.join().map_err(|_| Error::ResolvePanicked)?;
+        Ok::<_, Error>(written?)
     })?;
-    phases.insert("resolve", t0.elapsed().as_secs_f64());
-    note_memory("resolve");
-
-    let checkout = git::checkout(&root);
-    let synced_commit = checkout.as_ref().and_then(|c| c.head.clone());
-    let skip_counts = walk::count_skips(&skipped);
-    let ledger = json!({
-        "files": files_by_language,
-        "bytes": bytes,
-        "skipped": skip_counts,
-        "skipped_examples": skipped.iter().take(LEDGER_EXAMPLES).map(|(p, r)| json!({"file": p, "reason": r.as_str()})).collect::<Vec<_>>(),
-        "parse_errors": {
-            "files": parse_errors.len(),
-            "nodes": parse_errors.iter().map(|(_, n, _)| u64::from(*n)).sum::<u64>(),
-            "examples": parse_errors.iter().take(LEDGER_EXAMPLES).map(|(p, n, l)| json!({"file": p, "errors": n, "first_line": l})).collect::<Vec<_>>(),
-        },
-        "manifest_errors": manifest_errors.iter().map(|(p, e)| json!({"file": p, "error": e})).collect::<Vec<_>>(),
-        "call_sites": {
-            "total": graph.accounting.call_sites,
-            "resolved": graph.accounting.resolved,
-            "external": graph.accounting.external,
-            "unresolved": graph.accounting.unresolved,
-            "unresolved_by_reason": graph.accounting.unresolved_by_reason,
-        },
-        "references": {"bound": graph.accounting.references_bound, "unbound": graph.accounting.references_unbound},
-        "imports_unresolved": graph.accounting.imports_unresolved,
-        "inherits_unresolved": graph.accounting.inherits_unresolved,
-    });
-    let built_by = serde_json::to_value(registry.fingerprints()).unwrap_or(Value::Null);
-    let plane_meta = PlaneMeta {
-        name: plane.clone(),
-        kind: PlaneKind::Code,
-        synced_commit: synced_commit.clone(),
-        synced_root: Some(root.to_string_lossy().into_owned()),
-        built_by,
-        ledger,
-    };
-    progress.phase("store", 0);
-    let t0 = Instant::now();
-    let info: PlaneInfo = store.replace_plane(&plane_meta, &graph.nodes, &graph.edges)?;
-    phases.insert("store", t0.elapsed().as_secs_f64());
+    let info: PlaneInfo = written;
+    let (accounting, symbols, resolve_seconds) = outcome.expect("the plane was written, so resolution delivered");
+    phases.insert("resolve", resolve_seconds);
+    phases.insert("store", t0.elapsed().as_secs_f64() - resolve_seconds);
     note_memory("store");
     if let Some(mb) = resident_mb("VmHWM") {
         memory_mb.insert("peak", mb);
@@ -232,7 +278,7 @@ pub fn index_tree(
         symbols,
         nodes: info.node_count,
         edges: info.edge_count,
-        accounting: graph.accounting,
+        accounting,
         seconds: started.elapsed().as_secs_f64(),
         phases,
         memory_mb,

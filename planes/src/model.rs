@@ -180,6 +180,18 @@ impl NewEdge {
     }
 }
 
+/// The second part of [`Store::replace_plane_in_two`](crate::Store::replace_plane_in_two): the plane's
+/// final meta, the nodes not written in the first part (indexed after them), and all edges.
+#[derive(Debug, Clone, Default)]
+pub struct PlaneRest {
+    /// Replaces the meta given at the start (same name).
+    pub meta: Option<PlaneMeta>,
+    /// Nodes after the first part's; edge ends count the first part's nodes first.
+    pub nodes: Vec<NodeData>,
+    /// Every edge of the plane.
+    pub edges: Vec<NewEdge>,
+}
+
 /// A stored edge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Edge {

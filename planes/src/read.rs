@@ -43,7 +43,12 @@ impl Store {
 
     /// Nodes of plane `plane_id` named exactly `name`, by key.
     pub fn nodes_by_name(&self, plane_id: i64, name: &str) -> Result<Vec<Node>> {
-        self.query_nodes("reading nodes by name", "plane = ?1 AND name = ?2 ORDER BY +key", (plane_id, name))
+        // The case-insensitive index serves both lookups (one index less to maintain on every write).
+        self.query_nodes(
+            "reading nodes by name",
+            "plane = ?1 AND name = ?2 COLLATE NOCASE AND name = ?2 ORDER BY +key",
+            (plane_id, name),
+        )
     }
 
     /// Nodes of plane `plane_id` named `name` ignoring ASCII case, by key.

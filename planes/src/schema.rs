@@ -97,7 +97,6 @@ pub(crate) fn create(conn: &Connection) -> rusqlite::Result<()> {
              props    TEXT,
              UNIQUE(plane, key)
          );
-         CREATE INDEX IF NOT EXISTS nodes_plane_name ON nodes(plane, name);
          CREATE INDEX IF NOT EXISTS nodes_plane_name_nocase ON nodes(plane, name COLLATE NOCASE);
          CREATE INDEX IF NOT EXISTS nodes_plane_file ON nodes(plane, file, line);
          CREATE INDEX IF NOT EXISTS nodes_plane_label ON nodes(plane, label);

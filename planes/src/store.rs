@@ -1,5 +1,6 @@
 //! The store: opening a database directory (or an in-memory twin), the lock, and plane writes.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -8,7 +9,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::lock::{DbLock, LOCK_FILE};
-use crate::model::{NewEdge, NodeData, PlaneInfo, PlaneMeta};
+use crate::model::{NewEdge, NodeData, PlaneInfo, PlaneMeta, PlaneRest};
 use crate::schema::{self, FORMAT_VERSION, Format};
 use crate::text::{Stamp, TextDoc, TextIndex};
 
@@ -181,8 +182,8 @@ impl Store {
                     name: text(2).unwrap_or_default(),
                     label: text(3).unwrap_or_default(),
                     file: text(4),
-                    signature: text(5),
-                    doc: text(6),
+                    signature: text(5).map(Cow::Borrowed),
+                    doc: text(6).map(Cow::Borrowed),
                 });
             }
             Ok(())
@@ -205,17 +206,45 @@ impl Store {
     /// needs a label. If the text index fails after the SQLite commit, the error is returned and
     /// the text documents are healed by the next [`Store::reconcile_text`] (which runs on open).
     pub fn replace_plane(&mut self, meta: &PlaneMeta, nodes: &[NodeData], edges: &[NewEdge]) -> Result<PlaneInfo> {
-        validate(meta, nodes, edges)?;
+        self.write_plane(
+            meta,
+            nodes,
+            Box::new(|| Some((Cow::Borrowed(meta), Cow::Borrowed(&[][..]), Cow::Borrowed(edges)))),
+        )
+    }
+
+    /// Like [`Store::replace_plane`], in two parts so a writer can overlap the store with its own work:
+    /// `first` nodes are written (and their text staged) at once, then `rest` is called for the final
+    /// meta, the remaining nodes (indexed after `first`) and all edges. `rest` may block until they are
+    /// ready; `None` from it rolls everything back.
+    pub fn replace_plane_in_two(
+        &mut self,
+        meta: &PlaneMeta,
+        first: &[NodeData],
+        rest: impl FnOnce() -> Option<PlaneRest>,
+    ) -> Result<PlaneInfo> {
+        self.write_plane(
+            meta,
+            first,
+            Box::new(|| {
+                rest()
+                    .map(|r| (r.meta.map_or(Cow::Borrowed(meta), Cow::Owned), Cow::Owned(r.nodes), Cow::Owned(r.edges)))
+            }),
+        )
+    }
+
+    fn write_plane<'r>(&mut self, meta: &PlaneMeta, first: &[NodeData], rest: RestFn<'_, 'r>) -> Result<PlaneInfo> {
+        validate(meta, first, &[])?;
         let shown = self.shown.clone();
         let shown = &shown;
         let context = "replacing a plane";
-        // Edges are checked against the node slice above, and old rows are deleted explicitly, so the
-        // per-row foreign-key checks would only cost time. The pragma cannot change inside a transaction.
+        // Edges are checked against the node slices, and old rows are deleted explicitly, so the per-row
+        // foreign-key checks would only cost time. The pragma cannot change inside a transaction.
         self.conn.pragma_update(None, "foreign_keys", false).ctx(shown, context)?;
-        let result = self.replace_plane_rows(meta, nodes, edges);
+        let result = self.write_plane_rows(meta, first, rest);
         self.conn.pragma_update(None, "foreign_keys", true).ctx(shown, context)?;
-        let generation = match result {
-            Ok(generation) => generation,
+        let (generation, meta) = match result {
+            Ok(done) => done,
             Err(err) => {
                 self.text.abort();
                 return Err(err);
@@ -229,35 +258,65 @@ impl Store {
         })
     }
 
-    /// The SQLite half of [`Store::replace_plane`]; the text documents are staged on the way, so the
-    /// text index's own threads work while SQLite writes. Returns the new generation.
-    fn replace_plane_rows(&mut self, meta: &PlaneMeta, nodes: &[NodeData], edges: &[NewEdge]) -> Result<i64> {
-        let shown = &self.shown;
+    /// The SQLite half of a plane write. Text documents are staged on a second thread (the text index's
+    /// own threads then tokenize) while this one writes SQLite. Returns the generation and final meta.
+    fn write_plane_rows<'r>(
+        &mut self,
+        meta: &PlaneMeta,
+        first: &[NodeData],
+        rest: RestFn<'_, 'r>,
+    ) -> Result<(i64, PlaneMeta)> {
+        let Store { conn, text, shown, .. } = self;
+        let shown: &Path = shown;
         let context = "replacing a plane";
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(shown, context)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(shown, context)?;
         let generation = schema::next_generation(&tx).ctx(shown, context)?;
         let plane_id = upsert_plane(&tx, meta, generation).ctx(shown, context)?;
         tx.execute("DELETE FROM edges WHERE plane = ?1", [plane_id]).ctx(shown, "deleting old edges")?;
         tx.execute("DELETE FROM nodes WHERE plane = ?1", [plane_id]).ctx(shown, "deleting old nodes")?;
-        // Ids are given out here (after the highest in use) so the text documents can be staged first.
-        let first: i64 =
+        // Ids are given out here (after the highest in use) so the text documents need not wait for SQLite.
+        let first_id: i64 =
             tx.query_row("SELECT coalesce(max(id), 0) + 1 FROM nodes", [], |row| row.get(0)).ctx(shown, context)?;
-        let ids: Vec<i64> = (first..).take(nodes.len()).collect();
-        let texts: Vec<TextProps<'_>> = nodes.iter().map(|node| TextProps::of(&node.props_json)).collect();
-        let docs = nodes.iter().zip(&ids).zip(&texts).map(|((node, &node_id), text)| TextDoc {
-            node_id,
-            key: &node.key,
-            name: &node.name,
-            label: node.label(),
-            file: node.file.as_deref(),
-            signature: text.signature.as_deref(),
-            doc: text.doc.as_deref(),
+        let mut ids: Vec<i64> = (first_id..).take(first.len()).collect();
+        let (staged, written) = std::thread::scope(|scope| {
+            let ids = &ids;
+            let staging = scope.spawn(|| text.stage_plane(&meta.name, text_docs(first, ids)));
+            let written = insert_nodes(&tx, shown, &meta.name, plane_id, first, ids);
+            let staged = staging.join().unwrap_or_else(|_| {
+                Err(Error::Corrupt { path: shown.to_path_buf(), detail: "staging the text index panicked".into() })
+            });
+            (staged, written)
         });
-        self.text.stage_plane(&meta.name, docs)?;
-        insert_nodes(&tx, shown, &meta.name, plane_id, nodes, &ids)?;
-        insert_edges(&tx, plane_id, &ids, edges).ctx(shown, "inserting edges")?;
+        written?;
+        staged?;
+        let Some((final_meta, nodes, edges)) = rest() else {
+            return Err(Error::InvalidInput {
+                plane: meta.name.clone(),
+                detail: "the writer gave up before the plane was complete".into(),
+            });
+        };
+        if final_meta.name != meta.name {
+            return Err(Error::InvalidInput {
+                plane: meta.name.clone(),
+                detail: format!("the plane was renamed to `{}` while being written", final_meta.name),
+            });
+        }
+        let all = first.len() + nodes.len();
+        if let Some((i, edge)) = edges.iter().enumerate().find(|(_, e)| e.src >= all || e.dst >= all) {
+            return Err(Error::InvalidInput {
+                plane: meta.name.clone(),
+                detail: format!("edge {i} ({} -> {}) points outside the {all} nodes given", edge.src, edge.dst),
+            });
+        }
+        validate(&final_meta, &nodes, &[])?;
+        let more: Vec<i64> = (first_id + first.len() as i64..).take(nodes.len()).collect();
+        text.add_staged(&meta.name, text_docs(&nodes, &more))?;
+        insert_nodes(&tx, shown, &meta.name, plane_id, &nodes, &more)?;
+        ids.extend(more);
+        insert_edges(&tx, plane_id, &ids, &edges).ctx(shown, "inserting edges")?;
+        upsert_plane(&tx, &final_meta, generation).ctx(shown, context)?;
         tx.commit().ctx(shown, context)?;
-        Ok(generation)
+        Ok((generation, final_meta.into_owned()))
     }
 
     /// Deletes plane `name` with its nodes, edges and text documents; `false` when there was none.
@@ -278,6 +337,25 @@ impl Store {
         self.text.remove_plane(name)?;
         Ok(true)
     }
+}
+
+/// The second part of a plane write: the final meta, the remaining nodes, and all edges.
+type RestFn<'f, 'r> = Box<dyn FnOnce() -> Option<(Cow<'r, PlaneMeta>, Cow<'r, [NodeData]>, Cow<'r, [NewEdge]>)> + 'f>;
+
+/// The text documents of `nodes`, whose ids are `ids`.
+fn text_docs<'a>(nodes: &'a [NodeData], ids: &'a [i64]) -> impl Iterator<Item = TextDoc<'a>> {
+    nodes.iter().zip(ids).map(|(node, &node_id)| {
+        let props = TextProps::of(&node.props_json);
+        TextDoc {
+            node_id,
+            key: &node.key,
+            name: &node.name,
+            label: node.label(),
+            file: node.file.as_deref(),
+            signature: props.signature,
+            doc: props.doc,
+        }
+    })
 }
 
 /// Classifies an existing directory without touching it.

@@ -37,8 +37,8 @@ pub(crate) struct TextDoc<'a> {
     pub(crate) name: &'a str,
     pub(crate) label: &'a str,
     pub(crate) file: Option<&'a str>,
-    pub(crate) signature: Option<&'a str>,
-    pub(crate) doc: Option<&'a str>,
+    pub(crate) signature: Option<std::borrow::Cow<'a, str>>,
+    pub(crate) doc: Option<std::borrow::Cow<'a, str>>,
 }
 
 /// Feeds the documents of the named plane, one by one, to the sink it is given.
@@ -213,6 +213,17 @@ impl TextIndex {
         staged
     }
 
+    /// Adds more documents to what [`TextIndex::stage_plane`] staged.
+    pub(crate) fn add_staged<'a>(&mut self, name: &str, docs: impl IntoIterator<Item = TextDoc<'a>>) -> Result<()> {
+        for doc in docs {
+            if let Err(err) = self.add_doc(name, &doc) {
+                self.abort();
+                return Err(err);
+            }
+        }
+        Ok(())
+    }
+
     /// Commits staged documents with the plane's new stamp.
     pub(crate) fn commit_plane(&mut self, name: &str, stamp: Stamp) -> Result<()> {
         self.atomically(|text| {
@@ -276,7 +287,9 @@ impl TextIndex {
         doc.add_text(f.name, node.name);
         doc.add_text(f.key, node.key);
         doc.add_text(f.label, node.label);
-        for (field, value) in [(f.file, node.file), (f.signature, node.signature), (f.doc, node.doc)] {
+        for (field, value) in
+            [(f.file, node.file), (f.signature, node.signature.as_deref()), (f.doc, node.doc.as_deref())]
+        {
             if let Some(value) = value {
                 doc.add_text(field, value);
             }

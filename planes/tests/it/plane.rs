@@ -1,6 +1,6 @@
 //! Writing and reading planes: round trips, keys, lookups, replacement, deletion.
 
-use drsg_planes::{EdgeSummary, Error, NodeData, PlaneKind, Store};
+use drsg_planes::{EdgeSummary, Error, NodeData, PlaneKind, PlaneRest, Store};
 use serde_json::json;
 
 use crate::fixture::{demo_plane, edge, expected_edges, meta, node, render_edges, search_keys};
@@ -192,4 +192,42 @@ fn delete_plane_removes_only_that_plane() {
     assert_eq!(names, ["b"]);
     assert_eq!(store.nodes(b).expect("nodes").len(), 6);
     assert_eq!(search_keys(&store, None, "parseJSONBody"), ["demo::parseJSONBody"]);
+}
+
+#[test]
+fn a_plane_written_in_two_parts_equals_one_written_at_once() {
+    let (meta, nodes, edges) = demo_plane("demo");
+    let mut whole = Store::in_memory().expect("store");
+    let a = whole.replace_plane(&meta, &nodes, &edges).expect("write at once");
+
+    let mut parts = Store::in_memory().expect("store");
+    let (first, rest) = nodes.split_at(2);
+    let mut early = meta.clone();
+    early.ledger = json!(null);
+    let b = parts
+        .replace_plane_in_two(&early, first, || {
+            Some(PlaneRest { meta: Some(meta.clone()), nodes: rest.to_vec(), edges: edges.clone() })
+        })
+        .expect("write in two parts");
+    assert_eq!(b.meta, meta, "the final meta wins");
+    assert_eq!((b.node_count, b.edge_count), (a.node_count, a.edge_count));
+    assert_eq!(render_edges(&parts, b.id, None), render_edges(&whole, a.id, None));
+    assert_eq!(search_keys(&parts, None, "json body"), search_keys(&whole, None, "json body"));
+}
+
+#[test]
+fn a_writer_that_gives_up_leaves_the_old_plane() {
+    let (meta, nodes, edges) = demo_plane("demo");
+    let mut store = Store::in_memory().expect("store");
+    let before = store.replace_plane(&meta, &nodes, &edges).expect("first write");
+    let fresh = vec![node("other", &["Module"], Some("o.rs"), Some(1), json!({}))];
+    let err = store.replace_plane_in_two(&meta, &fresh, || None).expect_err("the rest never came");
+    assert!(err.to_string().contains("gave up"), "{err}");
+    let after = store.plane("demo").expect("plane").expect("still there");
+    assert_eq!(
+        (after.generation, after.node_count, after.edge_count),
+        (before.generation, before.node_count, before.edge_count)
+    );
+    assert!(search_keys(&store, None, "other").is_empty(), "staged text was dropped");
+    assert!(!search_keys(&store, None, "parseJSONBody").is_empty(), "old text is intact");
 }
