@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use drsg_parsers::{DefKind, Family, InheritKind, RefKind};
-use drsg_planes::{NewEdge, NodeData};
+use drsg_planes::{NewEdge, NodeData, PlaneBatch};
 use serde::Serialize;
 
 use crate::resolve::{Resolution, Resolver, Target};
@@ -27,18 +27,13 @@ pub struct Accounting {
     pub inherits_unresolved: u64,
 }
 
-/// What resolution adds to the symbols' nodes: stand-in nodes (indexed after the symbols) and all edges.
-pub struct Graph {
-    pub nodes: Vec<NodeData>,
-    pub edges: Vec<NewEdge>,
-    pub accounting: Accounting,
-}
-
 struct Builder<'a> {
     t: &'a Table,
     r: &'a Resolver<'a>,
     /// Symbols are nodes `0..base` (written before resolution); stand-ins follow.
     base: usize,
+    /// Stand-in nodes already handed over in earlier batches.
+    emitted: usize,
     nodes: Vec<NodeData>,
     edges: Vec<NewEdge>,
     extra: HashMap<String, usize>,
@@ -49,13 +44,19 @@ struct Builder<'a> {
 
 /// `refs` are each file's references, taken out of the table beforehand: they are the bulk of the facts and
 /// no other file's resolution reads them, so each file's are freed as soon as its edges are built.
-pub fn build(t: &Table, r: &Resolver<'_>, refs: Vec<Vec<drsg_parsers::Ref>>) -> Graph {
+pub fn build(
+    t: &Table,
+    r: &Resolver<'_>,
+    refs: Vec<Vec<drsg_parsers::Ref>>,
+    mut emit: impl FnMut(PlaneBatch) -> bool,
+) -> Option<Accounting> {
     let base = t.syms.len();
     let taken = t.syms.iter().map(|s| s.key.as_str()).collect();
     let mut b = Builder {
         t,
         r,
         base,
+        emitted: 0,
         nodes: Vec::with_capacity(1024),
         edges: Vec::new(),
         extra: HashMap::new(),
@@ -69,9 +70,15 @@ pub fn build(t: &Table, r: &Resolver<'_>, refs: Vec<Vec<drsg_parsers::Ref>>) -> 
         drop(file_refs);
         b.imports(fi);
         b.inherits(fi);
+        if b.edges.len() >= BATCH_EDGES && !emit(b.take_batch()) {
+            return None;
+        }
     }
-    Graph { nodes: b.nodes, edges: b.edges, accounting: b.acc }
+    emit(b.take_batch()).then_some(b.acc)
 }
+
+/// Edges per batch handed to the store while resolution goes on.
+const BATCH_EDGES: usize = 16_384;
 
 /// One node per symbol, in symbol order (node index = symbol id).
 pub fn symbol_nodes(t: &Table) -> Vec<NodeData> {
@@ -107,6 +114,12 @@ fn symbol_node(t: &Table, id: SymId) -> NodeData {
 }
 
 impl Builder<'_> {
+    /// The stand-ins and edges made since the last batch.
+    fn take_batch(&mut self) -> PlaneBatch {
+        self.emitted += self.nodes.len();
+        PlaneBatch { nodes: std::mem::take(&mut self.nodes), edges: std::mem::take(&mut self.edges) }
+    }
+
     fn structure(&mut self) {
         for id in 0..self.t.syms.len() as SymId {
             let sym = &self.t.syms[id as usize];
@@ -140,7 +153,7 @@ impl Builder<'_> {
         }
         let sep = separator(family);
         let name = path.rsplit(sep).next().unwrap_or(path).rsplit(['.', ':', '/']).next().unwrap_or(path).to_owned();
-        let i = self.base + self.nodes.len();
+        let i = self.base + self.emitted + self.nodes.len();
         self.nodes.push(NodeData { key: key.clone(), labels: vec!["External".into()], name, ..NodeData::default() });
         self.extra.insert(key, i);
         i
@@ -154,7 +167,7 @@ impl Builder<'_> {
         if let Some(&i) = self.extra.get(&key) {
             return i;
         }
-        let i = self.base + self.nodes.len();
+        let i = self.base + self.emitted + self.nodes.len();
         self.nodes.push(NodeData {
             key: key.clone(),
             labels: vec!["UnresolvedRef".into()],

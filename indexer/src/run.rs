@@ -6,7 +6,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use drsg_parsers::{Lang, Registry, parse_file};
-use drsg_planes::{NodeData, PlaneInfo, PlaneKind, PlaneMeta, PlaneRest, Store};
+use drsg_planes::{NodeData, PlaneBatch, PlaneInfo, PlaneKind, PlaneMeta, Store};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
@@ -64,9 +64,16 @@ pub struct RunReport {
     pub memory_mb: BTreeMap<&'static str, u64>,
 }
 
-/// What the resolution thread hands over.
+/// What the resolution thread sends the store, in order: symbols, batches, the end.
+enum ToStore {
+    Symbols(Vec<NodeData>),
+    Batch(PlaneBatch),
+    Done(Resolved),
+}
+
+/// What resolution hands over at the end.
 struct Resolved {
-    graph: graph::Graph,
+    accounting: Accounting,
     symbols: u64,
     manifest_errors: Vec<(String, String)>,
 }
@@ -80,7 +87,7 @@ fn ledger(
     parse_errors: &[(String, u32, u32)],
     resolved: &Resolved,
 ) -> Value {
-    let a = &resolved.graph.accounting;
+    let a = &resolved.accounting;
     json!({
         "files": files_by_language,
         "bytes": bytes,
@@ -207,58 +214,70 @@ pub fn index_tree(
 
     // Two threads from here: one builds the symbol table and resolves (on a roomy stack: resolution
     // nests to a bounded depth, far from the limit whatever the build profile inlines); this one writes
-    // the symbols' nodes and text as soon as the table exists, then the rest once it is resolved.
-    let (first_tx, first_rx) = mpsc::sync_channel::<Vec<NodeData>>(1);
-    let (rest_tx, rest_rx) = mpsc::sync_channel::<Resolved>(1);
+    // the symbols' nodes and text as soon as the table exists, then edges in batches as they resolve.
+    let (to_store, from_resolver) = mpsc::sync_channel::<ToStore>(4);
     let resolve = move || {
         let mut table = Table::build(files, layout);
         add_impl_methods(&mut table);
         table.dedupe_keys();
-        if first_tx.send(graph::symbol_nodes(&table)).is_err() {
+        if to_store.send(ToStore::Symbols(graph::symbol_nodes(&table))).is_err() {
             return;
         }
         let refs: Vec<_> = table.files.iter_mut().map(|f| std::mem::take(&mut f.facts.refs)).collect();
         let mut resolver = Resolver::new(&table);
         resolver.impl_self = impl_self_types(&table);
         resolver.supers = supers(&table, &resolver);
-        let graph = graph::build(&table, &resolver, refs);
-        let manifest_errors = table.layout.manifest_errors.clone();
-        let _ = rest_tx.send(Resolved { graph, symbols: table.syms.len() as u64, manifest_errors });
+        let sent = graph::build(&table, &resolver, refs, |batch| to_store.send(ToStore::Batch(batch)).is_ok());
+        if let Some(accounting) = sent {
+            let manifest_errors = table.layout.manifest_errors.clone();
+            let _ = to_store.send(ToStore::Done(Resolved {
+                accounting,
+                symbols: table.syms.len() as u64,
+                manifest_errors,
+            }));
+        }
     };
-    let mut outcome: Option<(Accounting, u64, f64)> = None;
+    let done: std::cell::RefCell<Option<Resolved>> = std::cell::RefCell::new(None);
+    let mut resolve_seconds = 0.0;
     let written = std::thread::scope(|scope| {
         let worker = std::thread::Builder::new()
             .name("drsg-resolve".into())
             .stack_size(RESOLVE_STACK)
             .spawn_scoped(scope, resolve)
             .map_err(|source| Error::Thread { source })?;
-        let written = match first_rx.recv() {
-            Ok(first) => {
+        let written = match from_resolver.recv() {
+            Ok(ToStore::Symbols(first)) => {
                 let early = plane_meta.clone();
-                store.replace_plane_in_two(&early, &first, || {
-                    let resolved = rest_rx.recv().ok()?;
-                    let resolve_seconds = t0.elapsed().as_secs_f64();
-                    progress.phase("store", 0);
+                let batches = std::iter::from_fn(|| match from_resolver.recv() {
+                    Ok(ToStore::Batch(batch)) => Some(batch),
+                    Ok(ToStore::Done(resolved)) => {
+                        resolve_seconds = t0.elapsed().as_secs_f64();
+                        progress.phase("store", 0);
+                        *done.borrow_mut() = Some(resolved);
+                        None
+                    }
+                    Ok(ToStore::Symbols(_)) | Err(_) => None,
+                });
+                store.replace_plane_streamed(&early, &first, batches, || {
+                    let done = done.borrow();
+                    let resolved = done.as_ref()?;
                     plane_meta.ledger =
-                        ledger(&files_by_language, bytes, &skipped, &skip_counts, &parse_errors, &resolved);
-                    outcome = Some((resolved.graph.accounting, resolved.symbols, resolve_seconds));
-                    Some(PlaneRest {
-                        meta: Some(plane_meta.clone()),
-                        nodes: resolved.graph.nodes,
-                        edges: resolved.graph.edges,
-                    })
+                        ledger(&files_by_language, bytes, &skipped, &skip_counts, &parse_errors, resolved);
+                    Some(plane_meta.clone())
                 })
             }
-            Err(_) => Err(drsg_planes::Error::InvalidInput {
+            _ => Err(drsg_planes::Error::InvalidInput {
                 plane: plane.clone(),
                 detail: "resolution stopped early".into(),
             }),
         };
+        drop(from_resolver);
         worker.join().map_err(|_| Error::ResolvePanicked)?;
         Ok::<_, Error>(written?)
     })?;
     let info: PlaneInfo = written;
-    let (accounting, symbols, resolve_seconds) = outcome.expect("the plane was written, so resolution delivered");
+    let Resolved { accounting, symbols, .. } =
+        done.into_inner().expect("the plane was written, so resolution delivered");
     phases.insert("resolve", resolve_seconds);
     phases.insert("store", t0.elapsed().as_secs_f64() - resolve_seconds);
     note_memory("store");

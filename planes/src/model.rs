@@ -180,15 +180,13 @@ impl NewEdge {
     }
 }
 
-/// The second part of [`Store::replace_plane_in_two`](crate::Store::replace_plane_in_two): the plane's
-/// final meta, the nodes not written in the first part (indexed after them), and all edges.
+/// One batch of [`Store::replace_plane_streamed`](crate::Store::replace_plane_streamed): nodes numbered
+/// after every node delivered before them, and edges whose ends may name any node delivered so far.
 #[derive(Debug, Clone, Default)]
-pub struct PlaneRest {
-    /// Replaces the meta given at the start (same name).
-    pub meta: Option<PlaneMeta>,
-    /// Nodes after the first part's; edge ends count the first part's nodes first.
+pub struct PlaneBatch {
+    /// New nodes.
     pub nodes: Vec<NodeData>,
-    /// Every edge of the plane.
+    /// New edges.
     pub edges: Vec<NewEdge>,
 }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::lock::{DbLock, LOCK_FILE};
-use crate::model::{NewEdge, NodeData, PlaneInfo, PlaneMeta, PlaneRest};
+use crate::model::{NewEdge, NodeData, PlaneBatch, PlaneInfo, PlaneMeta};
 use crate::schema::{self, FORMAT_VERSION, Format};
 use crate::text::{Stamp, TextDoc, TextIndex};
 
@@ -206,42 +206,42 @@ impl Store {
     /// needs a label. If the text index fails after the SQLite commit, the error is returned and
     /// the text documents are healed by the next [`Store::reconcile_text`] (which runs on open).
     pub fn replace_plane(&mut self, meta: &PlaneMeta, nodes: &[NodeData], edges: &[NewEdge]) -> Result<PlaneInfo> {
-        self.write_plane(
-            meta,
-            nodes,
-            Box::new(|| Some((Cow::Borrowed(meta), Cow::Borrowed(&[][..]), Cow::Borrowed(edges)))),
-        )
+        validate(meta, nodes, edges)?;
+        let batches = std::iter::once((Cow::Borrowed(&[][..]), Cow::Borrowed(edges)));
+        self.write_plane(meta, nodes, batches, || Some(meta.clone()))
     }
 
-    /// Like [`Store::replace_plane`], in two parts so a writer can overlap the store with its own work:
-    /// `first` nodes are written (and their text staged) at once, then `rest` is called for the final
-    /// meta, the remaining nodes (indexed after `first`) and all edges. `rest` may block until they are
-    /// ready; `None` from it rolls everything back.
-    pub fn replace_plane_in_two(
+    /// Like [`Store::replace_plane`], streamed so a producer can overlap the store with its own work:
+    /// `first` nodes are written (and their text staged) at once; then each batch's nodes (numbered after
+    /// all nodes before them) and edges (whose ends may name any node delivered so far) as they arrive;
+    /// then `finish` gives the final meta (same name). `None` from `finish` rolls everything back, which
+    /// is what a producer that stopped early must answer.
+    pub fn replace_plane_streamed(
         &mut self,
         meta: &PlaneMeta,
         first: &[NodeData],
-        rest: impl FnOnce() -> Option<PlaneRest>,
+        batches: impl Iterator<Item = PlaneBatch>,
+        finish: impl FnOnce() -> Option<PlaneMeta>,
     ) -> Result<PlaneInfo> {
-        self.write_plane(
-            meta,
-            first,
-            Box::new(|| {
-                rest()
-                    .map(|r| (r.meta.map_or(Cow::Borrowed(meta), Cow::Owned), Cow::Owned(r.nodes), Cow::Owned(r.edges)))
-            }),
-        )
+        let batches = batches.map(|b| (Cow::Owned(b.nodes), Cow::Owned(b.edges)));
+        self.write_plane(meta, first, batches, finish)
     }
 
-    fn write_plane<'r>(&mut self, meta: &PlaneMeta, first: &[NodeData], rest: RestFn<'_, 'r>) -> Result<PlaneInfo> {
+    fn write_plane<'b>(
+        &mut self,
+        meta: &PlaneMeta,
+        first: &[NodeData],
+        batches: impl Iterator<Item = Batch<'b>>,
+        finish: impl FnOnce() -> Option<PlaneMeta>,
+    ) -> Result<PlaneInfo> {
         validate(meta, first, &[])?;
         let shown = self.shown.clone();
         let shown = &shown;
         let context = "replacing a plane";
-        // Edges are checked against the node slices, and old rows are deleted explicitly, so the per-row
+        // Edges are checked against the nodes delivered, and old rows are deleted explicitly, so the per-row
         // foreign-key checks would only cost time. The pragma cannot change inside a transaction.
         self.conn.pragma_update(None, "foreign_keys", false).ctx(shown, context)?;
-        let result = self.write_plane_rows(meta, first, rest);
+        let result = self.write_plane_rows(meta, first, batches, finish);
         self.conn.pragma_update(None, "foreign_keys", true).ctx(shown, context)?;
         let (generation, meta) = match result {
             Ok(done) => done,
@@ -258,17 +258,20 @@ impl Store {
         })
     }
 
-    /// The SQLite half of a plane write. Text documents are staged on a second thread (the text index's
-    /// own threads then tokenize) while this one writes SQLite. Returns the generation and final meta.
-    fn write_plane_rows<'r>(
+    /// The SQLite half of a plane write. The first nodes' text documents are staged on a second thread
+    /// (the text index's own threads then tokenize) while this one writes SQLite. Returns the generation
+    /// and the final meta.
+    fn write_plane_rows<'b>(
         &mut self,
         meta: &PlaneMeta,
         first: &[NodeData],
-        rest: RestFn<'_, 'r>,
+        batches: impl Iterator<Item = Batch<'b>>,
+        finish: impl FnOnce() -> Option<PlaneMeta>,
     ) -> Result<(i64, PlaneMeta)> {
         let Store { conn, text, shown, .. } = self;
         let shown: &Path = shown;
         let context = "replacing a plane";
+        let invalid = |detail: String| Error::InvalidInput { plane: meta.name.clone(), detail };
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(shown, context)?;
         let generation = schema::next_generation(&tx).ctx(shown, context)?;
         let plane_id = upsert_plane(&tx, meta, generation).ctx(shown, context)?;
@@ -289,34 +292,30 @@ impl Store {
         });
         written?;
         staged?;
-        let Some((final_meta, nodes, edges)) = rest() else {
-            return Err(Error::InvalidInput {
-                plane: meta.name.clone(),
-                detail: "the writer gave up before the plane was complete".into(),
-            });
+        for (nodes, edges) in batches {
+            validate(meta, &nodes, &[])?;
+            let next = first_id + ids.len() as i64;
+            let more: Vec<i64> = (next..).take(nodes.len()).collect();
+            text.add_staged(&meta.name, text_docs(&nodes, &more))?;
+            insert_nodes(&tx, shown, &meta.name, plane_id, &nodes, &more)?;
+            ids.extend(more);
+            if let Some((i, edge)) = edges.iter().enumerate().find(|(_, e)| e.src >= ids.len() || e.dst >= ids.len()) {
+                let (src, dst, n) = (edge.src, edge.dst, ids.len());
+                return Err(invalid(format!(
+                    "edge {i} of a batch ({src} -> {dst}) points past the {n} nodes delivered"
+                )));
+            }
+            insert_edges(&tx, plane_id, &ids, &edges).ctx(shown, "inserting edges")?;
+        }
+        let Some(final_meta) = finish() else {
+            return Err(invalid("the writer gave up before the plane was complete".into()));
         };
         if final_meta.name != meta.name {
-            return Err(Error::InvalidInput {
-                plane: meta.name.clone(),
-                detail: format!("the plane was renamed to `{}` while being written", final_meta.name),
-            });
+            return Err(invalid(format!("the plane was renamed to `{}` while being written", final_meta.name)));
         }
-        let all = first.len() + nodes.len();
-        if let Some((i, edge)) = edges.iter().enumerate().find(|(_, e)| e.src >= all || e.dst >= all) {
-            return Err(Error::InvalidInput {
-                plane: meta.name.clone(),
-                detail: format!("edge {i} ({} -> {}) points outside the {all} nodes given", edge.src, edge.dst),
-            });
-        }
-        validate(&final_meta, &nodes, &[])?;
-        let more: Vec<i64> = (first_id + first.len() as i64..).take(nodes.len()).collect();
-        text.add_staged(&meta.name, text_docs(&nodes, &more))?;
-        insert_nodes(&tx, shown, &meta.name, plane_id, &nodes, &more)?;
-        ids.extend(more);
-        insert_edges(&tx, plane_id, &ids, &edges).ctx(shown, "inserting edges")?;
         upsert_plane(&tx, &final_meta, generation).ctx(shown, context)?;
         tx.commit().ctx(shown, context)?;
-        Ok((generation, final_meta.into_owned()))
+        Ok((generation, final_meta))
     }
 
     /// Deletes plane `name` with its nodes, edges and text documents; `false` when there was none.
@@ -339,8 +338,8 @@ impl Store {
     }
 }
 
-/// The second part of a plane write: the final meta, the remaining nodes, and all edges.
-type RestFn<'f, 'r> = Box<dyn FnOnce() -> Option<(Cow<'r, PlaneMeta>, Cow<'r, [NodeData]>, Cow<'r, [NewEdge]>)> + 'f>;
+/// Nodes and edges of one streamed batch, borrowed or owned.
+type Batch<'b> = (Cow<'b, [NodeData]>, Cow<'b, [NewEdge]>);
 
 /// The text documents of `nodes`, whose ids are `ids`.
 fn text_docs<'a>(nodes: &'a [NodeData], ids: &'a [i64]) -> impl Iterator<Item = TextDoc<'a>> {

@@ -1,6 +1,6 @@
 //! Writing and reading planes: round trips, keys, lookups, replacement, deletion.
 
-use drsg_planes::{EdgeSummary, Error, NodeData, PlaneKind, PlaneRest, Store};
+use drsg_planes::{EdgeSummary, Error, NodeData, PlaneBatch, PlaneKind, Store};
 use serde_json::json;
 
 use crate::fixture::{demo_plane, edge, expected_edges, meta, node, render_edges, search_keys};
@@ -195,20 +195,25 @@ fn delete_plane_removes_only_that_plane() {
 }
 
 #[test]
-fn a_plane_written_in_two_parts_equals_one_written_at_once() {
+fn a_plane_written_in_parts_equals_one_written_at_once() {
     let (meta, nodes, edges) = demo_plane("demo");
     let mut whole = Store::in_memory().expect("store");
     let a = whole.replace_plane(&meta, &nodes, &edges).expect("write at once");
 
     let mut parts = Store::in_memory().expect("store");
     let (first, rest) = nodes.split_at(2);
+    let (middle, last) = rest.split_at(1);
     let mut early = meta.clone();
     early.ledger = json!(null);
+    // Edges come with the batch that completes their ends.
+    let (early_edges, late_edges): (Vec<_>, Vec<_>) = edges.iter().cloned().partition(|e| e.src < 3 && e.dst < 3);
+    let batches = vec![
+        PlaneBatch { nodes: middle.to_vec(), edges: early_edges },
+        PlaneBatch { nodes: last.to_vec(), edges: late_edges },
+    ];
     let b = parts
-        .replace_plane_in_two(&early, first, || {
-            Some(PlaneRest { meta: Some(meta.clone()), nodes: rest.to_vec(), edges: edges.clone() })
-        })
-        .expect("write in two parts");
+        .replace_plane_streamed(&early, first, batches.into_iter(), || Some(meta.clone()))
+        .expect("write in parts");
     assert_eq!(b.meta, meta, "the final meta wins");
     assert_eq!((b.node_count, b.edge_count), (a.node_count, a.edge_count));
     assert_eq!(render_edges(&parts, b.id, None), render_edges(&whole, a.id, None));
@@ -221,7 +226,8 @@ fn a_writer_that_gives_up_leaves_the_old_plane() {
     let mut store = Store::in_memory().expect("store");
     let before = store.replace_plane(&meta, &nodes, &edges).expect("first write");
     let fresh = vec![node("other", &["Module"], Some("o.rs"), Some(1), json!({}))];
-    let err = store.replace_plane_in_two(&meta, &fresh, || None).expect_err("the rest never came");
+    let err =
+        store.replace_plane_streamed(&meta, &fresh, std::iter::empty(), || None).expect_err("the rest never came");
     assert!(err.to_string().contains("gave up"), "{err}");
     let after = store.plane("demo").expect("plane").expect("still there");
     assert_eq!(
