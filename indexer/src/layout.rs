@@ -99,6 +99,17 @@ impl Layout {
                 layout.manifest_errors.push((rel.clone(), err));
             }
         }
+        // A pyproject's `[project] name` names its import package: `name/` or `src/name/` is a package even
+        // without an `__init__.py` (a PEP 420 namespace package), so its modules keep the package prefix.
+        for (dir, name) in &layout.pyprojects {
+            let import_name = name.replace('-', "_").to_lowercase();
+            for candidate in [import_name.clone(), format!("src/{import_name}")] {
+                let Some(rel) = join_normalized(dir, &candidate) else { continue };
+                if root.join(&rel).is_dir() {
+                    layout.python_packages.insert(rel);
+                }
+            }
+        }
         for package in &mut layout.cargo {
             // `[lib] path` or `src/lib.rs` when it exists, else the main binary.
             let main = join_normalized(&package.dir, "src/main.rs");

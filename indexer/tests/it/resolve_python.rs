@@ -126,3 +126,25 @@ fn std_names_and_untyped_receivers_stay_off_tree_symbols() {
     assert_has(&calls, &["CALLS shop.views.untyped -> ?go L14 (method call: receiver type unknown)"]);
     assert_none(&calls, "CALLS shop.views.untyped -> shop.views.");
 }
+
+#[test]
+fn a_pyproject_name_makes_a_namespace_package() {
+    // No `__init__.py` anywhere: the package is named by pyproject.toml (src layout).
+    let ix = index(
+        r#"
+//- /pyproject.toml
+[project]
+name = "Shop-Core"
+//- /src/shop_core/orders.py
+from shop_core.pricing import total
+
+def checkout():
+    return total()
+//- /src/shop_core/pricing.py
+def total():
+    return 0
+"#,
+    );
+    assert_has(&ix.keys(), &["Module shop_core.orders", "Function shop_core.pricing.total"]);
+    assert_has(&ix.calls(), &["CALLS shop_core.orders.checkout -> shop_core.pricing.total L4 [import]"]);
+}
