@@ -323,7 +323,8 @@ fn add_impl_methods(table: &mut Table) {
                 let (fi, di) = (fi as u32, di as u32);
                 let (self_ty, trait_) = resolver.impl_targets(fi, di);
                 let module_key = table.syms[table.file_module[fi as usize] as usize].key.clone();
-                let written = |path: &[String]| format!("{module_key}::{}", path.join("::"));
+                let crate_name = table.layout.rust_module(&file.path).map(|m| m.crate_name);
+                let written = |path: &[String]| written_type_key(&module_key, crate_name.as_deref(), path);
                 let (type_key, owner) = match &self_ty {
                     Some(Target::Sym(id)) if table.syms[*id as usize].kind.is_type() => {
                         (table.syms[*id as usize].key.clone(), *id)
@@ -345,6 +346,30 @@ fn add_impl_methods(table: &mut Table) {
     for (fi, di, key, owner) in pending {
         table.add_impl_method(fi, di, key, owner);
     }
+}
+
+/// The key of a type the tree does not define, from its path as written in module `module_key`:
+/// `crate::`, `self::` and `super::` are spelled out, other paths are taken as relative to the module.
+fn written_type_key(module_key: &str, crate_name: Option<&str>, path: &[String]) -> String {
+    let mut base: Vec<&str> = module_key.split("::").collect();
+    let mut rest = path;
+    match path.first().map(String::as_str) {
+        Some("crate") => {
+            base = vec![crate_name.unwrap_or(base[0])];
+            rest = &path[1..];
+        }
+        Some("self") => rest = &path[1..],
+        Some("super") => {
+            while rest.first().map(String::as_str) == Some("super") {
+                if base.len() > 1 {
+                    base.pop();
+                }
+                rest = &rest[1..];
+            }
+        }
+        _ => {}
+    }
+    base.into_iter().map(str::to_owned).chain(rest.iter().cloned()).collect::<Vec<_>>().join("::")
 }
 
 fn enclosing_owner(table: &Table, fi: u32, parent: Option<u32>) -> u32 {
@@ -409,5 +434,32 @@ pub fn is_test_path(path: &str, lang: Lang) -> bool {
                 || file.contains(".test.")
                 || file.contains(".spec.")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(module: &str, path: &[&str]) -> String {
+        let path: Vec<String> = path.iter().map(|s| (*s).to_owned()).collect();
+        written_type_key(module, Some("my_crate"), &path)
+    }
+
+    #[test]
+    fn types_outside_the_tree_are_keyed_from_their_written_path() {
+        assert_eq!(key("my_crate::gen::clone", &["crate", "Expr"]), "my_crate::Expr");
+        assert_eq!(key("my_crate::gen::clone", &["self", "Local"]), "my_crate::gen::clone::Local");
+        assert_eq!(key("my_crate::gen::clone", &["super", "super", "Up"]), "my_crate::Up");
+        assert_eq!(key("my_crate::a", &["Vec"]), "my_crate::a::Vec");
+    }
+
+    #[test]
+    fn test_paths() {
+        assert!(is_test_path("crates/x/tests/it/main.rs", Lang::Rust));
+        assert!(!is_test_path("src/testing.rs", Lang::Rust));
+        assert!(is_test_path("pkg/test_models.py", Lang::Python));
+        assert!(is_test_path("src/app.spec.tsx", Lang::Tsx));
+        assert!(!is_test_path("src/contest.ts", Lang::TypeScript));
     }
 }

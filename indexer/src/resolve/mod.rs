@@ -331,7 +331,11 @@ impl<'t> Resolver<'t> {
 
     fn resolve_on_self_inner(&self, fi: u32, scope: Option<u32>, path: &[String]) -> Res<(Target, Strategy)> {
         let Some(ty) = self.enclosing_type(fi, scope) else {
-            return miss("`self` outside a type");
+            return match self.enclosing_impl(fi, scope) {
+                // `impl Tr for Vec<T>`, or a type defined inside a macro the parser cannot see into.
+                Some(self_ty) => miss(format!("`self`: impl type `{}` is not defined in the tree", self_ty.join("::"))),
+                None => miss("`self` outside a type"),
+            };
         };
         let Some((first, rest)) = path.split_first() else { return miss("empty reference") };
         let start = match self.member(&ty, first, 0) {
@@ -699,6 +703,20 @@ impl<'t> Resolver<'t> {
             cur = def.parent;
         }
         self.t.file_module[fi as usize]
+    }
+
+    /// The self type of the Rust impl block around a scope, as written.
+    fn enclosing_impl(&self, fi: u32, scope: Option<u32>) -> Option<&[String]> {
+        let defs = &self.t.files[fi as usize].facts.defs;
+        let mut cur = scope;
+        while let Some(di) = cur {
+            let def = &defs[di as usize];
+            if let Some(block) = &def.impl_block {
+                return Some(&block.self_ty);
+            }
+            cur = def.parent;
+        }
+        None
     }
 
     /// The type `self`/`this`/`Self` means in a scope.
