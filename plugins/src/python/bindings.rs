@@ -5,21 +5,19 @@ use drsg_parsers::text::node_text;
 use drsg_parsers::{Binding, DefKind, FileFacts, TypeHint};
 use tree_sitter::Node;
 
-use super::syntax::{first_named, line, name_path, type_path};
+use super::syntax::{Field, Kind, child, first_named, kind, line, name_path, type_path};
 
 /// `c = Client()`, `c = await make()`, `c: Client = …`, `c: Client`, `self.c = Client()`.
 /// Tuple targets, subscripts and chained attributes are skipped; an annotation wins over the value.
 pub(super) fn assignment(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut FileFacts) {
-    let Some(left) = node.child_by_field_name("left") else { return };
-    let (name, scope) = match left.kind() {
-        "identifier" => (node_text(left, source), scope),
-        "attribute" => {
-            let (Some(object), Some(attribute)) =
-                (left.child_by_field_name("object"), left.child_by_field_name("attribute"))
-            else {
+    let Some(left) = child(node, Field::Left) else { return };
+    let (name, scope) = match kind(left) {
+        Kind::Identifier => (node_text(left, source), scope),
+        Kind::Attribute => {
+            let (Some(object), Some(attribute)) = (child(left, Field::Object), child(left, Field::Attribute)) else {
                 return;
             };
-            if object.kind() != "identifier" || node_text(object, source) != "self" {
+            if kind(object) != Kind::Identifier || node_text(object, source) != "self" {
                 return;
             }
             // A field: the scope is the class owning the method this assignment sits in.
@@ -32,8 +30,8 @@ pub(super) fn assignment(node: Node<'_>, scope: Option<u32>, source: &str, facts
         }
         _ => return,
     };
-    let annotated = node.child_by_field_name("type").and_then(|ty| type_path(ty, source)).map(TypeHint::Annotated);
-    let hint = annotated.or_else(|| call_result(node.child_by_field_name("right")?, source));
+    let annotated = child(node, Field::Type).and_then(|ty| type_path(ty, source)).map(TypeHint::Annotated);
+    let hint = annotated.or_else(|| call_result(child(node, Field::Right)?, source));
     let Some(hint) = hint else { return };
     if name.is_empty() {
         return;
@@ -43,21 +41,20 @@ pub(super) fn assignment(node: Node<'_>, scope: Option<u32>, source: &str, facts
 
 /// `make()`, `mod.make()`, `await make()` → the callee path.
 fn call_result(value: Node<'_>, source: &str) -> Option<TypeHint> {
-    let value = if value.kind() == "await" { first_named(value)? } else { value };
-    if value.kind() != "call" {
+    let value = if kind(value) == Kind::Await { first_named(value)? } else { value };
+    if kind(value) != Kind::Call {
         return None;
     }
-    name_path(value.child_by_field_name("function")?, source).map(TypeHint::CallResult)
+    name_path(child(value, Field::Function)?, source).map(TypeHint::CallResult)
 }
 
 /// `def f(c: Client)` and `def f(c: Client = None)`: the parameter is bound in the function; `self`/`cls` skipped.
 pub(super) fn parameter(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut FileFacts) {
-    let name =
-        if node.kind() == "typed_default_parameter" { node.child_by_field_name("name") } else { first_named(node) };
-    let Some(name) = name.filter(|n| n.kind() == "identifier").map(|n| node_text(n, source)) else { return };
+    let name = if kind(node) == Kind::TypedDefaultParameter { child(node, Field::Name) } else { first_named(node) };
+    let Some(name) = name.filter(|n| kind(*n) == Kind::Identifier).map(|n| node_text(n, source)) else { return };
     if matches!(name, "self" | "cls" | "") {
         return;
     }
-    let Some(path) = node.child_by_field_name("type").and_then(|ty| type_path(ty, source)) else { return };
+    let Some(path) = child(node, Field::Type).and_then(|ty| type_path(ty, source)) else { return };
     facts.bindings.push(Binding { name: name.to_owned(), scope, line: line(node), hint: TypeHint::Annotated(path) });
 }

@@ -1,4 +1,5 @@
-; Typed bindings: `c = Client()`, `c: Client = …`, `self.c = make()`, typed parameters.
-(assignment left: [(identifier) (attribute)]) @binding.assign
-(typed_parameter (identifier) type: (type)) @binding.param
-(typed_default_parameter name: (identifier) type: (type)) @binding.param
+; Typed bindings: `c = Client()`, `c: Client = …`, `self.c = make()`, typed parameters. Rust reads the
+; rest of these nodes too: values on the right, annotations, the inner assignments of chains.
+(assignment) @binding.assign
+(typed_parameter) @binding.param
+(typed_default_parameter) @binding.param

@@ -7,7 +7,10 @@ use drsg_parsers::{Def, DefKind, FileFacts, Inherit, InheritKind, Visibility};
 use tree_sitter::Node;
 
 use super::Span;
-use super::syntax::{docstring, end_line, first_named, header, is_private, line, name_path, string_literal, type_path};
+use super::syntax::{
+    Field, Kind, child, docstring, end_line, first_named, header, is_private, kind, line, name_path, string_literal,
+    type_path,
+};
 
 /// What a `defs.scm` capture may become.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,8 +104,8 @@ pub(super) fn build(
         let (signature, doc, returns) = match kind {
             DefKind::Function | DefKind::Method | DefKind::Class => (
                 header(node, source),
-                node.child_by_field_name("body").and_then(|body| docstring(body, source)),
-                node.child_by_field_name("return_type").and_then(|ty| type_path(ty, source)),
+                child(node, Field::Body).and_then(|body| docstring(body, source)),
+                child(node, Field::ReturnType).and_then(|ty| type_path(ty, source)),
             ),
             _ => (
                 collapse(node_text(node, source), 200),
@@ -136,16 +139,16 @@ pub(super) fn build(
     spans
 }
 
-fn def_name<'s>(node: Node<'_>, kind: Candidate, source: &'s str) -> Option<&'s str> {
-    let name = match kind {
-        Candidate::Function | Candidate::Class => node.child_by_field_name("name")?,
-        Candidate::Var => node.child_by_field_name("left").filter(|n| n.kind() == "identifier")?,
+fn def_name<'s>(node: Node<'_>, candidate: Candidate, source: &'s str) -> Option<&'s str> {
+    let name = match candidate {
+        Candidate::Function | Candidate::Class => child(node, Field::Name)?,
+        Candidate::Var => child(node, Field::Left).filter(|n| kind(*n) == Kind::Identifier)?,
         // `type X = …` or `type X[T] = …`.
         Candidate::TypeAlias => {
-            let left = first_named(node.child_by_field_name("left")?)?;
-            match left.kind() {
-                "identifier" => left,
-                "generic_type" => first_named(left).filter(|n| n.kind() == "identifier")?,
+            let left = first_named(child(node, Field::Left)?)?;
+            match kind(left) {
+                Kind::Identifier => left,
+                Kind::GenericType => first_named(left).filter(|n| kind(*n) == Kind::Identifier)?,
                 _ => return None,
             }
         }
@@ -155,12 +158,12 @@ fn def_name<'s>(node: Node<'_>, kind: Candidate, source: &'s str) -> Option<&'s 
 
 /// `class A(B, mod.C, Generic[T], metaclass=M)` → extends `B`, `mod.C`, `Generic`; `object` and keywords skipped.
 fn bases(class: Node<'_>, index: u32, name: &str, source: &str, facts: &mut FileFacts) {
-    let Some(list) = class.child_by_field_name("superclasses") else { return };
+    let Some(list) = child(class, Field::Superclasses) else { return };
     let mut cursor = list.walk();
     for base in list.named_children(&mut cursor) {
-        let target = match base.kind() {
-            "identifier" | "attribute" => name_path(base, source),
-            "subscript" => base.child_by_field_name("value").and_then(|v| name_path(v, source)),
+        let target = match kind(base) {
+            Kind::Identifier | Kind::Attribute => name_path(base, source),
+            Kind::Subscript => child(base, Field::Value).and_then(|v| name_path(v, source)),
             _ => None,
         };
         let Some(target) = target.filter(|t| t != &["object"]) else { continue };

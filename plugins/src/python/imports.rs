@@ -4,7 +4,7 @@ use drsg_parsers::text::node_text;
 use drsg_parsers::{FileFacts, Import};
 use tree_sitter::Node;
 
-use super::syntax::{first_named, line};
+use super::syntax::{Field, Kind, child, first_named, kind, line};
 
 /// One imported name, as captured by `imports.scm`.
 #[derive(Debug, Clone, Copy)]
@@ -48,9 +48,9 @@ pub(super) fn import(site: Site<'_>, scope: Option<u32>, source: &str, facts: &m
 
 /// `a.b` → (`a.b`, None); `a.b as m` → (`a.b`, Some(`m`)).
 fn aliased(node: Node<'_>, source: &str) -> (String, Option<String>) {
-    if node.kind() == "aliased_import" {
-        let name = node.child_by_field_name("name").or_else(|| first_named(node));
-        let alias = node.child_by_field_name("alias").map(|a| node_text(a, source).to_owned());
+    if kind(node) == Kind::AliasedImport {
+        let name = child(node, Field::Name).or_else(|| first_named(node));
+        let alias = child(node, Field::Alias).map(|a| node_text(a, source).to_owned());
         (name.map(|n| compact(n, source)).unwrap_or_default(), alias)
     } else {
         (compact(node, source), None)

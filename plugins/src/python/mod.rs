@@ -16,6 +16,7 @@ use std::sync::LazyLock;
 
 use drsg_parsers::{FileFacts, Lang, Language};
 use streaming_iterator::StreamingIterator;
+use syntax::{Field, Kind, child, kind};
 use tree_sitter::{Node, Query, QueryCursor, QueryMatch};
 
 pub struct PythonPlugin;
@@ -84,8 +85,7 @@ enum Role {
     Call,
     Decorator,
     DecoratorCall,
-    Value,
-    Type,
+    DefaultParam,
     ImportModule,
     ImportSource,
     ImportName,
@@ -107,8 +107,7 @@ fn role(capture_name: &str) -> Option<Role> {
         "ref.call" => Role::Call,
         "ref.decorator" => Role::Decorator,
         "ref.decorator_call" => Role::DecoratorCall,
-        "ref.value" => Role::Value,
-        "ref.type" => Role::Type,
+        "ref.default" => Role::DefaultParam,
         "import.module" => Role::ImportModule,
         "import.source" => Role::ImportSource,
         "import.name" => Role::ImportName,
@@ -204,7 +203,7 @@ impl<'t> Captures<'t> {
         for capture in m.captures() {
             let node = capture.node;
             match roles.get(capture.index as usize).copied().flatten() {
-                Some(Role::Def(kind)) => self.candidates.push((node, kind)),
+                Some(Role::Def(candidate)) => self.definition(node, candidate),
                 Some(Role::Decorated) => paired.decorated = Some(node),
                 Some(Role::DecoratedStart) => paired.decorated_start = Some(node),
                 Some(Role::VarDocumented) => paired.documented = Some(node),
@@ -214,14 +213,13 @@ impl<'t> Captures<'t> {
                 Some(Role::DecoratorCall) => {
                     self.decorator_calls.insert(node.id());
                 }
-                Some(Role::Value) => self.items.push(Item::Value(node)),
-                Some(Role::Type) => self.items.push(Item::Type(node)),
+                Some(Role::DefaultParam) => self.value(child(node, Field::Value)),
                 Some(Role::ImportModule) => self.items.push(Item::Import(imports::Site::Module(node))),
                 Some(Role::ImportSource) => paired.import_source = Some(node),
                 Some(Role::ImportName) => paired.import_target = Some((node, false)),
                 Some(Role::ImportGlob) => paired.import_target = Some((node, true)),
-                Some(Role::Assign) => self.items.push(Item::Assign(node)),
-                Some(Role::Param) => self.items.push(Item::Param(node)),
+                Some(Role::Assign) => self.assignment(node),
+                Some(Role::Param) => self.parameter(node),
                 None => {}
             }
         }
@@ -240,6 +238,96 @@ impl<'t> Captures<'t> {
             self.items.push(Item::Import(site));
         }
     }
+
+    /// A function, class or type alias: a definition candidate when it has the name the grammar gives it,
+    /// then the annotation or class keywords it holds.
+    fn definition(&mut self, node: Node<'t>, candidate: defs::Candidate) {
+        let named = |node: Node<'t>| child(node, Field::Name).is_some_and(|name| kind(name) == Kind::Identifier);
+        match candidate {
+            defs::Candidate::Function => {
+                if named(node) {
+                    self.candidates.push((node, candidate));
+                }
+                self.annotation(child(node, Field::ReturnType));
+            }
+            defs::Candidate::Class => {
+                if named(node) {
+                    self.candidates.push((node, candidate));
+                }
+                // `metaclass=M`: keyword values of the bases list.
+                let Some(list) = child(node, Field::Superclasses).filter(|list| kind(*list) == Kind::ArgumentList)
+                else {
+                    return;
+                };
+                let mut cursor = list.walk();
+                for argument in list.named_children(&mut cursor) {
+                    if kind(argument) == Kind::KeywordArgument {
+                        self.value(child(argument, Field::Value));
+                    }
+                }
+            }
+            defs::Candidate::TypeAlias => {
+                self.candidates.push((node, candidate));
+                self.annotation(child(node, Field::Right));
+            }
+            defs::Candidate::Var => self.candidates.push((node, candidate)),
+        }
+    }
+
+    /// `x = …`, `self.x = …` (a binding), the inner assignment of a chain `a = b = …` (a definition candidate),
+    /// a name on the right (a value) and the annotation.
+    fn assignment(&mut self, node: Node<'t>) {
+        if child(node, Field::Left).is_some_and(|left| matches!(kind(left), Kind::Identifier | Kind::Attribute)) {
+            self.items.push(Item::Assign(node));
+        }
+        let right = child(node, Field::Right);
+        if let Some(inner) = right.filter(|right| {
+            kind(*right) == Kind::Assignment
+                && child(*right, Field::Left).is_some_and(|left| kind(left) == Kind::Identifier)
+        }) {
+            self.candidates.push((inner, defs::Candidate::Var));
+        }
+        self.value(right);
+        self.annotation(child(node, Field::Type));
+    }
+
+    /// `c: Client` and `c: Client = default`: a binding when the name is an identifier, the annotation, and
+    /// the default when it is a name.
+    fn parameter(&mut self, node: Node<'t>) {
+        let ty = child(node, Field::Type).filter(|ty| is_type(*ty));
+        let name = if kind(node) == Kind::TypedDefaultParameter {
+            child(node, Field::Name).filter(|name| kind(*name) == Kind::Identifier)
+        } else {
+            let mut cursor = node.walk();
+            node.named_children(&mut cursor).find(|child| kind(*child) == Kind::Identifier)
+        };
+        if ty.is_some() && name.is_some() {
+            self.items.push(Item::Param(node));
+        }
+        self.annotation(ty);
+        if kind(node) == Kind::TypedDefaultParameter {
+            self.value(child(node, Field::Value));
+        }
+    }
+
+    /// A name or attribute chain used as a value.
+    fn value(&mut self, node: Option<Node<'t>>) {
+        if let Some(node) = node.filter(|node| matches!(kind(*node), Kind::Identifier | Kind::Attribute)) {
+            self.items.push(Item::Value(node));
+        }
+    }
+
+    /// An annotation (a `type` node).
+    fn annotation(&mut self, node: Option<Node<'t>>) {
+        if let Some(node) = node.filter(|node| is_type(*node)) {
+            self.items.push(Item::Type(node));
+        }
+    }
+}
+
+/// A `type` node (not the `type` keyword of an alias, which has the same kind name).
+fn is_type(node: Node<'_>) -> bool {
+    kind(node) == Kind::Type && node.is_named()
 }
 
 #[derive(Default)]

@@ -4,7 +4,9 @@ use drsg_parsers::text::{collapse, node_text};
 use drsg_parsers::{FileFacts, Qualifier, Ref, RefKind};
 use tree_sitter::Node;
 
-use super::syntax::{first_named, forward_ref_names, line, name_path, split_attributes, string_parts};
+use super::syntax::{
+    Field, Kind, child, first_named, forward_ref_names, kind, line, name_path, split_attributes, string_parts,
+};
 
 /// Builtin and `typing` names that never resolve to a definition of the tree; not recorded as type refs.
 const BUILTIN_TYPES: &[&str] = &[
@@ -30,9 +32,9 @@ const BUILTIN_TYPES: &[&str] = &[
 /// The `super()` call itself and callees with no name (`f()()`, `fs[0]()`) yield no Call
 /// (calls that are decorators never reach here).
 pub(super) fn call(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut FileFacts) {
-    let Some(function) = node.child_by_field_name("function") else { return };
-    let callee = match function.kind() {
-        "identifier" => {
+    let Some(function) = child(node, Field::Function) else { return };
+    let callee = match kind(function) {
+        Kind::Identifier => {
             let name = node_text(function, source);
             // `super()` and `super(A, self)` only qualify the call made on them.
             if name == "super" {
@@ -40,7 +42,7 @@ pub(super) fn call(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut
             }
             Some((vec![name.to_owned()], Qualifier::Plain))
         }
-        "attribute" => {
+        Kind::Attribute => {
             let (base, names) = split_attributes(function, source);
             (!names.is_empty()).then(|| receiver(base, names, source))
         }
@@ -49,7 +51,7 @@ pub(super) fn call(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut
     };
     if let Some((path, qualifier)) = callee {
         // A chained call spanning lines is reported on the line of its own name.
-        let site = function.child_by_field_name("attribute").unwrap_or(node);
+        let site = child(function, Field::Attribute).unwrap_or(node);
         facts.refs.push(Ref {
             kind: RefKind::Call,
             path,
@@ -64,19 +66,19 @@ pub(super) fn call(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut
 
 /// Names passed to a call: `map(f, xs)`, `sorted(xs, key=func)`; literals and other expressions are not values.
 fn argument_values(call: Node<'_>, scope: Option<u32>, source: &str, facts: &mut FileFacts) {
-    let Some(arguments) = call.child_by_field_name("arguments").filter(|a| a.kind() == "argument_list") else {
+    let Some(arguments) = child(call, Field::Arguments).filter(|a| kind(*a) == Kind::ArgumentList) else {
         return;
     };
     let mut cursor = arguments.walk();
     for argument in arguments.named_children(&mut cursor) {
-        let argument = match argument.kind() {
-            "keyword_argument" => match argument.child_by_field_name("value") {
+        let argument = match kind(argument) {
+            Kind::KeywordArgument => match child(argument, Field::Value) {
                 Some(value) => value,
                 None => continue,
             },
             _ => argument,
         };
-        if matches!(argument.kind(), "identifier" | "attribute") {
+        if matches!(kind(argument), Kind::Identifier | Kind::Attribute) {
             value(argument, scope, source, facts);
         }
     }
@@ -84,8 +86,8 @@ fn argument_values(call: Node<'_>, scope: Option<u32>, source: &str, facts: &mut
 
 /// The qualifier of `base.names…`: `self`/`cls` receivers, `super()`, call results, other expressions.
 fn receiver(base: Node<'_>, names: Vec<String>, source: &str) -> (Vec<String>, Qualifier) {
-    match base.kind() {
-        "identifier" => match node_text(base, source) {
+    match kind(base) {
+        Kind::Identifier => match node_text(base, source) {
             "self" | "cls" => (names, Qualifier::SelfValue),
             name => {
                 let mut path = Vec::with_capacity(names.len() + 1);
@@ -94,9 +96,9 @@ fn receiver(base: Node<'_>, names: Vec<String>, source: &str) -> (Vec<String>, Q
                 (path, Qualifier::Plain)
             }
         },
-        "call" => {
-            let callee = base.child_by_field_name("function");
-            if callee.is_some_and(|c| c.kind() == "identifier" && node_text(c, source) == "super") {
+        Kind::Call => {
+            let callee = child(base, Field::Function);
+            if callee.is_some_and(|c| kind(c) == Kind::Identifier && node_text(c, source) == "super") {
                 (names, Qualifier::Super)
             } else {
                 (names, Qualifier::Expr { call: callee.and_then(|c| name_path(c, source)) })
@@ -109,15 +111,15 @@ fn receiver(base: Node<'_>, names: Vec<String>, source: &str) -> (Vec<String>, Q
 /// `@foo`, `@foo.bar`, `@foo(arg)`, `@foo.bar(arg)`: one Decorator ref, its call is not a separate Call.
 pub(super) fn decorator(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut FileFacts) {
     let Some(expression) = first_named(node) else { return };
-    let target = match expression.kind() {
-        "call" => match expression.child_by_field_name("function") {
+    let target = match kind(expression) {
+        Kind::Call => match child(expression, Field::Function) {
             Some(function) => function,
             None => return,
         },
         _ => expression,
     };
     push_named(RefKind::Decorator, target, line(node), scope, source, facts);
-    if expression.kind() == "call" {
+    if kind(expression) == Kind::Call {
         argument_values(expression, scope, source, facts);
     }
 }
@@ -129,16 +131,23 @@ pub(super) fn value(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mu
 }
 
 /// A reference to a name or attribute chain rooted at an identifier (nothing for other expressions).
-fn push_named(kind: RefKind, node: Node<'_>, site: u32, scope: Option<u32>, source: &str, facts: &mut FileFacts) {
+fn push_named(ref_kind: RefKind, node: Node<'_>, site: u32, scope: Option<u32>, source: &str, facts: &mut FileFacts) {
     let (base, names) = split_attributes(node, source);
-    if base.kind() != "identifier" {
+    if kind(base) != Kind::Identifier {
         return;
     }
     let (path, qualifier) = receiver(base, names, source);
     if path.is_empty() {
         return;
     }
-    facts.refs.push(Ref { kind, path, qualifier, line: site, scope, text: collapse(node_text(node, source), 120) });
+    facts.refs.push(Ref {
+        kind: ref_kind,
+        path,
+        qualifier,
+        line: site,
+        scope,
+        text: collapse(node_text(node, source), 120),
+    });
 }
 
 /// Every name in an annotation (`Optional[mod.Client]` → `Optional`, `mod.Client`), forward references
@@ -153,25 +162,25 @@ pub(super) fn annotation(ty: Node<'_>, scope: Option<u32>, source: &str, facts: 
     };
     let mut stack = vec![ty];
     while let Some(node) = stack.pop() {
-        match node.kind() {
-            "identifier" => push(vec![node_text(node, source).to_owned()], node),
-            "attribute" => {
+        match kind(node) {
+            Kind::Identifier => push(vec![node_text(node, source).to_owned()], node),
+            Kind::Attribute => {
                 if let Some(path) = name_path(node, source) {
                     push(path, node);
                 }
             }
-            "string" => {
+            Kind::String => {
                 if let Some((_, content)) = string_parts(node, source) {
                     for path in forward_ref_names(content) {
                         push(path, node);
                     }
                 }
             }
-            "call" | "keyword_argument" | "comment" => {}
-            kind => {
-                let head = match kind {
-                    "generic_type" => first_named(node),
-                    "subscript" => node.child_by_field_name("value"),
+            Kind::Call | Kind::KeywordArgument | Kind::Comment => {}
+            other => {
+                let head = match other {
+                    Kind::GenericType => first_named(node),
+                    Kind::Subscript => child(node, Field::Value),
                     _ => None,
                 };
                 let literal = head

@@ -5,18 +5,9 @@
 (decorator) @ref.decorator
 (decorator (call) @ref.decorator_call)
 
-; Function-as-value: `map(f, xs)`, `register(key=handler)` (read from each call's arguments in Rust: a pattern
-; reaching from `call` into its arguments keeps a match state alive per enclosing call, quadratic on deeply
-; nested calls), `callback = on_done`, `metaclass=M`, parameter defaults `_w=WHITESPACE.match`.
-(class_definition
-  superclasses: (argument_list (keyword_argument value: [(identifier) (attribute)] @ref.value)))
-(assignment right: [(identifier) (attribute)] @ref.value)
-(default_parameter value: [(identifier) (attribute)] @ref.value)
-(typed_default_parameter value: [(identifier) (attribute)] @ref.value)
-
-; Annotations: parameters, returns, variables, type aliases.
-(typed_parameter type: (type) @ref.type)
-(typed_default_parameter type: (type) @ref.type)
-(function_definition return_type: (type) @ref.type)
-(assignment type: (type) @ref.type)
-(type_alias_statement right: (type) @ref.type)
+; Function-as-value: `map(f, xs)`, `register(key=handler)`, `callback = on_done`, `metaclass=M`, parameter
+; defaults `_w=WHITESPACE.match`; annotations of parameters, returns, variables and type aliases. All are read
+; in Rust from the fields of a node captured once (calls, assignments, classes, parameters, functions, aliases):
+; a pattern reaching from a node into its children keeps a match state alive across the node's subtree, and
+; each extra pattern on a common node costs a state per occurrence.
+(default_parameter) @ref.default

@@ -3,8 +3,138 @@
 //! Every walk here is a loop over one chain of nodes or an explicit stack, never recursion,
 //! so deeply nested sources cannot overflow the stack.
 
+use std::sync::LazyLock;
+
 use drsg_parsers::text::{collapse, node_text};
 use tree_sitter::Node;
+
+/// The node kinds the plugin tells apart. `kind(node)` reads a table indexed by symbol id, built once from
+/// the grammar's kind names, so it answers exactly as comparing `node.kind()` with the name would
+/// (aliases and same-named anonymous tokens such as the `type` keyword included), without the string work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    Identifier,
+    Attribute,
+    Call,
+    Assignment,
+    Subscript,
+    GenericType,
+    String,
+    StringStart,
+    StringEnd,
+    ConcatenatedString,
+    Type,
+    Await,
+    KeywordArgument,
+    ArgumentList,
+    AliasedImport,
+    Comment,
+    ExpressionStatement,
+    TypedDefaultParameter,
+    Colon,
+    Other,
+}
+
+impl Kind {
+    fn from_name(name: &str) -> Kind {
+        match name {
+            "identifier" => Kind::Identifier,
+            "attribute" => Kind::Attribute,
+            "call" => Kind::Call,
+            "assignment" => Kind::Assignment,
+            "subscript" => Kind::Subscript,
+            "generic_type" => Kind::GenericType,
+            "string" => Kind::String,
+            "string_start" => Kind::StringStart,
+            "string_end" => Kind::StringEnd,
+            "concatenated_string" => Kind::ConcatenatedString,
+            "type" => Kind::Type,
+            "await" => Kind::Await,
+            "keyword_argument" => Kind::KeywordArgument,
+            "argument_list" => Kind::ArgumentList,
+            "aliased_import" => Kind::AliasedImport,
+            "comment" => Kind::Comment,
+            "expression_statement" => Kind::ExpressionStatement,
+            "typed_default_parameter" => Kind::TypedDefaultParameter,
+            ":" => Kind::Colon,
+            _ => Kind::Other,
+        }
+    }
+}
+
+/// The fields the plugin reads, resolved to field ids once (`child_by_field_name` searches the grammar's
+/// field names on every call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Field {
+    Alias,
+    Arguments,
+    Attribute,
+    Body,
+    Function,
+    Left,
+    Name,
+    Object,
+    ReturnType,
+    Right,
+    Superclasses,
+    Type,
+    Value,
+}
+
+impl Field {
+    const ALL: [(Field, &'static str); 13] = [
+        (Field::Alias, "alias"),
+        (Field::Arguments, "arguments"),
+        (Field::Attribute, "attribute"),
+        (Field::Body, "body"),
+        (Field::Function, "function"),
+        (Field::Left, "left"),
+        (Field::Name, "name"),
+        (Field::Object, "object"),
+        (Field::ReturnType, "return_type"),
+        (Field::Right, "right"),
+        (Field::Superclasses, "superclasses"),
+        (Field::Type, "type"),
+        (Field::Value, "value"),
+    ];
+}
+
+struct Tables {
+    /// Kind of each symbol id.
+    kinds: Vec<Kind>,
+    /// Field id of each `Field`, in declaration order (0, which no child has, for a name the grammar lacks).
+    fields: Vec<u16>,
+}
+
+static TABLES: LazyLock<Tables> = LazyLock::new(|| {
+    let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+    let kinds = (0..language.node_kind_count())
+        .map(|id| {
+            u16::try_from(id).ok().and_then(|id| language.node_kind_for_id(id)).map_or(Kind::Other, Kind::from_name)
+        })
+        .collect();
+    let fields = Field::ALL
+        .iter()
+        .map(|&(field, name)| {
+            debug_assert_eq!(Field::ALL[field as usize].0, field, "Field::ALL is in declaration order");
+            language.field_id_for_name(name).map_or(0, |id| id.get())
+        })
+        .collect();
+    Tables { kinds, fields }
+});
+
+/// The kind of a node (`Kind::Other` for kinds the plugin does not tell apart, ERROR included).
+pub(super) fn kind(node: Node<'_>) -> Kind {
+    TABLES.kinds.get(usize::from(node.kind_id())).copied().unwrap_or(Kind::Other)
+}
+
+/// The child in a field, as `Node::child_by_field_name` would find it.
+pub(super) fn child<'t>(node: Node<'t>, field: Field) -> Option<Node<'t>> {
+    match TABLES.fields[field as usize] {
+        0 => None,
+        id => node.child_by_field_id(id),
+    }
+}
 
 /// 1-based line of a node's start.
 pub(super) fn line(node: Node<'_>) -> u32 {
@@ -20,10 +150,8 @@ pub(super) fn end_line(node: Node<'_>) -> u32 {
 pub(super) fn split_attributes<'t>(node: Node<'t>, source: &str) -> (Node<'t>, Vec<String>) {
     let mut names = Vec::new();
     let mut current = node;
-    while current.kind() == "attribute" {
-        let (Some(object), Some(attribute)) =
-            (current.child_by_field_name("object"), current.child_by_field_name("attribute"))
-        else {
+    while kind(current) == Kind::Attribute {
+        let (Some(object), Some(attribute)) = (child(current, Field::Object), child(current, Field::Attribute)) else {
             break;
         };
         names.push(node_text(attribute, source).to_owned());
@@ -36,7 +164,7 @@ pub(super) fn split_attributes<'t>(node: Node<'t>, source: &str) -> (Node<'t>, V
 /// `a` → `["a"]`, `a.b.c` → `["a", "b", "c"]`; `None` when the chain does not start at an identifier.
 pub(super) fn name_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
     let (base, rest) = split_attributes(node, source);
-    if base.kind() != "identifier" {
+    if kind(base) != Kind::Identifier {
         return None;
     }
     let mut path = Vec::with_capacity(rest.len() + 1);
@@ -48,20 +176,20 @@ pub(super) fn name_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
 /// The first named child that is not a comment.
 pub(super) fn first_named(node: Node<'_>) -> Option<Node<'_>> {
     let mut cursor = node.walk();
-    node.named_children(&mut cursor).find(|n| n.kind() != "comment")
+    node.named_children(&mut cursor).find(|n| kind(*n) != Kind::Comment)
 }
 
 /// The outer path of an annotation: `Client`, `mod.Client`, `"Client"`, `Optional[Client]` → `["Optional"]`.
 /// `None` for `None`, unions and anything that is not a name.
 pub(super) fn type_path(ty: Node<'_>, source: &str) -> Option<Vec<String>> {
-    let inner = if ty.kind() == "type" { first_named(ty)? } else { ty };
-    match inner.kind() {
-        "identifier" | "attribute" => name_path(inner, source),
-        "generic_type" => {
-            first_named(inner).filter(|n| n.kind() == "identifier").map(|n| vec![node_text(n, source).to_owned()])
+    let inner = if kind(ty) == Kind::Type { first_named(ty)? } else { ty };
+    match kind(inner) {
+        Kind::Identifier | Kind::Attribute => name_path(inner, source),
+        Kind::GenericType => {
+            first_named(inner).filter(|n| kind(*n) == Kind::Identifier).map(|n| vec![node_text(n, source).to_owned()])
         }
-        "subscript" => name_path(inner.child_by_field_name("value")?, source),
-        "string" => string_parts(inner, source).and_then(|(_, text)| forward_ref_head(text)),
+        Kind::Subscript => name_path(child(inner, Field::Value)?, source),
+        Kind::String => string_parts(inner, source).and_then(|(_, text)| forward_ref_head(text)),
         _ => None,
     }
 }
@@ -72,9 +200,9 @@ pub(super) fn string_parts<'s>(string: Node<'_>, source: &'s str) -> Option<(&'s
     let mut start = None;
     let mut end = None;
     for child in string.children(&mut cursor) {
-        match child.kind() {
-            "string_start" => start = Some(child),
-            "string_end" => end = Some(child),
+        match kind(child) {
+            Kind::StringStart => start = Some(child),
+            Kind::StringEnd => end = Some(child),
             _ => {}
         }
     }
@@ -110,7 +238,7 @@ pub(super) fn docstring(body: Node<'_>, source: &str) -> Option<String> {
 
 /// The text of a statement that is only a string literal (implicit concatenation included), trimmed and collapsed.
 fn string_statement(statement: Node<'_>, source: &str) -> Option<String> {
-    if statement.kind() != "expression_statement" || statement.named_child_count() != 1 {
+    if kind(statement) != Kind::ExpressionStatement || statement.named_child_count() != 1 {
         return None;
     }
     string_literal(statement.named_child(0)?, source)
@@ -119,9 +247,9 @@ fn string_statement(statement: Node<'_>, source: &str) -> Option<String> {
 /// The text of a (possibly implicitly concatenated) string literal, trimmed and collapsed to 400 characters;
 /// `None` for f-strings and empty strings.
 pub(super) fn string_literal(literal: Node<'_>, source: &str) -> Option<String> {
-    let raw = match literal.kind() {
-        "string" => plain_string(literal, source)?.to_owned(),
-        "concatenated_string" => {
+    let raw = match kind(literal) {
+        Kind::String => plain_string(literal, source)?.to_owned(),
+        Kind::ConcatenatedString => {
             let mut cursor = literal.walk();
             let parts: Option<Vec<&str>> =
                 literal.named_children(&mut cursor).map(|part| plain_string(part, source)).collect();
@@ -141,9 +269,9 @@ fn plain_string<'s>(string: Node<'_>, source: &'s str) -> Option<&'s str> {
 
 /// A `def`/`class` header up to and including the colon before the body, collapsed.
 pub(super) fn header(def: Node<'_>, source: &str) -> String {
-    let mut end = def.child_by_field_name("body").map_or(def.end_byte(), |b| b.start_byte());
+    let mut end = child(def, Field::Body).map_or(def.end_byte(), |b| b.start_byte());
     let mut cursor = def.walk();
-    if let Some(colon) = def.children(&mut cursor).find(|c| c.kind() == ":") {
+    if let Some(colon) = def.children(&mut cursor).find(|c| kind(*c) == Kind::Colon) {
         end = colon.end_byte();
     }
     collapse(source.get(def.start_byte()..end).unwrap_or("").trim_end(), 200)
