@@ -76,6 +76,16 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Index { dir, plane, max_file_size, json } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
+            // Refuse a missing tree before the database is created or opened for writing.
+            match std::fs::metadata(&dir) {
+                Ok(meta) if meta.is_dir() => {}
+                Ok(_) => {
+                    anyhow::bail!("{} is not a directory; `drsg index` takes the root of a source tree", dir.display())
+                }
+                Err(err) => {
+                    return Err(anyhow::Error::new(err).context(format!("cannot read the tree at {}", dir.display())));
+                }
+            }
             let mut store = drsg::open_for_write(&db)?;
             let registry = drsg_plugins::builtin();
             let options = drsg_indexer::IndexOptions { plane, max_file_size };

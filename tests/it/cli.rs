@@ -103,6 +103,19 @@ fn exit_codes_and_bad_arguments() {
 }
 
 #[test]
+fn a_missing_tree_is_refused_before_any_database_is_made() {
+    let fx = Fixture::inline(APP);
+    let db = fx.outside().join("graph.drsg");
+    let out = drsg(&db, &["index", "no-such-dir"], fx.outside());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot read the tree at no-such-dir"), "{}", text(&out.stderr));
+    let out = drsg(&db, &["index", "repo/Cargo.toml"], fx.outside());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is not a directory"), "{}", text(&out.stderr));
+    assert!(!db.exists(), "no database is created for a run that cannot start");
+}
+
+#[test]
 fn a_db_path_that_is_a_file_is_refused_and_left_alone() {
     let fx = Fixture::inline(APP);
     let db = fx.outside().join("not-a-db");
