@@ -291,15 +291,11 @@ impl Builder<'_> {
         let file = &self.t.files[fi as usize];
         let family = file.lang.family();
         for inh in &file.facts.inherits {
-            let (child, scope) = match inh.child_def {
-                Some(di) => (self.t.sym_of_def(fi, di).map(Target::Sym), file.facts.defs[di as usize].parent),
-                None => (self.r.inherit_target(fi, None, &inh.child, inh.line).ok(), None),
-            };
-            let Some(Target::Sym(child)) = child else {
+            let Some((child, target)) = self.r.inherit_ends(fi, inh) else {
                 self.acc.inherits_unresolved += 1;
                 continue;
             };
-            match self.r.inherit_target(fi, scope, &inh.target, inh.line) {
+            match target {
                 Ok(target) => {
                     let dst = self.target_node(family, &target);
                     let ty = match inh.kind {

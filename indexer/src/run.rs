@@ -1,6 +1,6 @@
 //! One indexing run: walk → parse (rayon) → symbol table → resolve → nodes and edges → store.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::Instant;
@@ -218,14 +218,14 @@ pub fn index_tree(
     let (to_store, from_resolver) = mpsc::sync_channel::<ToStore>(4);
     let resolve = move || {
         let mut table = Table::build(files, layout);
-        add_impl_methods(&mut table);
+        let impl_self = add_impl_methods(&mut table);
         table.dedupe_keys();
         if to_store.send(ToStore::Symbols(graph::symbol_nodes(&table))).is_err() {
             return;
         }
         let refs: Vec<_> = table.files.iter_mut().map(|f| std::mem::take(&mut f.facts.refs)).collect();
         let mut resolver = Resolver::new(&table);
-        resolver.impl_self = impl_self_types(&table);
+        resolver.impl_self = impl_self;
         resolver.supers = supers(&table, &resolver);
         let sent = graph::build(&table, &resolver, refs, |batch| to_store.send(ToStore::Batch(batch)).is_ok());
         if let Some(accounting) = sent {
@@ -313,8 +313,10 @@ fn resident_mb(field: &str) -> Option<u64> {
 }
 
 /// Key Rust impl methods now that types and traits can be resolved (phase two of the table).
-fn add_impl_methods(table: &mut Table) {
+/// Returns each impl method's resolved self type, which `self`/`Self` mean inside it.
+fn add_impl_methods(table: &mut Table) -> HashMap<(u32, u32), Target> {
     let mut pending = Vec::new();
+    let mut impl_self = HashMap::new();
     {
         let resolver = Resolver::new(table);
         for (fi, file) in table.files.iter().enumerate() {
@@ -332,6 +334,9 @@ fn add_impl_methods(table: &mut Table) {
                     Some(Target::External(path)) => (path.clone(), enclosing_owner(table, fi, def.parent)),
                     _ => (written(&block.self_ty), enclosing_owner(table, fi, def.parent)),
                 };
+                if let Some(t) = self_ty {
+                    impl_self.insert((fi, di), t);
+                }
                 let key = match (&block.trait_, &trait_) {
                     (None, _) => format!("{type_key}::{}", def.name),
                     (Some(_), Some(t)) => format!("<{type_key} as {}>::{}", resolver.target_key(t), def.name),
@@ -346,6 +351,7 @@ fn add_impl_methods(table: &mut Table) {
     for (fi, di, key, owner) in pending {
         table.add_impl_method(fi, di, key, owner);
     }
+    impl_self
 }
 
 /// The key of a type the tree does not define, from its path as written in module `module_key`:
@@ -376,33 +382,12 @@ fn enclosing_owner(table: &Table, fi: u32, parent: Option<u32>) -> u32 {
     parent.and_then(|p| table.sym_of_def(fi, p)).unwrap_or(table.file_module[fi as usize])
 }
 
-fn impl_self_types(table: &Table) -> std::collections::HashMap<(u32, u32), Target> {
-    let resolver = Resolver::new(table);
-    let mut out = std::collections::HashMap::new();
-    for (fi, file) in table.files.iter().enumerate() {
-        for (di, def) in file.facts.defs.iter().enumerate() {
-            if def.impl_block.is_some()
-                && let (Some(t), _) = resolver.impl_targets(fi as u32, di as u32)
-            {
-                out.insert((fi as u32, di as u32), t);
-            }
-        }
-    }
-    out
-}
-
 /// Resolved parents of every type: `extends`, `implements`, and Rust trait impls.
-fn supers(table: &Table, resolver: &Resolver<'_>) -> std::collections::HashMap<u32, Vec<Target>> {
-    let mut out: std::collections::HashMap<u32, Vec<Target>> = std::collections::HashMap::new();
+fn supers(table: &Table, resolver: &Resolver<'_>) -> HashMap<u32, Vec<Target>> {
+    let mut out: HashMap<u32, Vec<Target>> = HashMap::new();
     for (fi, file) in table.files.iter().enumerate() {
-        let fi = fi as u32;
         for inh in &file.facts.inherits {
-            let (child, scope) = match inh.child_def {
-                Some(di) => (table.sym_of_def(fi, di).map(Target::Sym), file.facts.defs[di as usize].parent),
-                None => (resolver.inherit_target(fi, None, &inh.child, inh.line).ok(), None),
-            };
-            let Some(Target::Sym(child)) = child else { continue };
-            if let Ok(target) = resolver.inherit_target(fi, scope, &inh.target, inh.line) {
+            if let Some((child, Ok(target))) = resolver.inherit_ends(fi as u32, inh) {
                 let list = out.entry(child).or_default();
                 if !list.contains(&target) {
                     list.push(target);

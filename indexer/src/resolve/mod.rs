@@ -10,7 +10,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use drsg_parsers::{DefKind, Family, Qualifier, Ref, RefKind, TypeHint};
+use drsg_parsers::{DefKind, Family, Inherit, Qualifier, Ref, RefKind, TypeHint};
 
 mod imports;
 
@@ -828,10 +828,17 @@ impl<'t> Resolver<'t> {
         (resolve(&block.self_ty), block.trait_.as_deref().and_then(resolve))
     }
 
-    /// Resolve an `extends`/`implements` target path in a file.
-    pub fn inherit_target(&self, fi: u32, scope: Option<u32>, path: &[String], line: u32) -> Res<Target> {
+    /// Both ends of an `extends`/`implements` fact: the inheriting type of the tree (`None` when it is not
+    /// one, e.g. `impl Display for Vec<T>`), and what it inherits from.
+    pub fn inherit_ends(&self, fi: u32, inh: &Inherit) -> Option<(SymId, Res<Target>)> {
         self.family.set(self.family(fi));
-        self.resolve_plain(fi, scope, path, line, false).map(|(t, _)| t)
+        let defs = &self.t.files[fi as usize].facts.defs;
+        let (child, scope) = match inh.child_def {
+            Some(di) => (self.t.sym_of_def(fi, di).map(Target::Sym), defs[di as usize].parent),
+            None => (self.resolve_plain(fi, None, &inh.child, inh.line, false).ok().map(|(t, _)| t), None),
+        };
+        let Some(Target::Sym(child)) = child else { return None };
+        Some((child, self.resolve_plain(fi, scope, &inh.target, inh.line, false).map(|(t, _)| t)))
     }
 
     /// Bind what an import statement names, for IMPORTS edges.
