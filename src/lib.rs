@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
+pub mod files;
+
 /// Exit codes: found, nothing found, error.
 pub const EXIT_FOUND: i32 = 0;
 pub const EXIT_NOTHING: i32 = 1;

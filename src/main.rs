@@ -45,6 +45,121 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// What a symbol is, who calls it (with lines), what it calls, what could not be resolved and why.
+    Context {
+        /// A key, a key segment (`Client.connect`, `src/App`) or a name.
+        name: String,
+        /// Levels of callers to list (1-3).
+        #[arg(long)]
+        depth: Option<u32>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// A symbol's properties alone.
+    Describe {
+        name: String,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// A file's module, declared symbols, imports and importers.
+    File {
+        /// Path relative to the tree's root.
+        path: String,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Symbols ranked for words or identifiers (names split on case and `_`, keys, signatures, docs).
+    Search {
+        query: String,
+        /// Number of results.
+        #[arg(short, long)]
+        k: Option<usize>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Text search over the tree, ripgrep-style, each hit with its enclosing symbol.
+    Grep {
+        pattern: String,
+        /// Treat the pattern as a regular expression (default: literal).
+        #[arg(short = 'e', long)]
+        regex: bool,
+        #[arg(short = 'i', long)]
+        ignore_case: bool,
+        /// A file or directory of the tree to search in.
+        #[arg(long)]
+        path: Option<String>,
+        /// Lines of context around each hit.
+        #[arg(short = 'C', long)]
+        context: Option<usize>,
+        #[arg(short = 'm', long)]
+        max_results: Option<usize>,
+        /// Also search ignored and hidden files.
+        #[arg(long)]
+        all_files: bool,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Source of a symbol (its exact declaration) or of `path:start-end`, numbered.
+    Snippet {
+        name: String,
+        /// Most lines shown.
+        #[arg(long)]
+        lines: Option<u32>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Shortest call path from one symbol to another, or where the chain breaks.
+    Trace {
+        from: String,
+        to: String,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Everything that can reach a symbol, by distance, tests apart.
+    Impact {
+        name: String,
+        /// Hops walked back (default 3, at most 6).
+        #[arg(long)]
+        depth: Option<u32>,
+        /// `attached` or `all`: other planes that reach it.
+        #[arg(long)]
+        across: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Composition of the region around a symbol: counts per hop, labels, edge types, hubs.
+    Fathom {
+        name: String,
+        #[arg(long)]
+        depth: Option<u32>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// One node as JSON, by exact key or by id.
+    Node {
+        /// Exact key.
+        key: Option<String>,
+        #[arg(long)]
+        id: Option<i64>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Nodes reached from a symbol along edges.
+    Traverse {
+        from: String,
+        /// out, in or both.
+        #[arg(long, default_value = "out")]
+        direction: String,
+        /// Edge types, comma-separated (default: all).
+        #[arg(long)]
+        edge_type: Option<String>,
+        #[arg(long)]
+        min: Option<u32>,
+        #[arg(long)]
+        max: Option<u32>,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Write a plane as JSON Lines: nodes and/or edges.
     Export {
         #[arg(long)]
@@ -56,6 +171,20 @@ enum Command {
         #[arg(long)]
         nodes: bool,
     },
+}
+
+/// Options every read verb takes.
+#[derive(clap::Args)]
+struct Common {
+    /// The plane to read (default: the only code plane, or the one holding the working directory).
+    #[arg(long)]
+    plane: Option<String>,
+    /// Print the structured answer as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Size of a text answer in characters (default 8000).
+    #[arg(long)]
+    budget: Option<usize>,
 }
 
 fn main() {
@@ -113,6 +242,66 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             emit(&if json { format!("{}\n", serde_json::to_string_pretty(&out)?) } else { out.render() });
             Ok(EXIT_FOUND)
         }
+        Command::Context { name, depth, common } => {
+            let p = drsg_query::ContextParams { name, depth, plane: common.plane.clone() };
+            verb(&db, cwd.as_deref(), &common, |s| drsg_query::context(s, &p))
+        }
+        Command::Describe { name, common } => {
+            let p = drsg_query::DescribeParams { name, plane: common.plane.clone() };
+            verb(&db, cwd.as_deref(), &common, |s| drsg_query::describe(s, &p))
+        }
+        Command::File { path, common } => {
+            let p = drsg_query::FileParams { path, plane: common.plane.clone() };
+            verb(&db, cwd.as_deref(), &common, |s| drsg_query::file(s, &p))
+        }
+        Command::Search { query, k, common } => {
+            let p = drsg_query::SearchParams { query, k, plane: common.plane.clone() };
+            verb(&db, cwd.as_deref(), &common, |s| drsg_query::search(s, &p))
+        }
+        Command::Grep { pattern, regex, ignore_case, path, context, max_results, all_files, common } => {
+            let p = drsg_query::GrepParams {
+                pattern,
+                regex: Some(regex),
+                ignore_case: Some(ignore_case),
+                path,
+                context,
+                max_results,
+                all_files: Some(all_files),
+                plane: common.plane.clone(),
+            };
+            verb(&db, cwd.as_deref(), &common, |s| drsg_query::grep(s, &p))
+        }
+        Command::Snippet { name, lines, common } => {
+            let p = drsg_query::SnippetParams { name, lines, plane: common.plane.clone() };
+            verb(&db, cwd.as_deref(), &common, |s| drsg_query::snippet(s, &p))
+        }
+        Command::Trace { from, to, common } => {
+            let p = drsg_query::TraceParams { from, to, plane: common.plane.clone() };
+            verb(&db, cwd.as_deref(), &common, |s| drsg_query::trace(s, &p))
+        }
+        Command::Impact { name, depth, across, common } => {
+            let p = drsg_query::ImpactParams { name, depth, across, plane: common.plane.clone() };
+            verb(&db, cwd.as_deref(), &common, |s| drsg_query::impact(s, &p))
+        }
+        Command::Fathom { name, depth, common } => {
+            let p = drsg_query::FathomParams { name, depth, plane: common.plane.clone() };
+            verb(&db, cwd.as_deref(), &common, |s| drsg_query::fathom(s, &p))
+        }
+        Command::Node { key, id, common } => {
+            let p = drsg_query::NodeParams { key, id, plane: common.plane.clone() };
+            verb(&db, cwd.as_deref(), &common, |s| drsg_query::node(s, &p))
+        }
+        Command::Traverse { from, direction, edge_type, min, max, common } => {
+            let p = drsg_query::TraverseParams {
+                from,
+                direction: Some(direction),
+                edge_type,
+                min,
+                max,
+                plane: common.plane.clone(),
+            };
+            verb(&db, cwd.as_deref(), &common, |s| drsg_query::traverse(s, &p))
+        }
         Command::Export { plane, edges, nodes } => {
             let store = drsg::open_for_read(&db)?;
             let params = drsg_query::ExportParams { plane: plane.as_deref(), cwd: cwd.as_deref(), edges, nodes };
@@ -128,4 +317,22 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(if lines == 0 { EXIT_NOTHING } else { EXIT_FOUND })
         }
     }
+}
+
+/// Runs a read verb and prints its text (or JSON) answer; exit 0 when it found something, else 1.
+fn verb<A: drsg_query::Answer>(
+    db: &std::path::Path,
+    cwd: Option<&std::path::Path>,
+    common: &Common,
+    run: impl FnOnce(&drsg_query::Session<'_>) -> drsg_query::Result<A>,
+) -> anyhow::Result<i32> {
+    let store = drsg::open_for_read(db)?;
+    let session = drsg_query::Session { store: &store, cwd, files: &drsg::files::DiskFiles };
+    let answer = run(&session)?;
+    if common.json {
+        emit(&format!("{}\n", serde_json::to_string_pretty(&answer)?));
+    } else {
+        emit(&drsg_query::render(&answer, common.budget));
+    }
+    Ok(if answer.found() { EXIT_FOUND } else { EXIT_NOTHING })
 }

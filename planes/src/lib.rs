@@ -25,7 +25,9 @@ mod text;
 mod tokenizer;
 
 pub use error::{Error, Result};
-pub use model::{Edge, EdgeSummary, NewEdge, Node, NodeData, PlaneBatch, PlaneInfo, PlaneKind, PlaneMeta, Props};
+pub use model::{
+    Adjacent, Direction, Edge, EdgeSummary, NewEdge, Node, NodeData, PlaneBatch, PlaneInfo, PlaneKind, PlaneMeta, Props,
+};
 pub use schema::FORMAT_VERSION;
 pub use store::{LOGS_DIR, SQLITE_FILE, Store, TEXT_DIR};
 pub use tokenizer::identifier_terms;

@@ -222,3 +222,24 @@ pub struct EdgeSummary {
     /// Number of edges.
     pub count: u64,
 }
+
+/// Which way an edge is followed from a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// From source to target.
+    Out,
+    /// From target to source.
+    In,
+}
+
+/// One step of a walk, from [`Store::adjacent`](crate::Store::adjacent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Adjacent {
+    /// Edge id.
+    pub edge: i64,
+    /// Edge type.
+    pub ty: String,
+    /// The node at the other end.
+    pub node: i64,
+}

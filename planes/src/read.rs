@@ -4,7 +4,7 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{OptionalExtension, Params, Row, params_from_iter};
 
 use crate::error::{Error, Result};
-use crate::model::{Edge, EdgeSummary, Node, PlaneInfo, PlaneKind, PlaneMeta, Props};
+use crate::model::{Adjacent, Direction, Edge, EdgeSummary, Node, PlaneInfo, PlaneKind, PlaneMeta, Props};
 use crate::store::{SqlContext, Store};
 
 // `ORDER BY +key` (an expression, not the column) keeps SQLite from walking the whole plane in
@@ -104,6 +104,104 @@ impl Store {
             Some(ty) => self.query_edges("reading in-edges", "dst = ?1 AND type = ?2 ORDER BY id", (node_id, ty)),
             None => self.query_edges("reading in-edges", "dst = ?1 ORDER BY id", [node_id]),
         }
+    }
+
+    /// The edge with id `id`.
+    pub fn edge(&self, id: i64) -> Result<Option<Edge>> {
+        Ok(self.query_edges("reading an edge", "id = ?1", [id])?.pop())
+    }
+
+    /// The nodes with the given ids that exist, in no particular order.
+    pub fn nodes_by_ids(&self, ids: &[i64]) -> Result<Vec<Node>> {
+        let mut nodes = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(400) {
+            let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("?{i}")).collect();
+            let filter = format!("id IN ({})", placeholders.join(", "));
+            nodes.extend(self.query_nodes("reading nodes by id", &filter, params_from_iter(chunk.iter()))?);
+        }
+        Ok(nodes)
+    }
+
+    /// The edges at node `node_id` in direction `dir`, of the given types (all types when `types` is
+    /// empty): edge id, type and the node at the other end, by edge id. Properties are not read, so
+    /// that graph walks stay cheap; read a path's edges with [`Store::edge`].
+    pub fn adjacent(&self, node_id: i64, dir: Direction, types: &[&str]) -> Result<Vec<Adjacent>> {
+        let context = "walking edges";
+        let (near, far) = match dir {
+            Direction::Out => ("src", "dst"),
+            Direction::In => ("dst", "src"),
+        };
+        let read = |row: &Row<'_>| Ok(Adjacent { edge: row.get(0)?, ty: row.get(1)?, node: row.get(2)? });
+        if types.is_empty() {
+            let sql = format!("SELECT id, type, {far} FROM edges WHERE {near} = ?1");
+            let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.shown, context)?;
+            let rows = stmt.query_map([node_id], read).ctx(&self.shown, context)?;
+            let mut out: Vec<Adjacent> = rows.collect::<rusqlite::Result<_>>().ctx(&self.shown, context)?;
+            out.sort_by_key(|a| a.edge);
+            return Ok(out);
+        }
+        let sql = format!("SELECT id, type, {far} FROM edges WHERE {near} = ?1 AND type = ?2");
+        let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.shown, context)?;
+        let mut out = Vec::new();
+        for ty in types {
+            let rows = stmt.query_map((node_id, ty), read).ctx(&self.shown, context)?;
+            for row in rows {
+                out.push(row.ctx(&self.shown, context)?);
+            }
+        }
+        if types.len() > 1 {
+            out.sort_by_key(|a| a.edge);
+        }
+        Ok(out)
+    }
+
+    /// Up to `limit` distinct names in plane `plane_id` starting with `prefix`, ignoring ASCII case.
+    pub fn names_with_prefix(&self, plane_id: i64, prefix: &str, limit: usize) -> Result<Vec<String>> {
+        let context = "reading names";
+        let upper = format!("{prefix}\u{10FFFF}");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT DISTINCT name FROM nodes
+                 WHERE plane = ?1 AND name >= ?2 COLLATE NOCASE AND name < ?3 COLLATE NOCASE
+                   AND label NOT IN ('UnresolvedRef', 'External')
+                 LIMIT ?4",
+            )
+            .ctx(&self.shown, context)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt.query_map((plane_id, prefix, upper, limit), |row| row.get(0)).ctx(&self.shown, context)?;
+        rows.collect::<rusqlite::Result<_>>().ctx(&self.shown, context)
+    }
+
+    /// Number of edges of the given types entering `UnresolvedRef` nodes of plane `plane_id` named
+    /// `name`: the sites whose binding failed and that might have meant a symbol of that name.
+    pub fn unresolved_sites_named(&self, plane_id: i64, name: &str, types: &[&str]) -> Result<u64> {
+        let context = "counting unresolved sites";
+        let placeholders: Vec<String> = (3..types.len() + 3).map(|i| format!("?{i}")).collect();
+        let sql = format!(
+            "SELECT count(*) FROM nodes n JOIN edges e ON e.dst = n.id
+             WHERE n.plane = ?1 AND n.name = ?2 COLLATE NOCASE AND n.name = ?2 AND n.label = 'UnresolvedRef'
+               AND e.type IN ({})",
+            placeholders.join(", ")
+        );
+        let values = [SqlValue::Integer(plane_id), SqlValue::Text(name.to_owned())]
+            .into_iter()
+            .chain(types.iter().map(|ty| SqlValue::Text((*ty).to_owned())));
+        self.conn
+            .prepare_cached(&sql)
+            .ctx(&self.shown, context)?
+            .query_row(params_from_iter(values), |row| Ok(count(row.get(0)?)))
+            .ctx(&self.shown, context)
+    }
+
+    /// Number of edges of type `ty` entering node `node_id`.
+    pub fn in_degree(&self, node_id: i64, ty: &str) -> Result<u64> {
+        let context = "counting edges of a node";
+        self.conn
+            .prepare_cached("SELECT count(*) FROM edges WHERE dst = ?1 AND type = ?2")
+            .ctx(&self.shown, context)?
+            .query_row((node_id, ty), |row| Ok(count(row.get(0)?)))
+            .ctx(&self.shown, context)
     }
 
     /// Number of nodes per primary label in plane `plane_id`, by label.

@@ -10,20 +10,7 @@ use std::path::Path;
 use drsg_planes::{Node, Store};
 use serde_json::{Value, json};
 
-use crate::{Error, Result, choose_plane};
-
-const EDGE_TYPES: &[&str] = &[
-    "CONTAINS",
-    "HAS_METHOD",
-    "CALLS",
-    "REFERENCES",
-    "IMPORTS",
-    "IMPLEMENTS",
-    "EXTENDS",
-    "INSTANTIATES",
-    "SERVES",
-    "REQUESTS",
-];
+use crate::{EDGE_TYPES, Error, Result, choose_plane};
 
 pub struct ExportParams<'a> {
     pub plane: Option<&'a str>,

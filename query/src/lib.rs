@@ -1,20 +1,87 @@
-//! drsg-query: the read verbs of SPEC §6, one module per verb (`Params` in, `Output` out),
-//! plane defaulting, and text rendering.
+//! drsg-query: the read verbs of SPEC §6, one module per verb (`Params` in, `Output` out), symbol
+//! lookup, plane defaulting, and text rendering.
 //!
-//! Verbs never write and do no file, process or environment access: the caller passes the store and
-//! the working directory. Every `Output` serialises to the stable JSON form and renders to compact text.
+//! Verbs never write and do no file, process or environment access: the caller passes the store,
+//! the working directory and a [`SourceFiles`] that reads the tree. Every answer serialises to a
+//! stable JSON form and renders to compact text within a character budget ([`render`]).
 
+mod context;
+mod describe;
 mod export;
+mod fathom;
+mod file;
+mod files;
+mod grep;
+mod impact;
+mod lookup;
+mod node;
 mod plane;
 mod planes;
+mod render;
 mod schema;
+mod search;
+mod snippet;
+mod trace;
+mod traverse;
+mod walk;
 
+pub use context::{ContextOutput, ContextParams, context};
+pub use describe::{DescribeOutput, DescribeParams, describe};
 pub use export::{ExportParams, export};
+pub use fathom::{FathomOutput, FathomParams, fathom};
+pub use file::{FileOutput, FileParams, file};
+pub use files::{FileError, NoFiles, SourceFiles};
+pub use grep::{GrepOutput, GrepParams, grep};
+pub use impact::{ImpactOutput, ImpactParams, impact};
+pub use lookup::{Candidates, Lookup, Missing, find_symbol};
+pub use node::{NodeOutput, NodeParams, node};
 pub use plane::{choose_plane, freshness};
 pub use planes::{PlanesOutput, planes};
+pub use render::{DEFAULT_BUDGET, Group, NodeLine, Text};
 pub use schema::{SchemaOutput, SchemaParams, schema};
+pub use search::{SearchOutput, SearchParams, search};
+pub use snippet::{SnippetOutput, SnippetParams, snippet};
+pub use trace::{TraceOutput, TraceParams, trace};
+pub use traverse::{TraverseOutput, TraverseParams, traverse};
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use drsg_planes::Store;
+use serde::Serialize;
+
+/// What every verb reads from: the store, the caller's working directory (for plane defaulting) and
+/// the tree's files.
+#[derive(Clone, Copy)]
+pub struct Session<'a> {
+    pub store: &'a Store,
+    pub cwd: Option<&'a Path>,
+    pub files: &'a dyn SourceFiles,
+}
+
+impl Session<'_> {
+    /// The plane a verb answers from (see [`choose_plane`]).
+    pub fn plane(&self, requested: Option<&str>) -> Result<drsg_planes::PlaneInfo> {
+        choose_plane(self.store, requested, self.cwd)
+    }
+}
+
+/// A verb's answer: a stable JSON form (`Serialize`) and a compact text form.
+pub trait Answer: Serialize {
+    /// Writes the text form.
+    fn render_to(&self, t: &mut Text);
+
+    /// Whether the verb found what it was asked for (exit 0) or nothing (exit 1).
+    fn found(&self) -> bool {
+        true
+    }
+}
+
+/// The text form of an answer within `budget` characters (default [`DEFAULT_BUDGET`]).
+pub fn render(answer: &impl Answer, budget: Option<usize>) -> String {
+    let mut t = Text::new(budget);
+    answer.render_to(&mut t);
+    t.finish()
+}
 
 /// Why a verb could not answer. A miss (nothing found) is not an error.
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +96,11 @@ pub enum Error {
         "unknown edge type `{0}`; edge types: CONTAINS, HAS_METHOD, CALLS, REFERENCES, IMPORTS, IMPLEMENTS, EXTENDS, INSTANTIATES, SERVES, REQUESTS"
     )]
     UnknownEdgeType(String),
+    /// An argument the caller can fix; the sentence says how.
+    #[error("{0}")]
+    InvalidArgument(String),
+    #[error(transparent)]
+    File(#[from] FileError),
     #[error(transparent)]
     Store(#[from] drsg_planes::Error),
     #[error("cannot write the answer")]
@@ -40,4 +112,37 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// The first 12 characters of a commit id.
 pub fn short_sha(sha: &str) -> &str {
     sha.get(..12).unwrap_or(sha)
+}
+
+/// The edge types a plane may hold.
+pub const EDGE_TYPES: &[&str] = &[
+    "CONTAINS",
+    "HAS_METHOD",
+    "CALLS",
+    "REFERENCES",
+    "IMPORTS",
+    "IMPLEMENTS",
+    "EXTENDS",
+    "INSTANTIATES",
+    "SERVES",
+    "REQUESTS",
+];
+
+/// Checks edge type names given by a caller, accepting any case.
+pub fn edge_types(names: &[String]) -> Result<Vec<&'static str>> {
+    names
+        .iter()
+        .map(|name| {
+            EDGE_TYPES
+                .iter()
+                .find(|ty| ty.eq_ignore_ascii_case(name.trim()))
+                .copied()
+                .ok_or_else(|| Error::UnknownEdgeType(name.clone()))
+        })
+        .collect()
+}
+
+/// Whether a node belongs to tests: its `is_test` property.
+pub fn is_test(node: &drsg_planes::Node) -> bool {
+    node.props.get("is_test").and_then(|v| v.as_bool()).unwrap_or(false)
 }

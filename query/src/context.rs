@@ -1,0 +1,342 @@
+//! `context`: the agent's first question about a symbol, answered in one call: what it is, who calls
+//! it from which lines, what it calls (and what could not be resolved, and why), what contains it and
+//! what it contains, and every other relation by direction.
+
+use std::collections::{BTreeMap, HashMap};
+
+use drsg_planes::{Direction, Edge, Node, Store};
+use serde::{Deserialize, Serialize};
+
+use crate::describe::Symbol;
+use crate::lookup::{Lookup, find_symbol};
+use crate::render::{Group, NodeLine, Text, one_line, site_lines};
+use crate::walk::bfs;
+use crate::{Answer, Result, Session, freshness, is_test};
+
+/// Edge types that are calls: a call site binds to a function, or to a type it instantiates.
+pub(crate) const CALL_TYPES: &[&str] = &["CALLS", "INSTANTIATES"];
+const STRUCTURE_TYPES: &[&str] = &["CONTAINS", "HAS_METHOD"];
+/// How many rows a group keeps in the structured answer.
+const GROUP_CAP: usize = 50;
+const MAX_DEPTH: u32 = 3;
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct ContextParams {
+    /// A key, a key segment (`Client.connect`) or a name.
+    pub name: String,
+    /// Levels of callers to list (1–3, default 1).
+    pub depth: Option<u32>,
+    pub plane: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ContextOutput {
+    pub plane: String,
+    pub freshness: String,
+    pub symbol: Symbol,
+    pub contained_by: Vec<NodeLine>,
+    pub callers: Callers,
+    pub callees: Callees,
+    pub contains: Group<NodeLine>,
+    /// Every other edge type, by direction.
+    pub other: Vec<Relation>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Callers {
+    /// Call sites binding to the symbol (depth 1).
+    pub sites: usize,
+    /// Calling symbols, depth 1 first.
+    pub by_symbol: Group<Caller>,
+    /// Call sites anywhere in the plane that could not be bound and name the symbol: they may be
+    /// calls to it, and are not in `sites`.
+    pub unresolved_same_name: u64,
+    /// True when `unresolved_same_name` is 0: every call to the symbol is listed.
+    pub complete: bool,
+    /// Levels listed.
+    pub depth: u32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Caller {
+    #[serde(flatten)]
+    pub node: NodeLine,
+    pub depth: u32,
+    /// Lines of the call sites in the caller.
+    pub lines: Vec<u32>,
+    pub is_test: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Callees {
+    pub sites: usize,
+    pub resolved: usize,
+    pub external: usize,
+    pub unresolved: usize,
+    pub rows: Group<Callee>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Callee {
+    #[serde(flatten)]
+    pub node: NodeLine,
+    pub lines: Vec<u32>,
+    /// How the call was bound (`import`, `scope`, `receiver-type`, …); absent when unresolved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolved_by: Option<String>,
+    /// The call as written, for an unresolved site.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Relation {
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub direction: Direction,
+    pub nodes: Group<NodeLine>,
+}
+
+pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutput>> {
+    let plane = s.plane(p.plane.as_deref())?;
+    let node = match find_symbol(s.store, &plane, &p.name)?.into_node() {
+        Ok(node) => node,
+        Err(not) => return Ok(not),
+    };
+    let depth = p.depth.unwrap_or(1).clamp(1, MAX_DEPTH);
+    let incoming = s.store.edges_in(node.id, None)?;
+    let outgoing = s.store.edges_out(node.id, None)?;
+    let mut ids: Vec<i64> = incoming.iter().map(|e| e.src).chain(outgoing.iter().map(|e| e.dst)).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let ends: HashMap<i64, Node> = s.store.nodes_by_ids(&ids)?.into_iter().map(|n| (n.id, n)).collect();
+
+    let callers = callers(s.store, plane.id, &node, &incoming, &ends, depth)?;
+    let callees = callees(&outgoing, &ends);
+    let line_of = |id: i64| ends.get(&id).map(NodeLine::of);
+    let contained_by =
+        incoming.iter().filter(|e| STRUCTURE_TYPES.contains(&e.ty.as_str())).filter_map(|e| line_of(e.src)).collect();
+    let mut contains: Vec<(Option<u32>, NodeLine)> = outgoing
+        .iter()
+        .filter(|e| STRUCTURE_TYPES.contains(&e.ty.as_str()))
+        .filter_map(|e| ends.get(&e.dst).map(|n| (n.line, NodeLine::of(n))))
+        .collect();
+    contains.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.key.cmp(&b.1.key)));
+    let contains = Group::capped(contains.into_iter().map(|(_, n)| n).collect(), GROUP_CAP);
+
+    let mut other: BTreeMap<(String, u8), Vec<NodeLine>> = BTreeMap::new();
+    let skip = |ty: &str| CALL_TYPES.contains(&ty) || STRUCTURE_TYPES.contains(&ty);
+    for (edges, dir) in [(&incoming, Direction::In), (&outgoing, Direction::Out)] {
+        for e in edges.iter().filter(|e| !skip(&e.ty)) {
+            let far = if dir == Direction::In { e.src } else { e.dst };
+            if let Some(line) = line_of(far) {
+                other.entry((e.ty.clone(), dir as u8)).or_default().push(line);
+            }
+        }
+    }
+    let other = other
+        .into_iter()
+        .map(|((ty, dir), mut nodes)| {
+            nodes.sort_by(|a, b| a.key.cmp(&b.key));
+            nodes.dedup();
+            let direction = if dir == Direction::In as u8 { Direction::In } else { Direction::Out };
+            Relation { ty, direction, nodes: Group::capped(nodes, GROUP_CAP) }
+        })
+        .collect();
+
+    Ok(Lookup::Found(ContextOutput {
+        freshness: freshness(&plane),
+        plane: plane.meta.name,
+        symbol: Symbol::of(&node),
+        contained_by,
+        callers,
+        callees,
+        contains,
+        other,
+    }))
+}
+
+fn site_line(e: &Edge) -> Option<u32> {
+    e.props.get("line").and_then(|v| v.as_u64()).and_then(|l| u32::try_from(l).ok())
+}
+
+fn prop(e: &Edge, name: &str) -> Option<String> {
+    e.props.get(name).and_then(|v| v.as_str()).map(str::to_owned)
+}
+
+fn callers(
+    store: &Store,
+    plane: i64,
+    node: &Node,
+    incoming: &[Edge],
+    ends: &HashMap<i64, Node>,
+    depth: u32,
+) -> Result<Callers> {
+    let calls: Vec<&Edge> = incoming.iter().filter(|e| CALL_TYPES.contains(&e.ty.as_str())).collect();
+    let mut by_src: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
+    for e in &calls {
+        let lines = by_src.entry(e.src).or_default();
+        lines.extend(site_line(e));
+    }
+    let mut rows: Vec<Caller> = by_src
+        .into_iter()
+        .filter_map(|(src, mut lines)| {
+            let n = ends.get(&src)?;
+            lines.sort_unstable();
+            lines.dedup();
+            Some(Caller { node: NodeLine::of(n), depth: 1, lines, is_test: is_test(n) })
+        })
+        .collect();
+    if depth > 1 {
+        let walk = bfs(store, node.id, &[Direction::In], CALL_TYPES, depth, 2_000, |_| Ok(true))?;
+        let deeper: Vec<i64> = walk.reached.iter().filter(|r| r.depth > 1).map(|r| r.node).collect();
+        let depth_of: HashMap<i64, u32> = walk.reached.iter().map(|r| (r.node, r.depth)).collect();
+        for n in store.nodes_by_ids(&deeper)? {
+            let d = depth_of.get(&n.id).copied().unwrap_or(2);
+            rows.push(Caller { node: NodeLine::of(&n), depth: d, lines: Vec::new(), is_test: is_test(&n) });
+        }
+    }
+    rows.sort_by(|a, b| a.depth.cmp(&b.depth).then(a.is_test.cmp(&b.is_test)).then(a.node.key.cmp(&b.node.key)));
+    let mut unresolved = 0;
+    if node.label() != "External" && node.label() != "UnresolvedRef" {
+        unresolved = store.unresolved_sites_named(plane, &node.name, CALL_TYPES)?;
+    }
+    Ok(Callers {
+        sites: calls.len(),
+        by_symbol: Group::capped(rows, GROUP_CAP),
+        unresolved_same_name: unresolved,
+        complete: unresolved == 0,
+        depth,
+    })
+}
+
+fn callees(outgoing: &[Edge], ends: &HashMap<i64, Node>) -> Callees {
+    let calls: Vec<&Edge> = outgoing.iter().filter(|e| CALL_TYPES.contains(&e.ty.as_str())).collect();
+    let (mut resolved, mut external, mut unresolved) = (0, 0, 0);
+    // Resolved and external calls: one row per target. Unresolved: one row per site, each with its reason.
+    let mut by_dst: BTreeMap<i64, (Vec<u32>, Option<String>)> = BTreeMap::new();
+    let mut rows_unresolved = Vec::new();
+    for e in &calls {
+        let Some(dst) = ends.get(&e.dst) else { continue };
+        match dst.label() {
+            "UnresolvedRef" => {
+                unresolved += 1;
+                rows_unresolved.push(Callee {
+                    node: NodeLine::of(dst),
+                    lines: site_line(e).into_iter().collect(),
+                    resolved_by: None,
+                    text: prop(e, "ref"),
+                    reason: prop(e, "reason"),
+                });
+            }
+            label => {
+                if label == "External" {
+                    external += 1;
+                } else {
+                    resolved += 1;
+                }
+                let entry = by_dst.entry(e.dst).or_insert_with(|| (Vec::new(), prop(e, "resolved_by")));
+                entry.0.extend(site_line(e));
+            }
+        }
+    }
+    let mut rows: Vec<Callee> = by_dst
+        .into_iter()
+        .filter_map(|(dst, (mut lines, resolved_by))| {
+            lines.sort_unstable();
+            lines.dedup();
+            Some(Callee { node: NodeLine::of(ends.get(&dst)?), lines, resolved_by, text: None, reason: None })
+        })
+        .collect();
+    // Tree symbols first, then stand-ins; each by first call line.
+    rows.sort_by(|a, b| {
+        (a.node.label == "External").cmp(&(b.node.label == "External")).then(a.lines.first().cmp(&b.lines.first()))
+    });
+    rows_unresolved.sort_by(|a, b| a.lines.first().cmp(&b.lines.first()));
+    rows.extend(rows_unresolved);
+    Callees { sites: calls.len(), resolved, external, unresolved, rows: Group::capped(rows, GROUP_CAP) }
+}
+
+impl Answer for ContextOutput {
+    fn render_to(&self, t: &mut Text) {
+        self.symbol.render_header(t);
+        t.line(format_args!("{}", self.freshness));
+        for parent in &self.contained_by {
+            t.line(format_args!("contained by: {parent}"));
+        }
+        let c = &self.callers;
+        let completeness = if c.complete {
+            "complete".to_owned()
+        } else {
+            format!(
+                "lower bound: {} unresolved call sites named `{}` elsewhere may also call it, not counted",
+                c.unresolved_same_name, self.symbol.name
+            )
+        };
+        if c.by_symbol.is_empty() {
+            t.line(format_args!("callers: none ({completeness})"));
+        } else {
+            let from = c.by_symbol.items.iter().filter(|r| r.depth == 1).count()
+                + if c.depth == 1 { c.by_symbol.more() } else { 0 };
+            t.line(format_args!("callers: {} call sites from {from} symbols ({completeness})", c.sites));
+            t.group(&c.by_symbol, |t, r| {
+                let test = if r.is_test { "  [test]" } else { "" };
+                let depth = if c.depth > 1 { format!("[{}] ", r.depth) } else { String::new() };
+                if r.lines.is_empty() {
+                    t.line(format_args!("  {depth}{}{test}", r.node));
+                } else {
+                    t.line(format_args!("  {depth}{}  {}{test}", r.node, site_lines(&r.lines)));
+                }
+            });
+        }
+        let k = &self.callees;
+        if k.sites == 0 {
+            t.line(format_args!("calls: none"));
+        } else {
+            t.line(format_args!(
+                "calls: {} sites ({} resolved, {} external, {} unresolved)",
+                k.sites, k.resolved, k.external, k.unresolved
+            ));
+            let bound = Group {
+                total: k.rows.total,
+                items: k.rows.items.iter().filter(|r| r.reason.is_none() && r.node.label != "UnresolvedRef").collect(),
+            };
+            for r in &bound.items {
+                if r.node.label == "External" {
+                    t.line(format_args!("  {}  External  {}", r.node.key, site_lines(&r.lines)));
+                } else {
+                    let by = r.resolved_by.as_deref().map(|b| format!("  by {b}")).unwrap_or_default();
+                    t.line(format_args!("  {}  {}{by}", r.node, site_lines(&r.lines)));
+                }
+            }
+            // Unresolved sites, grouped by reason: `text (line)` each, cut to stay compact.
+            let mut by_reason: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+            for r in k.rows.items.iter().filter(|r| r.node.label == "UnresolvedRef") {
+                let text = one_line(r.text.as_deref().unwrap_or(&r.node.key), 48);
+                let line = r.lines.first().map(|l| format!(" ({l})")).unwrap_or_default();
+                by_reason.entry(r.reason.as_deref().unwrap_or("unresolved")).or_default().push(format!("{text}{line}"));
+            }
+            for (reason, sites) in by_reason {
+                t.line(format_args!("  unresolved, {reason}: {}", sites.join(", ")));
+            }
+            if k.rows.more() > 0 {
+                t.line(format_args!("  … and {} more", k.rows.more()));
+            }
+        }
+        if !self.contains.is_empty() {
+            t.line(format_args!("contains: {}", self.contains.total));
+            t.group(&self.contains, |t, n| {
+                t.line(format_args!("  {n}"));
+            });
+        }
+        for rel in &self.other {
+            let dir = if rel.direction == Direction::In { "in" } else { "out" };
+            t.line(format_args!("{} {dir}: {}", rel.ty, rel.nodes.total));
+            t.group(&rel.nodes, |t, n| {
+                t.line(format_args!("  {n}"));
+            });
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! Access to the source tree a plane was parsed from, for the verbs that show text (`grep`,
+//! `snippet`). This crate does no I/O: the caller supplies an implementation that confines every
+//! read to the tree (the `drsg` binaries' one checks canonical paths).
+
+use std::path::Path;
+
+/// Why a file of the tree could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FileError {
+    #[error(
+        "`{path}` is outside the tree {root}; paths are relative to the tree and may not use `..` or lead out through a symlink"
+    )]
+    Escapes { path: String, root: String },
+    #[error("no file `{path}` in the tree {root}")]
+    NotFound { path: String, root: String },
+    #[error("`{path}` is not a text file")]
+    NotText { path: String },
+    #[error("cannot read `{path}`: {message}")]
+    Io { path: String, message: String },
+}
+
+/// Reads the files of a tree, confined to it.
+pub trait SourceFiles: Sync {
+    /// The bytes of `path` (relative to `root`). Absolute paths, `..` segments and symlinks that
+    /// resolve outside `root` are refused with [`FileError::Escapes`].
+    fn read(&self, root: &Path, path: &str) -> Result<Vec<u8>, FileError>;
+
+    /// Calls `visit(relative path, bytes)` for every file under `root/scope` (the whole tree without a
+    /// scope), skipping what `.gitignore`-style rules exclude unless `all_files`. Calls may come from
+    /// several threads, in any order.
+    fn visit(
+        &self,
+        root: &Path,
+        scope: Option<&str>,
+        all_files: bool,
+        visit: &(dyn Fn(&str, &[u8]) + Sync),
+    ) -> Result<(), FileError>;
+}
+
+/// A tree without files, for callers that never show text.
+pub struct NoFiles;
+
+impl SourceFiles for NoFiles {
+    fn read(&self, root: &Path, path: &str) -> Result<Vec<u8>, FileError> {
+        Err(FileError::NotFound { path: path.to_owned(), root: root.display().to_string() })
+    }
+
+    fn visit(&self, _: &Path, _: Option<&str>, _: bool, _: &(dyn Fn(&str, &[u8]) + Sync)) -> Result<(), FileError> {
+        Ok(())
+    }
+}

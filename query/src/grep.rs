@@ -1,0 +1,229 @@
+//! `grep`: ripgrep-style text search over the plane's tree (grep-searcher), each hit followed by the
+//! key of the symbol that encloses it. Files come from the caller's [`SourceFiles`], which keeps the
+//! search inside the tree and honours ignore rules unless `all_files`.
+//!
+//! [`SourceFiles`]: crate::SourceFiles
+
+use std::sync::Mutex;
+
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use serde::{Deserialize, Serialize};
+
+use crate::render::Text;
+use crate::snippet::{innermost, tree_root};
+use crate::{Answer, Error, Result, Session, freshness};
+
+const DEFAULT_RESULTS: usize = 50;
+const MAX_RESULTS: usize = 2_000;
+const MAX_CONTEXT: usize = 10;
+/// Characters kept of one line (minified files have very long ones).
+const LINE_CHARS: usize = 300;
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct GrepParams {
+    pub pattern: String,
+    /// Treat the pattern as a regular expression (default: a literal).
+    pub regex: Option<bool>,
+    pub ignore_case: Option<bool>,
+    /// A file or directory of the tree to search in (default: the whole tree).
+    pub path: Option<String>,
+    /// Lines of context around each hit (default 0, at most 10).
+    pub context: Option<usize>,
+    /// Hits shown (default 50, at most 2,000); all hits are counted.
+    pub max_results: Option<usize>,
+    /// Search files that ignore rules exclude, and hidden files, too.
+    pub all_files: Option<bool>,
+    pub plane: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GrepOutput {
+    pub plane: String,
+    pub freshness: String,
+    pub pattern: String,
+    /// Matching lines in the whole search.
+    pub total: usize,
+    pub files_with_hits: usize,
+    /// Lines of context asked for.
+    pub context: usize,
+    /// Matching lines listed.
+    pub shown: usize,
+    pub files: Vec<GrepFile>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GrepFile {
+    pub path: String,
+    pub lines: Vec<GrepLine>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GrepLine {
+    pub line: u64,
+    pub text: String,
+    /// A hit (false for a context line).
+    pub hit: bool,
+    /// Key of the innermost symbol around a hit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+}
+
+pub fn grep(s: &Session<'_>, p: &GrepParams) -> Result<GrepOutput> {
+    if p.pattern.is_empty() {
+        return Err(Error::InvalidArgument("the pattern is empty".into()));
+    }
+    let max_results = p.max_results.unwrap_or(DEFAULT_RESULTS);
+    if max_results == 0 || max_results > MAX_RESULTS {
+        return Err(Error::InvalidArgument(format!("max_results must be 1 to {MAX_RESULTS} (got {max_results})")));
+    }
+    let context = p.context.unwrap_or(0);
+    if context > MAX_CONTEXT {
+        return Err(Error::InvalidArgument(format!("context must be 0 to {MAX_CONTEXT} lines (got {context})")));
+    }
+    let matcher = RegexMatcherBuilder::new()
+        .case_insensitive(p.ignore_case.unwrap_or(false))
+        .fixed_strings(!p.regex.unwrap_or(false))
+        .line_terminator(Some(b'\n'))
+        .build(&p.pattern)
+        .map_err(|e| Error::InvalidArgument(format!("bad regular expression: {e}")))?;
+    let plane = s.plane(p.plane.as_deref())?;
+    let root = tree_root(&plane)?;
+    let scope = p.path.as_deref().map(str::trim).filter(|p| !p.is_empty() && *p != ".");
+
+    let found: Mutex<Vec<(String, usize, Vec<GrepLine>)>> = Mutex::new(Vec::new());
+    s.files.visit(root, scope, p.all_files.unwrap_or(false), &|path, bytes| {
+        let mut searcher = SearcherBuilder::new()
+            .line_number(true)
+            .binary_detection(BinaryDetection::quit(b'\x00'))
+            .before_context(context)
+            .after_context(context)
+            .build();
+        let mut sink = Collect { hits: 0, keep: max_results, lines: Vec::new() };
+        if searcher.search_slice(&matcher, bytes, &mut sink).is_ok() && sink.hits > 0 {
+            found.lock().expect("no panics while held").push((path.to_owned(), sink.hits, sink.lines));
+        }
+    })?;
+    let mut found = found.into_inner().expect("no panics while held");
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+
+    let total = found.iter().map(|f| f.1).sum();
+    let files_with_hits = found.len();
+    let mut shown = 0;
+    let mut files = Vec::new();
+    for (path, _, mut lines) in found {
+        if shown == max_results {
+            break;
+        }
+        // Keep hits up to the limit, with the context lines before the last one kept.
+        let mut hits = 0;
+        let mut cut = lines.len();
+        for (i, l) in lines.iter().enumerate() {
+            if l.hit {
+                if shown + hits == max_results {
+                    cut = i;
+                    break;
+                }
+                hits += 1;
+            }
+        }
+        lines.truncate(cut);
+        while lines.last().is_some_and(|l| !l.hit) && cut < usize::MAX && shown + hits == max_results {
+            lines.pop();
+        }
+        shown += hits;
+        let nodes = s.store.nodes_in_file(plane.id, &path)?;
+        for l in lines.iter_mut().filter(|l| l.hit) {
+            let line = u32::try_from(l.line).unwrap_or(u32::MAX);
+            l.symbol = innermost(&nodes, line).map(|n| n.key.clone());
+        }
+        files.push(GrepFile { path, lines });
+    }
+    Ok(GrepOutput {
+        freshness: freshness(&plane),
+        plane: plane.meta.name,
+        pattern: p.pattern.clone(),
+        total,
+        files_with_hits,
+        context,
+        shown,
+        files,
+    })
+}
+
+/// Collects hit and context lines of one file, keeping at most `keep` hits but counting all.
+struct Collect {
+    hits: usize,
+    keep: usize,
+    lines: Vec<GrepLine>,
+}
+
+impl Collect {
+    fn push(&mut self, line: Option<u64>, bytes: &[u8], hit: bool) {
+        let text = String::from_utf8_lossy(bytes);
+        let text = text.trim_end_matches(['\n', '\r']);
+        let text = if text.len() > LINE_CHARS {
+            let mut cut: String = text.chars().take(LINE_CHARS).collect();
+            cut.push('…');
+            cut
+        } else {
+            text.to_owned()
+        };
+        self.lines.push(GrepLine { line: line.unwrap_or(0), text, hit, symbol: None });
+    }
+}
+
+impl Sink for Collect {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> std::result::Result<bool, Self::Error> {
+        self.hits += 1;
+        if self.hits <= self.keep {
+            self.push(mat.line_number(), mat.bytes(), true);
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> std::result::Result<bool, Self::Error> {
+        if self.hits <= self.keep {
+            self.push(ctx.line_number(), ctx.bytes(), false);
+        }
+        Ok(true)
+    }
+}
+
+impl Answer for GrepOutput {
+    fn render_to(&self, t: &mut Text) {
+        if self.total == 0 {
+            t.line(format_args!("no line matches `{}`", self.pattern));
+        }
+        for f in &self.files {
+            t.line(format_args!("{}", f.path));
+            let mut prev: Option<u64> = None;
+            for l in &f.lines {
+                if self.context > 0 && prev.is_some_and(|p| l.line > p + 1) {
+                    t.line(format_args!("--"));
+                }
+                prev = Some(l.line);
+                match (&l.symbol, l.hit) {
+                    (Some(key), true) => t.line(format_args!("{}:{}  ← {key}", l.line, l.text)),
+                    (None, true) => t.line(format_args!("{}:{}", l.line, l.text)),
+                    (_, false) => t.line(format_args!("{}-{}", l.line, l.text)),
+                };
+            }
+        }
+        if self.shown < self.total {
+            t.line(format_args!(
+                "… {} of {} matching lines shown ({} files); narrow with `path` or raise `max_results`",
+                self.shown, self.total, self.files_with_hits
+            ));
+        } else if self.total > 0 {
+            t.line(format_args!("{} matching lines in {} files", self.total, self.files_with_hits));
+        }
+        t.line(format_args!("{}", self.freshness));
+    }
+
+    fn found(&self) -> bool {
+        self.total > 0
+    }
+}

@@ -1,0 +1,181 @@
+//! `impact`: everything that can reach a symbol through calls, references, instantiations, imports
+//! and inheritance, by distance, tests apart from production, with the unresolved sites that might
+//! also reach it counted beside the total.
+
+use std::collections::{HashMap, HashSet};
+
+use drsg_planes::Direction;
+use serde::{Deserialize, Serialize};
+
+use crate::context::CALL_TYPES;
+use crate::lookup::{Lookup, find_symbol};
+use crate::render::{Group, NodeLine, Text};
+use crate::walk::{Stop, bfs};
+use crate::{Answer, Error, Result, Session, freshness, is_test};
+
+pub(crate) const IMPACT_TYPES: &[&str] = &["CALLS", "REFERENCES", "INSTANTIATES", "IMPORTS", "EXTENDS", "IMPLEMENTS"];
+const MAX_DEPTH: u32 = 6;
+const MAX_NODES: usize = 20_000;
+const GROUP_CAP: usize = 30;
+/// Names looked up for unresolved sites; beyond this the count is a lower bound.
+const MAX_NAMES: usize = 300;
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct ImpactParams {
+    pub name: String,
+    /// Hops walked back (default 3, at most 6).
+    pub depth: Option<u32>,
+    /// `attached` or `all` to include other planes (none reach across yet).
+    pub across: Option<String>,
+    pub plane: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ImpactOutput {
+    pub plane: String,
+    pub freshness: String,
+    pub target: NodeLine,
+    pub depth: u32,
+    /// Symbols that reach the target, all depths.
+    pub total: usize,
+    pub production: usize,
+    pub tests: usize,
+    pub levels: Vec<Level>,
+    /// Unresolved call sites named like the target or a symbol at a shallower depth: they may reach
+    /// it too, and are not in `total`.
+    pub unresolved_sites: u64,
+    /// False when a bound cut the walk or the unresolved count.
+    pub complete: bool,
+    pub stop: Stop,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub across: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Level {
+    pub depth: u32,
+    pub production: Group<Reacher>,
+    pub tests: Group<Reacher>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Reacher {
+    #[serde(flatten)]
+    pub node: NodeLine,
+    pub via: &'static str,
+}
+
+pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>> {
+    let depth = p.depth.unwrap_or(3);
+    if depth == 0 || depth > MAX_DEPTH {
+        return Err(Error::InvalidArgument(format!("depth must be 1 to {MAX_DEPTH} (got {depth})")));
+    }
+    if let Some(across) = p.across.as_deref()
+        && !matches!(across, "attached" | "all")
+    {
+        return Err(Error::InvalidArgument(format!("across `{across}` is not one of `attached`, `all`")));
+    }
+    let plane = s.plane(p.plane.as_deref())?;
+    let target = match find_symbol(s.store, &plane, &p.name)?.into_node() {
+        Ok(node) => node,
+        Err(not) => return Ok(not),
+    };
+    let walk = bfs(s.store, target.id, &[Direction::In], IMPACT_TYPES, depth, MAX_NODES, |_| Ok(true))?;
+    let ids: Vec<i64> = walk.reached.iter().map(|r| r.node).collect();
+    let nodes: HashMap<i64, drsg_planes::Node> = s.store.nodes_by_ids(&ids)?.into_iter().map(|n| (n.id, n)).collect();
+
+    // Unresolved sites that might reach the target or a symbol through which it is reached.
+    let mut names: Vec<&str> = vec![target.name.as_str()];
+    names.extend(
+        walk.reached.iter().filter(|r| r.depth < depth).filter_map(|r| nodes.get(&r.node)).map(|n| n.name.as_str()),
+    );
+    let mut seen = HashSet::new();
+    names.retain(|n| seen.insert(*n));
+    let names_cut = names.len() > MAX_NAMES;
+    let mut unresolved_sites = 0;
+    for name in names.iter().take(MAX_NAMES) {
+        unresolved_sites += s.store.unresolved_sites_named(plane.id, name, CALL_TYPES)?;
+    }
+
+    let mut levels = Vec::new();
+    let (mut production, mut tests) = (0, 0);
+    for d in 1..=depth {
+        let (mut prod, mut test) = (Vec::new(), Vec::new());
+        for r in walk.reached.iter().filter(|r| r.depth == d) {
+            let Some(n) = nodes.get(&r.node) else { continue };
+            let row = Reacher { node: NodeLine::of(n), via: r.ty };
+            if is_test(n) { test.push(row) } else { prod.push(row) }
+        }
+        if prod.is_empty() && test.is_empty() {
+            continue;
+        }
+        production += prod.len();
+        tests += test.len();
+        for list in [&mut prod, &mut test] {
+            list.sort_by(|a, b| a.node.key.cmp(&b.node.key));
+        }
+        levels.push(Level {
+            depth: d,
+            production: Group::capped(prod, GROUP_CAP),
+            tests: Group::capped(test, GROUP_CAP),
+        });
+    }
+    Ok(Lookup::Found(ImpactOutput {
+        freshness: freshness(&plane),
+        plane: plane.meta.name,
+        target: NodeLine::of(&target),
+        depth,
+        total: production + tests,
+        production,
+        tests,
+        levels,
+        unresolved_sites,
+        complete: unresolved_sites == 0 && !names_cut && walk.stop != Stop::Nodes,
+        stop: walk.stop,
+        across: p.across.clone(),
+    }))
+}
+
+impl Answer for ImpactOutput {
+    fn render_to(&self, t: &mut Text) {
+        t.line(format_args!("impact of {}", self.target));
+        let bound = match self.stop {
+            Stop::Exhausted => "nothing reaches further",
+            Stop::Depth => "more lies beyond this depth",
+            Stop::Nodes => "stopped at the node cap",
+        };
+        t.line(format_args!(
+            "{} symbols reach it within {} hops ({} production, {} tests; {bound})",
+            self.total, self.depth, self.production, self.tests
+        ));
+        if self.unresolved_sites > 0 {
+            t.line(format_args!(
+                "lower bound: {} unresolved call sites named like these symbols may also reach it (not counted)",
+                self.unresolved_sites
+            ));
+        } else if self.complete {
+            t.line(format_args!("complete: no unresolved call site names any of these symbols"));
+        }
+        for level in &self.levels {
+            t.line(format_args!("depth {}:", level.depth));
+            if !level.production.is_empty() {
+                t.line(format_args!("  production: {}", level.production.total));
+                t.group(&level.production, |t, r| {
+                    t.line(format_args!("    {}  via {}", r.node, r.via));
+                });
+            }
+            if !level.tests.is_empty() {
+                t.line(format_args!("  tests: {}", level.tests.total));
+                t.group(&level.tests, |t, r| {
+                    t.line(format_args!("    {}  via {}", r.node, r.via));
+                });
+            }
+        }
+        if self.across.is_some() {
+            t.line(format_args!(
+                "across planes: no other plane links to this one yet (routes and deployments come later)"
+            ));
+        }
+        t.line(format_args!("{}", self.freshness));
+    }
+}

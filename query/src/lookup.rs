@@ -1,0 +1,303 @@
+//! Symbol lookup (SPEC §6): exact key, then key segments, then case-insensitive; several matches give
+//! ranked candidates; a miss gives the plane's key prefixes and the nearest names.
+
+use std::collections::{BTreeMap, HashSet};
+
+use drsg_planes::{Node, PlaneInfo, Store};
+use serde::Serialize;
+
+use crate::render::{Group, NodeLine, Text};
+use crate::schema::key_prefix;
+use crate::{Answer, Error, Result, freshness};
+
+/// How many candidates an ambiguous lookup lists.
+const MAX_CANDIDATES: usize = 12;
+/// How many near names a miss lists.
+const MAX_NEAREST: usize = 8;
+
+/// A verb's answer about a symbol: the answer itself, or why there is none.
+#[derive(Debug, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Lookup<T> {
+    Found(T),
+    Ambiguous(Candidates),
+    Missing(Missing),
+}
+
+/// Several symbols match; the caller should pick one by key.
+#[derive(Debug, Serialize)]
+pub struct Candidates {
+    pub query: String,
+    pub plane: String,
+    pub freshness: String,
+    pub candidates: Group<Candidate>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Candidate {
+    #[serde(flatten)]
+    pub node: NodeLine,
+    /// Edges entering the symbol.
+    pub referenced: u64,
+}
+
+/// Nothing matches: what the plane's keys look like, and the names closest to the query.
+#[derive(Debug, Serialize)]
+pub struct Missing {
+    pub query: String,
+    pub plane: String,
+    pub freshness: String,
+    pub key_prefixes: Vec<String>,
+    pub nearest: Vec<NodeLine>,
+}
+
+impl<T: Answer> Answer for Lookup<T> {
+    fn render_to(&self, t: &mut Text) {
+        match self {
+            Lookup::Found(answer) => answer.render_to(t),
+            Lookup::Ambiguous(c) => {
+                t.line(format_args!(
+                    "`{}` matches {} symbols in plane {}; ask again with one of these keys:",
+                    c.query, c.candidates.total, c.plane
+                ));
+                t.group(&c.candidates, |t, cand| {
+                    t.line(format_args!("  {}  ({} refs)", cand.node, cand.referenced));
+                });
+                t.line(format_args!("{}", c.freshness));
+            }
+            Lookup::Missing(m) => {
+                t.line(format_args!("no symbol `{}` in plane {}", m.query, m.plane));
+                if !m.nearest.is_empty() {
+                    t.line(format_args!("nearest names:"));
+                    for n in &m.nearest {
+                        t.line(format_args!("  {n}"));
+                    }
+                }
+                if !m.key_prefixes.is_empty() {
+                    t.line(format_args!(
+                        "keys in this plane start with: {} (a key segment such as `Type.method` or `module::fn` also works)",
+                        m.key_prefixes.join(", ")
+                    ));
+                }
+                t.line(format_args!("{}", m.freshness));
+            }
+        }
+    }
+
+    fn found(&self) -> bool {
+        matches!(self, Lookup::Found(a) if a.found())
+    }
+}
+
+impl<T> Lookup<T> {
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Lookup<U> {
+        match self {
+            Lookup::Found(t) => Lookup::Found(f(t)),
+            Lookup::Ambiguous(c) => Lookup::Ambiguous(c),
+            Lookup::Missing(m) => Lookup::Missing(m),
+        }
+    }
+}
+
+/// What a symbol argument resolved to.
+pub enum Resolved {
+    One(Node),
+    Not(Lookup<std::convert::Infallible>),
+}
+
+impl Resolved {
+    /// The node, or the answer explaining why there is none, for a verb answering `T`.
+    pub fn into_node<T>(self) -> std::result::Result<Node, Lookup<T>> {
+        match self {
+            Resolved::One(node) => Ok(node),
+            Resolved::Not(Lookup::Ambiguous(c)) => Err(Lookup::Ambiguous(c)),
+            Resolved::Not(Lookup::Missing(m)) => Err(Lookup::Missing(m)),
+            Resolved::Not(Lookup::Found(never)) => match never {},
+        }
+    }
+}
+
+/// Finds the symbol `query` names in `plane`.
+pub fn find_symbol(store: &Store, plane: &PlaneInfo, query: &str) -> Result<Resolved> {
+    let query = query.trim();
+    if query.is_empty() {
+        return Err(Error::InvalidArgument(
+            "the symbol name is empty; give a name, a key, or a key segment such as `Client.connect`".into(),
+        ));
+    }
+    if let Some(node) = store.node_by_key(plane.id, query)? {
+        return Ok(Resolved::One(node));
+    }
+    let wanted = segments(query);
+    let Some(last) = wanted.last().copied() else {
+        return Ok(Resolved::Not(missing(store, plane, query)?));
+    };
+    // Key segments, exact case, then ignoring case.
+    for exact in [true, false] {
+        let named =
+            if exact { store.nodes_by_name(plane.id, last)? } else { store.nodes_by_name_ci(plane.id, last)? };
+        let matching: Vec<Node> =
+            named.into_iter().filter(|n| n.label() != "UnresolvedRef" && key_matches(&n.key, &wanted, exact)).collect();
+        if matching.is_empty() {
+            continue;
+        }
+        // A symbol of the tree wins over stand-ins for things outside it.
+        let in_tree: Vec<&Node> = matching.iter().filter(|n| n.label() != "External").collect();
+        if in_tree.len() == 1 {
+            return Ok(Resolved::One(in_tree[0].clone()));
+        }
+        if in_tree.is_empty() && matching.len() == 1 {
+            return Ok(Resolved::One(matching.into_iter().next().expect("one match")));
+        }
+        return Ok(Resolved::Not(Lookup::Ambiguous(candidates(store, plane, query, matching)?)));
+    }
+    Ok(Resolved::Not(missing(store, plane, query)?))
+}
+
+/// Ranks several matches: exact name first, symbols of the tree before stand-ins, then most
+/// referenced, then shortest key.
+fn candidates(store: &Store, plane: &PlaneInfo, query: &str, nodes: Vec<Node>) -> Result<Candidates> {
+    let mut ranked = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        let referenced = store.degree(node.id)?.0;
+        ranked.push((node, referenced));
+    }
+    ranked.sort_by(|(a, ra), (b, rb)| {
+        (a.name != query)
+            .cmp(&(b.name != query))
+            .then((a.label() == "External").cmp(&(b.label() == "External")))
+            .then(rb.cmp(ra))
+            .then(a.key.len().cmp(&b.key.len()))
+            .then(a.key.cmp(&b.key))
+    });
+    let list = ranked.into_iter().map(|(n, referenced)| Candidate { node: NodeLine::of(&n), referenced }).collect();
+    Ok(Candidates {
+        query: query.to_owned(),
+        plane: plane.meta.name.clone(),
+        freshness: freshness(plane),
+        candidates: Group::capped(list, MAX_CANDIDATES),
+    })
+}
+
+fn missing<T>(store: &Store, plane: &PlaneInfo, query: &str) -> Result<Lookup<T>> {
+    Ok(Lookup::Missing(Missing {
+        query: query.to_owned(),
+        plane: plane.meta.name.clone(),
+        freshness: freshness(plane),
+        key_prefixes: key_prefixes(store, plane)?,
+        nearest: nearest(store, plane, query)?,
+    }))
+}
+
+/// The prefixes of module keys, most common first (at most 10).
+pub fn key_prefixes(store: &Store, plane: &PlaneInfo) -> Result<Vec<String>> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for module in store.nodes_by_label(plane.id, "Module")? {
+        let language = module.props.get("language").and_then(|l| l.as_str());
+        *counts.entry(key_prefix(&module.key, language)).or_insert(0) += 1;
+    }
+    let mut list: Vec<(String, usize)> = counts.into_iter().collect();
+    list.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(list.into_iter().take(10).map(|(p, _)| p).collect())
+}
+
+/// Names close to the query: same first letters or text-index hits, by edit distance.
+fn nearest(store: &Store, plane: &PlaneInfo, query: &str) -> Result<Vec<NodeLine>> {
+    let last = segments(query).last().copied().unwrap_or(query).to_owned();
+    let mut names: HashSet<String> = HashSet::new();
+    let stem: String = last.chars().take(3).collect();
+    if !stem.is_empty() {
+        names.extend(store.names_with_prefix(plane.id, &stem, 400)?);
+    }
+    let hits: Vec<i64> = store.search(Some(plane.id), query, 20)?.into_iter().map(|(id, _)| id).collect();
+    names.extend(store.nodes_by_ids(&hits)?.into_iter().map(|n| n.name));
+    let lower = last.to_lowercase();
+    let mut scored: Vec<(usize, String)> =
+        names.into_iter().map(|name| (edit_distance(&lower, &name.to_lowercase()), name)).collect();
+    scored.sort();
+    let mut out = Vec::new();
+    for (distance, name) in scored {
+        if out.len() == MAX_NEAREST || distance > lower.len().max(3) {
+            break;
+        }
+        let nodes = store.nodes_by_name(plane.id, &name)?;
+        if let Some(node) = nodes.iter().find(|n| !matches!(n.label(), "UnresolvedRef" | "External")) {
+            out.push(NodeLine::of(node));
+        }
+    }
+    Ok(out)
+}
+
+/// The segments of a key or of a name as typed: split on `::`, `.` and `/`, with a `#2` dedupe suffix
+/// dropped.
+pub fn segments(text: &str) -> Vec<&str> {
+    let text = text.split('#').next().unwrap_or(text);
+    text.split("::").flat_map(|part| part.split(['.', '/'])).filter(|s| !s.is_empty()).collect()
+}
+
+/// Whether `key` ends with the segments `wanted`. A trait-impl method key
+/// `<crate::Type as crate::Trait>::method` matches as `crate::Type::method` and as
+/// `crate::Trait::method`.
+fn key_matches(key: &str, wanted: &[&str], exact: bool) -> bool {
+    let ends = |segs: &[&str]| {
+        segs.len() >= wanted.len()
+            && segs[segs.len() - wanted.len()..]
+                .iter()
+                .zip(wanted)
+                .all(|(a, b)| if exact { a == b } else { a.eq_ignore_ascii_case(b) })
+    };
+    if let Some(rest) = key.strip_prefix('<')
+        && let Some((inner, member)) = rest.split_once(">::")
+        && let Some((ty, tr)) = inner.split_once(" as ")
+    {
+        let member = segments(member);
+        return [ty, tr].iter().any(|path| {
+            let mut segs = segments(path);
+            segs.extend(member.iter().copied());
+            ends(&segs)
+        });
+    }
+    ends(&segments(key))
+}
+
+/// Levenshtein distance over characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_and_matching() {
+        assert_eq!(segments("@acme/web/src/api.Client.connect"), ["@acme", "web", "src", "api", "Client", "connect"]);
+        assert!(key_matches("@acme/web/src/App", &segments("src/App"), true));
+        assert!(key_matches("my::net::Client::connect", &segments("Client.connect"), true));
+        assert!(key_matches("pkg.net.Client.connect", &segments("Client::connect"), true));
+        assert!(!key_matches("pkg.net.Client.connect", &segments("client.connect"), true));
+        assert!(key_matches("pkg.net.Client.connect", &segments("client.connect"), false));
+        assert!(!key_matches("pkg.net.MyClient.connect", &segments("Client.connect"), true));
+        assert!(key_matches("<app::Dog as app::Speak>::speak", &segments("Dog::speak"), true));
+        assert!(key_matches("<app::Dog as app::Speak>::speak", &segments("Speak::speak"), true));
+        assert!(key_matches("app::run#2", &segments("run"), true));
+    }
+
+    #[test]
+    fn distance() {
+        assert_eq!(edit_distance("connect", "connect"), 0);
+        assert_eq!(edit_distance("conect", "connect"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+    }
+}

@@ -1,0 +1,100 @@
+//! `search`: ranked symbols for words or identifiers: Tantivy BM25 over names split on case and `_`,
+//! keys, signatures and docs, re-ranked by how referenced each symbol is.
+
+use serde::{Deserialize, Serialize};
+
+use crate::render::{NodeLine, Text, one_line};
+use crate::{Answer, Error, Result, Session, freshness};
+
+const DEFAULT_K: usize = 10;
+const MAX_K: usize = 100;
+/// Text hits read before re-ranking, per result asked for.
+const POOL: usize = 4;
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct SearchParams {
+    pub query: String,
+    /// Results (default 10, at most 100).
+    pub k: Option<usize>,
+    pub plane: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SearchOutput {
+    pub plane: String,
+    pub freshness: String,
+    pub query: String,
+    pub hits: Vec<Hit>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Hit {
+    #[serde(flatten)]
+    pub node: NodeLine,
+    /// BM25 score times the graph boost.
+    pub score: f32,
+    /// Edges entering the symbol.
+    pub referenced: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+}
+
+pub fn search(s: &Session<'_>, p: &SearchParams) -> Result<SearchOutput> {
+    let k = p.k.unwrap_or(DEFAULT_K);
+    if k == 0 || k > MAX_K {
+        return Err(Error::InvalidArgument(format!("k must be 1 to {MAX_K} (got {k})")));
+    }
+    if p.query.trim().is_empty() {
+        return Err(Error::InvalidArgument("the query is empty; give words or an identifier".into()));
+    }
+    let plane = s.plane(p.plane.as_deref())?;
+    let raw = s.store.search(Some(plane.id), &p.query, k * POOL)?;
+    let scores: std::collections::HashMap<i64, f32> = raw.iter().copied().collect();
+    let nodes = s.store.nodes_by_ids(&raw.iter().map(|(id, _)| *id).collect::<Vec<_>>())?;
+    let wanted = p.query.trim();
+    let mut hits = Vec::with_capacity(nodes.len());
+    for n in nodes {
+        let referenced = s.store.degree(n.id)?.0;
+        let bm25 = scores.get(&n.id).copied().unwrap_or(0.0);
+        // A name typed exactly is what the caller meant; beyond that, a little weight for use.
+        let exact = if n.name == wanted {
+            2.0
+        } else if n.name.eq_ignore_ascii_case(wanted) {
+            1.5
+        } else {
+            1.0
+        };
+        let boost = 1.0 + 0.15 * (1.0 + referenced as f32).ln();
+        hits.push(Hit {
+            node: NodeLine::of(&n),
+            score: bm25 * exact * boost,
+            referenced,
+            signature: n.props.get("signature").and_then(|v| v.as_str()).map(|sig| one_line(sig, 160)),
+        });
+    }
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.key.cmp(&b.node.key)));
+    hits.truncate(k);
+    Ok(SearchOutput { freshness: freshness(&plane), plane: plane.meta.name, query: p.query.clone(), hits })
+}
+
+impl Answer for SearchOutput {
+    fn render_to(&self, t: &mut Text) {
+        if self.hits.is_empty() {
+            t.line(format_args!(
+                "no symbol matches `{}` in plane {}; try other words, a part of an identifier, or `grep` for text",
+                self.query, self.plane
+            ));
+        }
+        for h in &self.hits {
+            t.line(format_args!("{}  ({} refs)", h.node, h.referenced));
+            if let Some(sig) = &h.signature {
+                t.line(format_args!("    {sig}"));
+            }
+        }
+        t.line(format_args!("{}", self.freshness));
+    }
+
+    fn found(&self) -> bool {
+        !self.hits.is_empty()
+    }
+}

@@ -1,0 +1,291 @@
+//! `trace`: the shortest recorded call path from one symbol to another, a hop per line with the
+//! call-site line and how the call was bound; the reverse path when there is none forward; and when
+//! there is none either way, where the chain breaks: the unresolved calls reachable from the start.
+
+use std::collections::{HashMap, HashSet};
+
+use drsg_planes::{Direction, Store};
+use serde::{Deserialize, Serialize};
+
+use crate::context::CALL_TYPES;
+use crate::lookup::{Lookup, find_symbol};
+use crate::render::{NodeLine, Text};
+use crate::walk::bfs;
+use crate::{Answer, Result, Session, freshness};
+
+/// Longest path searched, in hops.
+const MAX_HOPS: u32 = 12;
+/// Nodes visited per search before giving up.
+const MAX_NODES: usize = 50_000;
+/// Nodes walked when explaining a missing path.
+const EXPLAIN_NODES: usize = 5_000;
+const MAX_BREAKS: usize = 8;
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct TraceParams {
+    pub from: String,
+    pub to: String,
+    pub plane: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TraceOutput {
+    pub plane: String,
+    pub freshness: String,
+    pub from: NodeLine,
+    pub to: NodeLine,
+    /// `forward` (from reaches to), `reverse` (to reaches from) or `none`.
+    pub found: &'static str,
+    /// The path's nodes after the first, each with the call that reaches it.
+    pub hops: Vec<TraceHop>,
+    /// When no path exists: unresolved calls reachable from `from`, the likeliest breaks first.
+    pub breaks: Vec<Break>,
+    /// How far the search for breaks looked, when no path exists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explored: Option<Explored>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Explored {
+    /// Symbols `from` reaches by calls.
+    pub from_reaches: usize,
+    /// Symbols that reach `to` by calls.
+    pub reach_to: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TraceHop {
+    #[serde(flatten)]
+    pub node: NodeLine,
+    /// Line of the call in the previous hop.
+    pub site_line: Option<u32>,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub resolved_by: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Break {
+    /// The symbol holding the unresolved call.
+    pub caller: NodeLine,
+    pub text: Option<String>,
+    pub line: Option<u32>,
+    pub reason: Option<String>,
+    /// The symbol that reaches the target and shares the call's name, when one does.
+    pub could_be: Option<NodeLine>,
+}
+
+pub fn trace(s: &Session<'_>, p: &TraceParams) -> Result<Lookup<TraceOutput>> {
+    let plane = s.plane(p.plane.as_deref())?;
+    let from = match find_symbol(s.store, &plane, &p.from)?.into_node() {
+        Ok(node) => node,
+        Err(not) => return Ok(not),
+    };
+    let to = match find_symbol(s.store, &plane, &p.to)?.into_node() {
+        Ok(node) => node,
+        Err(not) => return Ok(not),
+    };
+    let mut out = TraceOutput {
+        freshness: freshness(&plane),
+        plane: plane.meta.name.clone(),
+        from: NodeLine::of(&from),
+        to: NodeLine::of(&to),
+        found: "none",
+        hops: Vec::new(),
+        breaks: Vec::new(),
+        explored: None,
+    };
+    for (found, a, b) in [("forward", from.id, to.id), ("reverse", to.id, from.id)] {
+        if let Some(edges) = shortest_path(s.store, a, b)? {
+            out.found = found;
+            out.hops = hops(s.store, &edges)?;
+            return Ok(Lookup::Found(out));
+        }
+    }
+    explain(s.store, from.id, &to, &mut out)?;
+    Ok(Lookup::Found(out))
+}
+
+/// Edge ids of a shortest call path from `a` to `b`, by a bidirectional breadth-first search that
+/// always grows the smaller side (so a start or end with few neighbours settles "no path" fast).
+fn shortest_path(store: &Store, a: i64, b: i64) -> Result<Option<Vec<i64>>> {
+    if a == b {
+        return Ok(Some(Vec::new()));
+    }
+    // node → (previous node, edge) on each side.
+    let mut fwd: HashMap<i64, (i64, i64)> = HashMap::from([(a, (a, 0))]);
+    let mut bwd: HashMap<i64, (i64, i64)> = HashMap::from([(b, (b, 0))]);
+    let (mut f_front, mut b_front) = (vec![a], vec![b]);
+    let mut hops = 0;
+    while !f_front.is_empty() && !b_front.is_empty() && hops < MAX_HOPS && fwd.len() + bwd.len() < MAX_NODES {
+        hops += 1;
+        let forward = f_front.len() <= b_front.len();
+        let (front, seen, other, dir) = if forward {
+            (&mut f_front, &mut fwd, &bwd, Direction::Out)
+        } else {
+            (&mut b_front, &mut bwd, &fwd, Direction::In)
+        };
+        let mut next = Vec::new();
+        let mut meet = None;
+        'grow: for &node in front.iter() {
+            for adj in store.adjacent(node, dir, CALL_TYPES)? {
+                if seen.contains_key(&adj.node) {
+                    continue;
+                }
+                seen.insert(adj.node, (node, adj.edge));
+                if other.contains_key(&adj.node) {
+                    meet = Some(adj.node);
+                    break 'grow;
+                }
+                next.push(adj.node);
+            }
+        }
+        if let Some(m) = meet {
+            let mut path = Vec::new();
+            let mut cur = m;
+            while cur != a {
+                let (prev, edge) = fwd[&cur];
+                path.push(edge);
+                cur = prev;
+            }
+            path.reverse();
+            let mut cur = m;
+            while cur != b {
+                let (next, edge) = bwd[&cur];
+                path.push(edge);
+                cur = next;
+            }
+            return Ok(Some(path));
+        }
+        *front = next;
+    }
+    Ok(None)
+}
+
+fn hops(store: &Store, edges: &[i64]) -> Result<Vec<TraceHop>> {
+    let mut hops = Vec::with_capacity(edges.len());
+    for &id in edges {
+        let Some(edge) = store.edge(id)? else { continue };
+        let Some(node) = store.node(edge.dst)? else { continue };
+        hops.push(TraceHop {
+            node: NodeLine::of(&node),
+            site_line: edge.props.get("line").and_then(|v| v.as_u64()).and_then(|l| u32::try_from(l).ok()),
+            ty: edge.ty,
+            resolved_by: edge.props.get("resolved_by").and_then(|v| v.as_str()).map(str::to_owned),
+        });
+    }
+    Ok(hops)
+}
+
+/// No path either way: list the unresolved calls reachable from the start, first those named like a
+/// symbol that reaches the target.
+fn explain(store: &Store, from: i64, to: &drsg_planes::Node, out: &mut TraceOutput) -> Result<()> {
+    let forward = bfs(store, from, &[Direction::Out], CALL_TYPES, MAX_HOPS, EXPLAIN_NODES, |_| Ok(true))?;
+    let backward = bfs(store, to.id, &[Direction::In], CALL_TYPES, MAX_HOPS, EXPLAIN_NODES, |_| Ok(true))?;
+    let back_ids: Vec<i64> = backward.reached.iter().map(|r| r.node).collect();
+    let mut reaching: HashMap<String, drsg_planes::Node> = HashMap::new();
+    reaching.insert(to.name.clone(), to.clone());
+    for n in store.nodes_by_ids(&back_ids)? {
+        reaching.entry(n.name.clone()).or_insert(n);
+    }
+    let fwd_ids: Vec<i64> = forward.reached.iter().map(|r| r.node).collect();
+    let fwd_nodes: HashMap<i64, drsg_planes::Node> =
+        store.nodes_by_ids(&fwd_ids)?.into_iter().map(|n| (n.id, n)).collect();
+    let unresolved: Vec<_> = forward
+        .reached
+        .iter()
+        .filter(|r| fwd_nodes.get(&r.node).is_some_and(|n| n.label() == "UnresolvedRef"))
+        .collect();
+    out.explored =
+        Some(Explored { from_reaches: forward.reached.len() - unresolved.len(), reach_to: backward.reached.len() });
+    let mut breaks = Vec::new();
+    let mut listed = HashSet::new();
+    // Likely breaks (the unresolved name matches a symbol reaching the target), then the nearest others.
+    for likely in [true, false] {
+        for r in &unresolved {
+            let Some(node) = fwd_nodes.get(&r.node) else { continue };
+            let could_be = reaching.get(&node.name);
+            if could_be.is_some() != likely || breaks.len() == MAX_BREAKS || !listed.insert(r.edge) {
+                continue;
+            }
+            let edge = store.edge(r.edge)?;
+            let caller = match fwd_nodes.get(&r.from) {
+                Some(n) => NodeLine::of(n),
+                None => match store.node(r.from)? {
+                    Some(n) => NodeLine::of(&n),
+                    None => continue,
+                },
+            };
+            let prop =
+                |name: &str| edge.as_ref().and_then(|e| e.props.get(name)).and_then(|v| v.as_str()).map(str::to_owned);
+            breaks.push(Break {
+                caller,
+                text: prop("ref"),
+                line: edge
+                    .as_ref()
+                    .and_then(|e| e.props.get("line"))
+                    .and_then(|v| v.as_u64())
+                    .and_then(|l| u32::try_from(l).ok()),
+                reason: prop("reason"),
+                could_be: could_be.map(NodeLine::of),
+            });
+        }
+    }
+    out.breaks = breaks;
+    Ok(())
+}
+
+impl Answer for TraceOutput {
+    fn render_to(&self, t: &mut Text) {
+        match self.found {
+            "none" => {
+                t.line(format_args!("no recorded call path from {} to {}, nor back", self.from.key, self.to.key));
+                if let Some(e) = &self.explored {
+                    t.line(format_args!(
+                        "{} reaches {} symbols by calls; {} symbols reach {}",
+                        self.from.key, e.from_reaches, e.reach_to, self.to.key
+                    ));
+                }
+                if self.breaks.is_empty() {
+                    t.line(format_args!(
+                        "no unresolved call is reachable from {}: the two are not connected by calls",
+                        self.from.key
+                    ));
+                } else {
+                    t.line(format_args!(
+                        "where the chain may break (unresolved calls reachable from {}):",
+                        self.from.key
+                    ));
+                    for b in &self.breaks {
+                        let line = b.line.map(|l| format!(" line {l}")).unwrap_or_default();
+                        t.line(format_args!(
+                            "  {} in {}{line}: {}",
+                            b.text.as_deref().unwrap_or("?"),
+                            b.caller,
+                            b.reason.as_deref().unwrap_or("unresolved")
+                        ));
+                        if let Some(c) = &b.could_be {
+                            t.line(format_args!("    could be {c}, which reaches {}", self.to.key));
+                        }
+                    }
+                }
+            }
+            found => {
+                let (start, end) = if found == "forward" { (&self.from, &self.to) } else { (&self.to, &self.from) };
+                let note = if found == "reverse" { " (no path forward; this is the reverse)" } else { "" };
+                t.line(format_args!("{} hops from {} to {}{note}", self.hops.len(), start.key, end.key));
+                t.line(format_args!("  {start}"));
+                for h in &self.hops {
+                    let line = h.site_line.map(|l| format!("line {l}")).unwrap_or_else(|| "line ?".into());
+                    let by = h.resolved_by.as_deref().unwrap_or("?");
+                    t.line(format_args!("  → {}  ({} at {line}, by {by})", h.node, h.ty));
+                }
+            }
+        }
+        t.line(format_args!("{}", self.freshness));
+    }
+
+    fn found(&self) -> bool {
+        self.found != "none"
+    }
+}

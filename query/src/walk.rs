@@ -1,0 +1,114 @@
+//! Breadth-first walks over a plane's edges with a depth bound and a node bound, shared by `impact`,
+//! `fathom`, `traverse` and `trace`.
+
+use std::collections::{BTreeMap, HashMap};
+
+use drsg_planes::{Direction, Store};
+use serde::Serialize;
+
+use crate::{EDGE_TYPES, Result};
+
+/// A node reached by a walk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reached {
+    pub node: i64,
+    /// Hops from the start (the start itself is not listed).
+    pub depth: u32,
+    /// The edge it was first reached through, and the node on the near side of it.
+    pub edge: i64,
+    pub from: i64,
+    pub dir: Direction,
+    /// Type of that edge.
+    pub ty: &'static str,
+}
+
+/// Which bound ended a walk, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    /// Nothing more to reach: the walk is complete.
+    Exhausted,
+    /// Nodes remained beyond the last depth walked.
+    Depth,
+    /// The node cap was hit.
+    Nodes,
+}
+
+pub struct Walk {
+    /// In order of discovery (so by depth).
+    pub reached: Vec<Reached>,
+    pub stop: Stop,
+    /// Edges followed (including those to nodes already reached), per depth from depth 1, by type
+    /// and direction.
+    pub edges_per_depth: Vec<BTreeMap<(&'static str, Direction), u64>>,
+    /// Number of edges at each expanded node.
+    pub fanout: HashMap<i64, usize>,
+}
+
+/// Walks from `start` along `types` (all when empty) in the directions `dirs`, up to `max_depth`
+/// hops and `max_nodes` nodes. `follow(node)` decides whether a reached node is expanded further.
+pub fn bfs(
+    store: &Store,
+    start: i64,
+    dirs: &[Direction],
+    types: &[&str],
+    max_depth: u32,
+    max_nodes: usize,
+    mut follow: impl FnMut(i64) -> Result<bool>,
+) -> Result<Walk> {
+    let mut seen: HashMap<i64, ()> = HashMap::from([(start, ())]);
+    let mut reached = Vec::new();
+    let mut frontier = vec![start];
+    let mut edges_per_depth = Vec::new();
+    let mut fanout = HashMap::new();
+    let mut stop = Stop::Exhausted;
+    'walk: for depth in 1..=max_depth.max(1) {
+        let mut next = Vec::new();
+        let mut edges = BTreeMap::new();
+        for &node in &frontier {
+            for &dir in dirs {
+                let adjacent = store.adjacent(node, dir, types)?;
+                *fanout.entry(node).or_insert(0) += adjacent.len();
+                for adj in adjacent {
+                    let ty = static_type(&adj.ty);
+                    *edges.entry((ty, dir)).or_insert(0) += 1;
+                    if seen.insert(adj.node, ()).is_some() {
+                        continue;
+                    }
+                    if reached.len() == max_nodes {
+                        stop = Stop::Nodes;
+                        edges_per_depth.push(edges);
+                        break 'walk;
+                    }
+                    reached.push(Reached { node: adj.node, depth, edge: adj.edge, from: node, dir, ty });
+                    if follow(adj.node)? {
+                        next.push(adj.node);
+                    }
+                }
+            }
+        }
+        edges_per_depth.push(edges);
+        frontier = next;
+        if frontier.is_empty() {
+            break;
+        }
+        if depth == max_depth.max(1) {
+            // Is there anything beyond? One probe per frontier node, stopping at the first.
+            for &node in &frontier {
+                for &dir in dirs {
+                    if store.adjacent(node, dir, types)?.iter().any(|a| !seen.contains_key(&a.node)) {
+                        stop = Stop::Depth;
+                        break 'walk;
+                    }
+                }
+            }
+        }
+    }
+    Ok(Walk { reached, stop, edges_per_depth, fanout })
+}
+
+/// The static spelling of an edge type (unknown types, which a writer should not produce, are
+/// reported as `OTHER`).
+pub fn static_type(ty: &str) -> &'static str {
+    EDGE_TYPES.iter().find(|t| **t == ty).copied().unwrap_or("OTHER")
+}

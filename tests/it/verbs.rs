@@ -1,0 +1,468 @@
+//! The read verbs over planes indexed from real git fixtures: one `check_<verb>` helper per verb,
+//! snapshots of the text and JSON forms, the hard cases of lookup and call graphs, and confinement.
+#![allow(clippy::unwrap_used, reason = "a failed unwrap is a failed test, with its value shown")]
+
+use std::fmt::Write as _;
+
+use drsg::files::DiskFiles;
+use drsg_planes::Store;
+use drsg_query::{self as q, Answer, Session};
+use drsg_testdata::Fixture;
+
+/// A fixture repository indexed into a database beside it.
+struct World {
+    fixture: Fixture,
+    store: Store,
+}
+
+impl World {
+    fn new(spec: &str) -> World {
+        let fixture = Fixture::inline(spec);
+        let mut store = Store::open(&fixture.outside().join("graph.drsg")).expect("open store");
+        let registry = drsg_plugins::builtin();
+        drsg_indexer::index_tree(
+            fixture.path(),
+            &registry,
+            &mut store,
+            &drsg_indexer::IndexOptions::default(),
+            &drsg_indexer::Silent,
+        )
+        .expect("index the fixture");
+        World { fixture, store }
+    }
+
+    fn session(&self) -> Session<'_> {
+        Session { store: &self.store, cwd: None, files: &DiskFiles }
+    }
+}
+
+/// Text form, then a blank line, then the JSON form: what a snapshot records.
+fn both(answer: &impl Answer, budget: Option<usize>) -> String {
+    let mut out = q::render(answer, budget);
+    let _ = write!(out, "\n{}", serde_json::to_string_pretty(answer).expect("answers serialize"));
+    out
+}
+
+fn check_context(w: &World, name: &str, depth: Option<u32>) -> (String, bool) {
+    let p = q::ContextParams { name: name.into(), depth, plane: None };
+    let answer = q::context(&w.session(), &p).expect("context answers");
+    (q::render(&answer, None), answer.found())
+}
+
+fn check_describe(w: &World, name: &str) -> String {
+    let p = q::DescribeParams { name: name.into(), plane: None };
+    q::render(&q::describe(&w.session(), &p).expect("describe answers"), None)
+}
+
+fn check_file(w: &World, path: &str) -> String {
+    let p = q::FileParams { path: path.into(), plane: None };
+    q::render(&q::file(&w.session(), &p).expect("file answers"), None)
+}
+
+fn check_search(w: &World, query: &str) -> String {
+    let p = q::SearchParams { query: query.into(), k: Some(5), plane: None };
+    q::render(&q::search(&w.session(), &p).expect("search answers"), None)
+}
+
+fn check_grep(w: &World, p: q::GrepParams) -> q::Result<String> {
+    q::grep(&w.session(), &p).map(|a| q::render(&a, None))
+}
+
+fn check_snippet(w: &World, name: &str, lines: Option<u32>) -> q::Result<String> {
+    let p = q::SnippetParams { name: name.into(), lines, plane: None };
+    q::snippet(&w.session(), &p).map(|a| q::render(&a, None))
+}
+
+fn check_trace(w: &World, from: &str, to: &str) -> String {
+    let p = q::TraceParams { from: from.into(), to: to.into(), plane: None };
+    both(&q::trace(&w.session(), &p).expect("trace answers"), None)
+}
+
+fn check_impact(w: &World, name: &str, depth: Option<u32>) -> String {
+    let p = q::ImpactParams { name: name.into(), depth, across: None, plane: None };
+    both(&q::impact(&w.session(), &p).expect("impact answers"), None)
+}
+
+fn check_fathom(w: &World, name: &str) -> String {
+    let p = q::FathomParams { name: name.into(), depth: Some(2), plane: None };
+    q::render(&q::fathom(&w.session(), &p).expect("fathom answers"), None)
+}
+
+fn check_node(w: &World, key: &str) -> (String, bool) {
+    let p = q::NodeParams { key: Some(key.into()), id: None, plane: None };
+    let answer = q::node(&w.session(), &p).expect("node answers");
+    (q::render(&answer, None), answer.found())
+}
+
+fn check_traverse(w: &World, from: &str, direction: &str, edge_type: Option<&str>, max: u32) -> String {
+    let p = q::TraverseParams {
+        from: from.into(),
+        direction: Some(direction.into()),
+        edge_type: edge_type.map(str::to_owned),
+        min: None,
+        max: Some(max),
+        plane: None,
+    };
+    q::render(&q::traverse(&w.session(), &p).expect("traverse answers"), None)
+}
+
+/// A Python package with the hard cases: two `validate`s in different modules, a recursive function,
+/// a chain broken by an untyped receiver, a function only tests call, and (added by `popular`) a
+/// function with 200 callers.
+const APP: &str = r#"
+//- commit: app
+//- /app/__init__.py
+//- /app/core.py
+"""Core rules."""
+
+
+def validate(x):
+    """Accept anything truthy."""
+    return bool(x)
+
+
+def helper():
+    return validate(1)
+
+
+def fact(n):
+    return 1 if n == 0 else n * fact(n - 1)
+
+
+def only_in_tests():
+    return 42
+
+
+def popular():
+    return 0
+//- /app/other.py
+def validate(x):
+    return not x
+
+
+def use_other():
+    return validate(0)
+//- /app/flow.py
+def start():
+    middle(make())
+
+
+def make():
+    return None
+
+
+def middle(handler):
+    handler.process()
+
+
+class Processor:
+    def process(self):
+        finish()
+
+
+def finish():
+    pass
+//- /tests/test_core.py
+from app.core import helper, only_in_tests
+
+
+def test_helper():
+    assert helper() is True
+
+
+def test_only():
+    assert only_in_tests() == 42
+//- /web/package.json
+{"name": "@acme/web"}
+//- /web/src/App.tsx
+export function App() {
+  return <div />;
+}
+//- /web/src/main.tsx
+import { App } from "./App";
+
+export function mount() {
+  return <App />;
+}
+"#;
+
+fn app() -> World {
+    World::new(APP)
+}
+
+#[test]
+fn context_of_a_name_defined_twice_lists_candidates() {
+    let w = app();
+    let (text, found) = check_context(&w, "validate", None);
+    assert!(!found);
+    insta::assert_snapshot!(text, @r"
+    `validate` matches 2 symbols in plane repo; ask again with one of these keys:
+      app.core.validate  Function  app/core.py:4  (2 refs)
+      app.other.validate  Function  app/other.py:1  (2 refs)
+    synced: commit d75391e2eb3c
+    ");
+}
+
+#[test]
+fn context_of_each_same_named_symbol_shows_only_its_own_callers() {
+    let w = app();
+    let (core, found) = check_context(&w, "core.validate", None);
+    assert!(found);
+    insta::assert_snapshot!(core);
+    let (other, _) = check_context(&w, "app.other.validate", None);
+    assert!(other.contains("app.other.use_other  Function  app/other.py:5  line 6"), "{other}");
+    assert!(!other.contains("app.core.helper"), "{other}");
+    assert!(!core.contains("use_other"), "{core}");
+}
+
+#[test]
+fn context_json_is_stable() {
+    let w = app();
+    let p = q::ContextParams { name: "app.flow.middle".into(), depth: None, plane: None };
+    let answer = q::context(&w.session(), &p).expect("context answers");
+    insta::assert_snapshot!(both(&answer, None));
+}
+
+#[test]
+fn recursive_function_is_its_own_caller_and_trace_stops() {
+    let w = app();
+    let (text, _) = check_context(&w, "fact", None);
+    assert!(text.contains("callers: 1 call sites from 1 symbols (complete)"), "{text}");
+    assert!(text.contains("  app.core.fact  Function  app/core.py:13  line 14"), "{text}");
+    let trace = check_trace(&w, "fact", "fact");
+    assert!(trace.starts_with("0 hops from app.core.fact to app.core.fact"), "{trace}");
+    let impact = check_impact(&w, "fact", Some(6));
+    assert!(impact.contains("0 symbols reach it within 6 hops"), "{impact}");
+}
+
+#[test]
+fn lookup_by_key_segment_case_and_miss() {
+    let w = app();
+    // `src/App` names the TSX module; `Processor.process` and `Processor::process` the method.
+    assert!(check_describe(&w, "src/App").starts_with("@acme/web/src/App  Module  web/src/App.tsx:1"));
+    for name in ["Processor.process", "Processor::process", "processor.PROCESS"] {
+        let text = check_describe(&w, name);
+        assert!(text.starts_with("app.flow.Processor.process  Method  app/flow.py:14"), "{name}: {text}");
+    }
+    let (miss, found) = check_context(&w, "proces", None);
+    assert!(!found);
+    insta::assert_snapshot!(miss, @r"
+    no symbol `proces` in plane repo
+    nearest names:
+      app.flow.Processor.process  Method  app/flow.py:14
+      app.flow.Processor  Class  app/flow.py:13
+    keys in this plane start with: app, @acme/web, test_core (a key segment such as `Type.method` or `module::fn` also works)
+    synced: commit d75391e2eb3c
+    ");
+}
+
+#[test]
+fn trace_finds_the_path_and_its_reverse() {
+    let w = app();
+    insta::assert_snapshot!(check_trace(&w, "test_helper", "app.core.validate"));
+    let reverse = check_trace(&w, "app.core.validate", "test_helper");
+    assert!(
+        reverse.starts_with(
+            "2 hops from test_core.test_helper to app.core.validate (no path forward; this is the reverse)"
+        ),
+        "{reverse}"
+    );
+}
+
+#[test]
+fn trace_says_where_a_chain_breaks() {
+    let w = app();
+    insta::assert_snapshot!(check_trace(&w, "start", "finish"));
+}
+
+#[test]
+fn impact_separates_tests_from_production() {
+    let w = app();
+    insta::assert_snapshot!(check_impact(&w, "app.core.validate", None));
+    let only = check_impact(&w, "only_in_tests", None);
+    // The importing test module and the test function; no production code.
+    assert!(only.contains("2 symbols reach it within 3 hops (0 production, 2 tests"), "{only}");
+    assert!(
+        only.contains("  tests: 2\n    test_core  Module  tests/test_core.py:1  via IMPORTS\n    test_core.test_only  Function  tests/test_core.py:8  via CALLS"),
+        "{only}"
+    );
+}
+
+#[test]
+fn two_hundred_callers_are_capped_with_exact_counts() {
+    let mut spec = String::from(APP);
+    spec.push_str("//- /app/many.py\nfrom app.core import popular\n");
+    for i in 0..200 {
+        let _ = write!(spec, "\n\ndef caller_{i:03}():\n    return popular()\n");
+    }
+    let w = World::new(&spec);
+    let (text, _) = check_context(&w, "popular", None);
+    assert!(text.contains("callers: 200 call sites from 200 symbols (complete)"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.contains("app.many.caller_")).count(), 50, "{text}");
+    assert!(text.contains("  … and 150 more\n"), "{text}");
+    let p = q::ContextParams { name: "popular".into(), depth: None, plane: None };
+    let json = serde_json::to_value(q::context(&w.session(), &p).unwrap()).unwrap();
+    assert_eq!(json["callers"]["by_symbol"]["total"], 200);
+    assert_eq!(json["callers"]["by_symbol"]["items"].as_array().unwrap().len(), 50);
+    // A small budget cuts the text and says so.
+    let answer = q::context(&w.session(), &p).unwrap();
+    let small = q::render(&answer, Some(1_000));
+    assert!(small.len() <= 1_200 && small.contains("answer truncated at 1000 characters"), "{small}");
+    let impact = check_impact(&w, "popular", Some(1));
+    // 200 callers and the module that imports it.
+    assert!(impact.contains("201 symbols reach it within 1 hops (201 production, 0 tests"), "{impact}");
+    assert!(impact.contains("\n  … and 171 more\n"), "{impact}");
+}
+
+#[test]
+fn describe_file_search_fathom_node_traverse() {
+    let w = app();
+    insta::assert_snapshot!(check_describe(&w, "app.core.validate"), @r"
+    app.core.validate  Function  app/core.py:4
+      end_line: 6
+      doc: Accept anything truthy.
+      is_test: false
+      language: python
+      signature: def validate(x):
+      visibility: public
+    synced: commit d75391e2eb3c
+    ");
+    insta::assert_snapshot!(check_file(&w, "tests/test_core.py"));
+    let missing = check_file(&w, "core");
+    assert!(missing.starts_with("no indexed file `core`") && missing.contains("  app/core.py"), "{missing}");
+    insta::assert_snapshot!(check_search(&w, "validate"));
+    insta::assert_snapshot!(check_fathom(&w, "app.core.helper"));
+    let (node, found) = check_node(&w, "app.core.fact");
+    assert!(found && node.contains("\"key\": \"app.core.fact\""), "{node}");
+    let (none, found) = check_node(&w, "fact");
+    assert!(!found && none.starts_with("no node fact; `node` takes an exact key"), "{none}");
+    insta::assert_snapshot!(check_traverse(&w, "test_helper", "out", Some("CALLS"), 3), @r"
+    from test_core.test_helper  Function  tests/test_core.py:4
+    3 nodes reached out over CALLS, 1..3 hops
+      [1] app.core.helper  Function  app/core.py:9  via CALLS
+      [2] app.core.validate  Function  app/core.py:4  via CALLS
+      [3] ext::bool  External  via CALLS
+    synced: commit d75391e2eb3c
+    ");
+}
+
+#[test]
+fn snippet_shows_a_declaration_and_ranges() {
+    let w = app();
+    insta::assert_snapshot!(check_snippet(&w, "Processor", None).unwrap(), @r"
+    app/flow.py:13-15  in app.flow.Processor  Class  app/flow.py:13
+    13  class Processor:
+    14      def process(self):
+    15          finish()
+    synced: commit d75391e2eb3c
+    ");
+    insta::assert_snapshot!(check_snippet(&w, "app/flow.py:9-10", Some(1)).unwrap(), @r"
+    app/flow.py:9-9  in app.flow.middle  Function  app/flow.py:9
+    9  def middle(handler):
+    … read on: `snippet app/flow.py:10-10` (19 lines in the file)
+    synced: commit d75391e2eb3c
+    ");
+}
+
+#[test]
+fn grep_shows_hits_with_their_symbols_like_rg() {
+    let w = app();
+    let p = q::GrepParams { pattern: "validate(".into(), ..Default::default() };
+    insta::assert_snapshot!(check_grep(&w, p).unwrap(), @r"
+    app/core.py
+    4:def validate(x):  ← app.core.validate
+    10:    return validate(1)  ← app.core.helper
+    app/other.py
+    1:def validate(x):  ← app.other.validate
+    6:    return validate(0)  ← app.other.use_other
+    4 matching lines in 2 files
+    synced: commit d75391e2eb3c
+    ");
+    let regex =
+        q::GrepParams { pattern: r"def \w+_in_\w+".into(), regex: Some(true), context: Some(1), ..Default::default() };
+    insta::assert_snapshot!(check_grep(&w, regex).unwrap(), @r"
+    app/core.py
+    16-
+    17:def only_in_tests():  ← app.core.only_in_tests
+    18-    return 42
+    1 matching lines in 1 files
+    synced: commit d75391e2eb3c
+    ");
+    let capped =
+        q::GrepParams { pattern: "def".into(), max_results: Some(2), path: Some("app".into()), ..Default::default() };
+    let text = check_grep(&w, capped).unwrap();
+    assert!(text.contains("… 2 of 12 matching lines shown (3 files)"), "{text}");
+    let bad = q::GrepParams { pattern: "(".into(), regex: Some(true), ..Default::default() };
+    let err = check_grep(&w, bad).unwrap_err().to_string();
+    assert!(err.starts_with("bad regular expression"), "{err}");
+}
+
+#[test]
+fn grep_honours_ignore_rules_unless_all_files() {
+    let w = app();
+    w.fixture.write(".gitignore", "build/\n");
+    w.fixture.write("build/gen.py", "def validate_generated(): pass\n");
+    let p = q::GrepParams { pattern: "validate_generated".into(), ..Default::default() };
+    assert!(check_grep(&w, p.clone()).unwrap().starts_with("no line matches"));
+    let all = q::GrepParams { all_files: Some(true), ..p };
+    assert!(check_grep(&w, all).unwrap().starts_with("build/gen.py\n1:def validate_generated"));
+}
+
+#[test]
+fn grep_and_snippet_stay_inside_the_tree() {
+    let w = app();
+    std::fs::write(w.fixture.outside().join("secret.py"), "TOKEN = 'outside'\n").unwrap();
+    std::os::unix::fs::symlink(w.fixture.outside(), w.fixture.path().join("escape")).unwrap();
+    std::os::unix::fs::symlink(w.fixture.outside().join("secret.py"), w.fixture.path().join("secret_link.py")).unwrap();
+    let refused = |r: q::Result<String>| match r {
+        Err(q::Error::File(q::FileError::Escapes { .. })) => {}
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    for name in ["../secret.py:1", "/etc/passwd:1", "escape/secret.py:1", "secret_link.py:1", "app/../../secret.py:1"] {
+        refused(check_snippet(&w, name, None));
+    }
+    for path in ["..", "/etc", "escape", "secret_link.py", "app/../.."] {
+        let p = q::GrepParams { pattern: "TOKEN".into(), path: Some(path.into()), ..Default::default() };
+        refused(check_grep(&w, p));
+    }
+    // A whole-tree search does not follow links out of the tree, even with all_files.
+    let p = q::GrepParams { pattern: "outside".into(), all_files: Some(true), ..Default::default() };
+    assert!(check_grep(&w, p).unwrap().starts_with("no line matches"));
+    // A missing file is its own error.
+    match check_snippet(&w, "app/nope.py:1", None) {
+        Err(q::Error::File(q::FileError::NotFound { .. })) => {}
+        other => panic!("expected not found, got {other:?}"),
+    }
+}
+
+#[test]
+fn bad_arguments_are_errors_that_say_what_to_do() {
+    let w = app();
+    let s = w.session();
+    let err = |r: q::Result<String>| r.unwrap_err().to_string();
+    assert_eq!(
+        err(q::impact(&s, &q::ImpactParams { name: "fact".into(), depth: Some(9), ..Default::default() })
+            .map(|a| q::render(&a, None))),
+        "depth must be 1 to 6 (got 9)"
+    );
+    assert!(
+        err(q::traverse(
+            &s,
+            &q::TraverseParams { from: "fact".into(), edge_type: Some("CALL".into()), ..Default::default() }
+        )
+        .map(|a| q::render(&a, None)))
+        .starts_with("unknown edge type `CALL`")
+    );
+    assert!(
+        err(q::context(&s, &q::ContextParams { name: " ".into(), ..Default::default() }).map(|a| q::render(&a, None)))
+            .starts_with("the symbol name is empty")
+    );
+    assert!(
+        err(q::context(
+            &s,
+            &q::ContextParams { name: "fact".into(), plane: Some("nope".into()), ..Default::default() }
+        )
+        .map(|a| q::render(&a, None)))
+        .starts_with("no plane named `nope`")
+    );
+}
