@@ -12,16 +12,24 @@ const MAX_READ: u64 = 64 * 1024 * 1024;
 /// Reads a tree on disk.
 pub struct DiskFiles;
 
-/// The canonical path of `path` inside `root`, or why it is refused.
+/// The canonical path of `path` inside `root`, or why it is refused. An absolute path is accepted when
+/// it lies under `root` (as given or canonical), since editors hand out absolute paths.
 pub fn confine(root: &Path, path: &str) -> Result<PathBuf, FileError> {
     let shown_root = || root.display().to_string();
     let escapes = || FileError::Escapes { path: path.to_owned(), root: shown_root() };
-    let rel = Path::new(path);
+    let io = |e: std::io::Error| FileError::Io { path: root.display().to_string(), message: e.to_string() };
+    let canonical_root = root.canonicalize().map_err(io)?;
+    let mut rel = Path::new(path);
+    if rel.is_absolute() {
+        rel = rel.strip_prefix(root).or_else(|_| rel.strip_prefix(&canonical_root)).map_err(|_| escapes())?;
+    }
     if rel.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
         return Err(escapes());
     }
-    let io = |e: std::io::Error| FileError::Io { path: root.display().to_string(), message: e.to_string() };
-    let root = root.canonicalize().map_err(io)?;
+    if rel.components().any(|c| c.as_os_str() == ".git") {
+        return Err(FileError::GitDir { path: path.to_owned() });
+    }
+    let root = canonical_root;
     let full = match root.join(rel).canonicalize() {
         Ok(full) => full,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -52,6 +60,13 @@ impl SourceFiles for DiskFiles {
         std::fs::read(&full).map_err(io)
     }
 
+    fn modified(&self, root: &Path, path: &str) -> Option<i64> {
+        let full = confine(root, path).ok()?;
+        let modified = std::fs::metadata(full).ok()?.modified().ok()?;
+        let secs = modified.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+        i64::try_from(secs).ok()
+    }
+
     fn visit(
         &self,
         root: &Path,
@@ -61,11 +76,18 @@ impl SourceFiles for DiskFiles {
     ) -> Result<(), FileError> {
         let io = |e: std::io::Error| FileError::Io { path: root.display().to_string(), message: e.to_string() };
         let canonical_root = root.canonicalize().map_err(io)?;
-        let start = match scope {
-            Some(scope) => confine(root, scope)?,
-            None => canonical_root.clone(),
+        let scope = match scope {
+            Some(scope) => Some(confine(root, scope)?),
+            None => None,
         };
         let honour = !all_files;
+        // With ignore rules on, the walk starts at the root so that the rules apply to the scope
+        // itself (an ignored `target/` stays ignored when asked for by name); directories off the way
+        // to the scope are pruned.
+        let start = match &scope {
+            Some(scope) if !honour => scope.clone(),
+            _ => canonical_root.clone(),
+        };
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
         WalkBuilder::new(&start)
             .hidden(honour)
@@ -77,7 +99,12 @@ impl SourceFiles for DiskFiles {
             .require_git(false)
             .follow_links(false)
             .threads(threads)
-            .filter_entry(|entry| entry.file_name() != ".git")
+            .filter_entry(move |entry| {
+                entry.file_name() != ".git"
+                    && scope
+                        .as_ref()
+                        .is_none_or(|scope| entry.path().starts_with(scope) || scope.starts_with(entry.path()))
+            })
             .build_parallel()
             .run(|| {
                 let canonical_root = &canonical_root;

@@ -18,17 +18,22 @@ const PLANE_COLUMNS: &str = "p.id, p.name, p.kind, p.synced_commit, p.synced_roo
 impl Store {
     /// Every plane, by name.
     pub fn planes(&self) -> Result<Vec<PlaneInfo>> {
-        self.query_planes("listing planes", "1 ORDER BY p.name", [])
+        if let Some(planes) = self.planes_cache.borrow().as_ref() {
+            return Ok(planes.clone());
+        }
+        let planes = self.query_planes("listing planes", "1 ORDER BY p.name", [])?;
+        *self.planes_cache.borrow_mut() = Some(planes.clone());
+        Ok(planes)
     }
 
     /// The plane named `name`.
     pub fn plane(&self, name: &str) -> Result<Option<PlaneInfo>> {
-        Ok(self.query_planes("reading a plane", "p.name = ?1", [name])?.pop())
+        Ok(self.planes()?.into_iter().find(|p| p.meta.name == name))
     }
 
     /// The plane with id `id`.
     pub fn plane_by_id(&self, id: i64) -> Result<Option<PlaneInfo>> {
-        Ok(self.query_planes("reading a plane", "p.id = ?1", [id])?.pop())
+        Ok(self.planes()?.into_iter().find(|p| p.id == id))
     }
 
     /// The node with id `id`.
@@ -156,7 +161,8 @@ impl Store {
     }
 
     /// Up to `limit` distinct names in plane `plane_id` starting with `prefix`, ignoring ASCII case.
-    pub fn names_with_prefix(&self, plane_id: i64, prefix: &str, limit: usize) -> Result<Vec<String>> {
+    /// Names closest in length to `near_len` come first.
+    pub fn names_with_prefix(&self, plane_id: i64, prefix: &str, near_len: usize, limit: usize) -> Result<Vec<String>> {
         let context = "reading names";
         let upper = format!("{prefix}\u{10FFFF}");
         let mut stmt = self
@@ -165,11 +171,14 @@ impl Store {
                 "SELECT DISTINCT name FROM nodes
                  WHERE plane = ?1 AND name >= ?2 COLLATE NOCASE AND name < ?3 COLLATE NOCASE
                    AND label NOT IN ('UnresolvedRef', 'External')
+                 ORDER BY abs(length(name) - ?5)
                  LIMIT ?4",
             )
             .ctx(&self.shown, context)?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = stmt.query_map((plane_id, prefix, upper, limit), |row| row.get(0)).ctx(&self.shown, context)?;
+        let near_len = i64::try_from(near_len).unwrap_or(i64::MAX);
+        let rows =
+            stmt.query_map((plane_id, prefix, upper, limit, near_len), |row| row.get(0)).ctx(&self.shown, context)?;
         rows.collect::<rusqlite::Result<_>>().ctx(&self.shown, context)
     }
 
@@ -180,7 +189,7 @@ impl Store {
         let placeholders: Vec<String> = (3..types.len() + 3).map(|i| format!("?{i}")).collect();
         let sql = format!(
             "SELECT count(*) FROM nodes n JOIN edges e ON e.dst = n.id
-             WHERE n.plane = ?1 AND n.name = ?2 COLLATE NOCASE AND n.name = ?2 AND n.label = 'UnresolvedRef'
+             WHERE n.plane = ?1 AND n.name = ?2 COLLATE NOCASE AND n.name = ?2 AND +n.label = 'UnresolvedRef'
                AND e.type IN ({})",
             placeholders.join(", ")
         );

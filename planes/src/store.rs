@@ -36,6 +36,9 @@ pub struct Store {
     pub(crate) shown: PathBuf,
     dir: Option<PathBuf>,
     reconciled: Vec<String>,
+    /// The planes with their counts, kept between writes: counting a plane's rows costs milliseconds,
+    /// and this process is the only writer (the lock), so the counts change only through `&mut self`.
+    pub(crate) planes_cache: std::cell::RefCell<Option<Vec<crate::model::PlaneInfo>>>,
     // Declared last so the lock is released only after SQLite and Tantivy are closed.
     _lock: Option<DbLock>,
 }
@@ -74,7 +77,15 @@ impl Store {
         schema::configure(&conn, false).ctx(&shown, "configuring the connection")?;
         schema::create(&conn).ctx(&shown, "creating the schema")?;
         let text = TextIndex::in_memory(&shown)?;
-        Ok(Store { conn, text, shown, dir: None, reconciled: Vec::new(), _lock: None })
+        Ok(Store {
+            conn,
+            text,
+            shown,
+            dir: None,
+            reconciled: Vec::new(),
+            planes_cache: Default::default(),
+            _lock: None,
+        })
     }
 
     fn open_at(path: &Path, create: bool) -> Result<Store> {
@@ -131,8 +142,15 @@ impl Store {
             source,
         })?;
         let text = TextIndex::open_dir(&path.join(TEXT_DIR), &shown)?;
-        let mut store =
-            Store { conn, text, shown, dir: Some(path.to_path_buf()), reconciled: Vec::new(), _lock: Some(lock) };
+        let mut store = Store {
+            conn,
+            text,
+            shown,
+            dir: Some(path.to_path_buf()),
+            reconciled: Vec::new(),
+            planes_cache: Default::default(),
+            _lock: Some(lock),
+        };
         store.reconcile_text()?;
         Ok(store)
     }
@@ -234,6 +252,7 @@ impl Store {
         batches: impl Iterator<Item = Batch<'b>>,
         finish: impl FnOnce() -> Option<PlaneMeta>,
     ) -> Result<PlaneInfo> {
+        self.planes_cache.get_mut().take();
         validate(meta, first, &[])?;
         let shown = self.shown.clone();
         let shown = &shown;
@@ -320,6 +339,7 @@ impl Store {
 
     /// Deletes plane `name` with its nodes, edges and text documents; `false` when there was none.
     pub fn delete_plane(&mut self, name: &str) -> Result<bool> {
+        self.planes_cache.get_mut().take();
         let shown = &self.shown;
         let context = "deleting a plane";
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(shown, context)?;

@@ -46,6 +46,8 @@ pub struct ContextOutput {
 pub struct Callers {
     /// Call sites binding to the symbol (depth 1).
     pub sites: usize,
+    /// Symbols holding those sites (depth 1).
+    pub symbols: usize,
     /// Calling symbols, depth 1 first.
     pub by_symbol: Group<Caller>,
     /// Call sites anywhere in the plane that could not be bound and name the symbol: they may be
@@ -101,11 +103,14 @@ pub struct Relation {
 
 pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutput>> {
     let plane = s.plane(p.plane.as_deref())?;
+    let depth = p.depth.unwrap_or(1);
+    if depth == 0 || depth > MAX_DEPTH {
+        return Err(crate::Error::InvalidArgument(format!("depth must be 1 to {MAX_DEPTH} (got {depth})")));
+    }
     let node = match find_symbol(s.store, &plane, &p.name)?.into_node() {
         Ok(node) => node,
         Err(not) => return Ok(not),
     };
-    let depth = p.depth.unwrap_or(1).clamp(1, MAX_DEPTH);
     let incoming = s.store.edges_in(node.id, None)?;
     let outgoing = s.store.edges_out(node.id, None)?;
     let mut ids: Vec<i64> = incoming.iter().map(|e| e.src).chain(outgoing.iter().map(|e| e.dst)).collect();
@@ -198,14 +203,28 @@ fn callers(
             rows.push(Caller { node: NodeLine::of(&n), depth: d, lines: Vec::new(), is_test: is_test(&n) });
         }
     }
+    let symbols = rows.len();
     rows.sort_by(|a, b| a.depth.cmp(&b.depth).then(a.is_test.cmp(&b.is_test)).then(a.node.key.cmp(&b.node.key)));
+    // Each level keeps its own share of the cap, so deeper callers are not crowded out.
+    let total = rows.len();
+    if depth > 1 {
+        let share = GROUP_CAP / depth as usize;
+        let mut kept = vec![0usize; depth as usize + 1];
+        rows.retain(|r| {
+            kept[r.depth as usize] += 1;
+            kept[r.depth as usize] <= share
+        });
+    }
     let mut unresolved = 0;
     if node.label() != "External" && node.label() != "UnresolvedRef" {
         unresolved = store.unresolved_sites_named(plane, &node.name, CALL_TYPES)?;
     }
+    let mut by_symbol = Group::capped(rows, GROUP_CAP);
+    by_symbol.total = total;
     Ok(Callers {
         sites: calls.len(),
-        by_symbol: Group::capped(rows, GROUP_CAP),
+        symbols,
+        by_symbol,
         unresolved_same_name: unresolved,
         complete: unresolved == 0,
         depth,
@@ -278,9 +297,10 @@ impl Answer for ContextOutput {
         if c.by_symbol.is_empty() {
             t.line(format_args!("callers: none ({completeness})"));
         } else {
-            let from = c.by_symbol.items.iter().filter(|r| r.depth == 1).count()
-                + if c.depth == 1 { c.by_symbol.more() } else { 0 };
-            t.line(format_args!("callers: {} call sites from {from} symbols ({completeness})", c.sites));
+            t.line(format_args!("callers: {} call sites from {} symbols ({completeness})", c.sites, c.symbols));
+            if c.depth > 1 {
+                t.line(format_args!("  ({} callers within {} levels; [n] is the level)", c.by_symbol.total, c.depth));
+            }
             t.group(&c.by_symbol, |t, r| {
                 let test = if r.is_test { "  [test]" } else { "" };
                 let depth = if c.depth > 1 { format!("[{}] ", r.depth) } else { String::new() };

@@ -63,7 +63,12 @@ pub fn fathom(s: &Session<'_>, p: &FathomParams) -> Result<Lookup<FathomOutput>>
         Ok(node) => node,
         Err(not) => return Ok(not),
     };
-    let walk = bfs(s.store, center.id, &[Direction::Out, Direction::In], &[], depth, MAX_NODES, |_| Ok(true))?;
+    // Stand-ins for things outside the tree (`len`, `Vec::new`) join unrelated code; they are counted
+    // but not walked through.
+    let store = s.store;
+    let walk = bfs(store, center.id, &[Direction::Out, Direction::In], &[], depth, MAX_NODES, |id| {
+        Ok(store.node(id)?.is_some_and(|n| !matches!(n.label(), "External" | "UnresolvedRef")))
+    })?;
     let ids: Vec<i64> = walk.reached.iter().map(|r| r.node).collect();
     let labels: HashMap<i64, String> =
         s.store.nodes_by_ids(&ids)?.into_iter().map(|n| (n.id, n.label().to_owned())).collect();
@@ -109,7 +114,10 @@ pub fn fathom(s: &Session<'_>, p: &FathomParams) -> Result<Lookup<FathomOutput>>
 
 impl Answer for FathomOutput {
     fn render_to(&self, t: &mut Text) {
-        t.line(format_args!("region around {} ({} hops, both directions, every edge type)", self.center, self.depth));
+        t.line(format_args!(
+            "region around {} ({} hops, both directions, every edge type; External and unresolved stand-ins are not walked through)",
+            self.center, self.depth
+        ));
         for h in &self.hops {
             let labels: Vec<String> = h.labels.iter().map(|(l, n)| format!("{l} {n}")).collect();
             let types: Vec<String> = h.edge_types.iter().map(|(ty, n)| format!("{ty} {n}")).collect();

@@ -64,7 +64,7 @@ pub struct Import {
 
 pub fn file(s: &Session<'_>, p: &FileParams) -> Result<FileOutput> {
     let plane = s.plane(p.plane.as_deref())?;
-    let path = p.path.trim().trim_start_matches("./").to_owned();
+    let path = crate::snippet::relative_to_root(&plane, &p.path);
     let nodes = s.store.nodes_in_file(plane.id, &path)?;
     let declared: Vec<&Node> = nodes.iter().filter(|n| !matches!(n.label(), "UnresolvedRef" | "External")).collect();
     if declared.is_empty() {
@@ -191,6 +191,10 @@ impl Answer for FileOutput {
                     None => t.line(format_args!("{}  {lang}", f.path)),
                 };
                 t.line(format_args!("{}", f.freshness));
+                t.line(format_args!(
+                    "{} symbols, {} imports, imported by {}",
+                    f.symbols.total, f.imports.total, f.importers.total
+                ));
                 t.line(format_args!("symbols: {}", f.symbols.total));
                 t.group(&f.symbols, |t, d| {
                     let indent = "  ".repeat(d.depth + 1);

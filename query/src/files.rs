@@ -11,6 +11,8 @@ pub enum FileError {
         "`{path}` is outside the tree {root}; paths are relative to the tree and may not use `..` or lead out through a symlink"
     )]
     Escapes { path: String, root: String },
+    #[error("`{path}` is inside `.git`; only the tree's files can be read")]
+    GitDir { path: String },
     #[error("no file `{path}` in the tree {root}")]
     NotFound { path: String, root: String },
     #[error("`{path}` is not a text file")]
@@ -35,6 +37,10 @@ pub trait SourceFiles: Sync {
         all_files: bool,
         visit: &(dyn Fn(&str, &[u8]) + Sync),
     ) -> Result<(), FileError>;
+
+    /// When `path` was last modified, in seconds since the Unix epoch; `None` when unknown. Verbs
+    /// compare it with the plane's last write to say that a file was edited since.
+    fn modified(&self, root: &Path, path: &str) -> Option<i64>;
 }
 
 /// A tree without files, for callers that never show text.
@@ -47,5 +53,9 @@ impl SourceFiles for NoFiles {
 
     fn visit(&self, _: &Path, _: Option<&str>, _: bool, _: &(dyn Fn(&str, &[u8]) + Sync)) -> Result<(), FileError> {
         Ok(())
+    }
+
+    fn modified(&self, _: &Path, _: &str) -> Option<i64> {
+        None
     }
 }

@@ -11,7 +11,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use serde::{Deserialize, Serialize};
 
 use crate::render::Text;
-use crate::snippet::{innermost, tree_root};
+use crate::snippet::{edited_since, innermost, tree_root};
 use crate::{Answer, Error, Result, Session, freshness};
 
 const DEFAULT_RESULTS: usize = 50;
@@ -55,6 +55,9 @@ pub struct GrepOutput {
 #[derive(Debug, Serialize)]
 pub struct GrepFile {
     pub path: String,
+    /// Set when the file was edited after the plane was synced (enclosing symbols may be off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
     pub lines: Vec<GrepLine>,
 }
 
@@ -137,7 +140,8 @@ pub fn grep(s: &Session<'_>, p: &GrepParams) -> Result<GrepOutput> {
             let line = u32::try_from(l.line).unwrap_or(u32::MAX);
             l.symbol = innermost(&nodes, line).map(|n| n.key.clone());
         }
-        files.push(GrepFile { path, lines });
+        let warning = edited_since(s, &plane, &path);
+        files.push(GrepFile { path, warning, lines });
     }
     Ok(GrepOutput {
         freshness: freshness(&plane),
@@ -196,9 +200,19 @@ impl Answer for GrepOutput {
     fn render_to(&self, t: &mut Text) {
         if self.total == 0 {
             t.line(format_args!("no line matches `{}`", self.pattern));
+        } else if self.shown < self.total {
+            t.line(format_args!(
+                "{} of {} matching lines shown ({} files); narrow with `path` or raise `max_results`",
+                self.shown, self.total, self.files_with_hits
+            ));
+        } else {
+            t.line(format_args!("{} matching lines in {} files", self.total, self.files_with_hits));
         }
         for f in &self.files {
             t.line(format_args!("{}", f.path));
+            if let Some(w) = &f.warning {
+                t.line(format_args!("  (warning: {w})"));
+            }
             let mut prev: Option<u64> = None;
             for l in &f.lines {
                 if self.context > 0 && prev.is_some_and(|p| l.line > p + 1) {
@@ -211,14 +225,6 @@ impl Answer for GrepOutput {
                     (_, false) => t.line(format_args!("{}-{}", l.line, l.text)),
                 };
             }
-        }
-        if self.shown < self.total {
-            t.line(format_args!(
-                "… {} of {} matching lines shown ({} files); narrow with `path` or raise `max_results`",
-                self.shown, self.total, self.files_with_hits
-            ));
-        } else if self.total > 0 {
-            t.line(format_args!("{} matching lines in {} files", self.total, self.files_with_hits));
         }
         t.line(format_args!("{}", self.freshness));
     }

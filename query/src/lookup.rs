@@ -207,7 +207,7 @@ fn nearest(store: &Store, plane: &PlaneInfo, query: &str) -> Result<Vec<NodeLine
     let mut names: HashSet<String> = HashSet::new();
     let stem: String = last.chars().take(3).collect();
     if !stem.is_empty() {
-        names.extend(store.names_with_prefix(plane.id, &stem, 400)?);
+        names.extend(store.names_with_prefix(plane.id, &stem, last.len(), 400)?);
     }
     let hits: Vec<i64> = store.search(Some(plane.id), query, 20)?.into_iter().map(|(id, _)| id).collect();
     names.extend(store.nodes_by_ids(&hits)?.into_iter().map(|n| n.name));
@@ -228,11 +228,26 @@ fn nearest(store: &Store, plane: &PlaneInfo, query: &str) -> Result<Vec<NodeLine
     Ok(out)
 }
 
-/// The segments of a key or of a name as typed: split on `::`, `.` and `/`, with a `#2` dedupe suffix
-/// dropped.
+/// The segments of a key or of a name as typed: split on `::`, `.` and `/`, with a dedupe suffix
+/// (`#2`, `#external`, `#unresolved`) dropped; a `#` elsewhere (`Client.#secret`) is part of a name.
 pub fn segments(text: &str) -> Vec<&str> {
-    let text = text.split('#').next().unwrap_or(text);
+    let text = segments_end(text);
     text.split("::").flat_map(|part| part.split(['.', '/'])).filter(|s| !s.is_empty()).collect()
+}
+
+/// `text` without its dedupe suffix, if it has one.
+fn segments_end(text: &str) -> &str {
+    match text.rsplit_once('#') {
+        Some((head, tail))
+            if !head.is_empty()
+                && !head.ends_with(['.', ':', '/'])
+                && (tail.bytes().all(|b| b.is_ascii_digit()) && !tail.is_empty()
+                    || matches!(tail, "external" | "unresolved")) =>
+        {
+            head
+        }
+        _ => text,
+    }
 }
 
 /// Whether `key` ends with the segments `wanted`. A trait-impl method key
@@ -292,6 +307,9 @@ mod tests {
         assert!(key_matches("<app::Dog as app::Speak>::speak", &segments("Dog::speak"), true));
         assert!(key_matches("<app::Dog as app::Speak>::speak", &segments("Speak::speak"), true));
         assert!(key_matches("app::run#2", &segments("run"), true));
+        assert_eq!(segments("Client.#secret"), ["Client", "#secret"]);
+        assert_eq!(segments("#secret"), ["#secret"]);
+        assert_eq!(segments("a.b#2"), ["a", "b"]);
     }
 
     #[test]

@@ -52,6 +52,7 @@ pub fn snippet(s: &Session<'_>, p: &SnippetParams) -> Result<Lookup<SnippetOutpu
     let plane = s.plane(p.plane.as_deref())?;
     let root = tree_root(&plane)?;
     if let Some((path, start, end)) = parse_range(&p.name)? {
+        let path = relative_to_root(&plane, &path);
         let text = read_text(s, root, &path)?;
         let all: Vec<&str> = text.lines().collect();
         let file_lines = all.len() as u32;
@@ -68,6 +69,7 @@ pub fn snippet(s: &Session<'_>, p: &SnippetParams) -> Result<Lookup<SnippetOutpu
             let next = shown_end + 1;
             read_on = Some(format!("{path}:{next}-{}", (next + cap - 1).min(file_lines)));
         }
+        let warning = edited_since(s, &plane, &path);
         return Ok(Lookup::Found(SnippetOutput {
             freshness: freshness(&plane),
             plane: plane.meta.name.clone(),
@@ -78,7 +80,7 @@ pub fn snippet(s: &Session<'_>, p: &SnippetParams) -> Result<Lookup<SnippetOutpu
             end: shown_end,
             file_lines,
             read_on,
-            warning: None,
+            warning,
         }));
     }
     let node = match find_symbol(s.store, &plane, &p.name)?.into_node() {
@@ -98,10 +100,7 @@ pub fn snippet(s: &Session<'_>, p: &SnippetParams) -> Result<Lookup<SnippetOutpu
     let end = node.end_line.unwrap_or(start).max(start).min(file_lines);
     let shown_end = end.min(start + cap - 1);
     let read_on = (shown_end < end).then(|| format!("{path}:{}-{end}", shown_end + 1));
-    // The declaration's first lines should name the symbol; if not, the file changed since indexing.
-    let head: String = all.iter().skip(start.saturating_sub(1) as usize).take(3).copied().collect();
-    let warning = (node.label() != "Module" && !node.name.is_empty() && !head.contains(node.name.as_str()))
-        .then(|| format!("the file does not match the plane here: `{path}` changed since it was indexed; re-index or fold to see the current symbol"));
+    let warning = edited_since(s, &plane, &path);
     Ok(Lookup::Found(SnippetOutput {
         freshness: freshness(&plane),
         plane: plane.meta.name.clone(),
@@ -114,6 +113,27 @@ pub fn snippet(s: &Session<'_>, p: &SnippetParams) -> Result<Lookup<SnippetOutpu
         read_on,
         warning,
     }))
+}
+
+/// A warning when `path` was modified after the plane was last written: its lines and symbols may
+/// no longer match the plane.
+pub(crate) fn edited_since(s: &Session<'_>, plane: &PlaneInfo, path: &str) -> Option<String> {
+    let root = plane.meta.synced_root.as_deref()?;
+    let modified = s.files.modified(Path::new(root), path)?;
+    (modified > plane.updated_at).then(|| {
+        format!(
+            "`{path}` was edited after the plane was synced; lines and symbols may be off until it is indexed again"
+        )
+    })
+}
+
+/// A path as the plane records it: an absolute path inside the tree loses the root; `./` is dropped.
+pub(crate) fn relative_to_root(plane: &PlaneInfo, path: &str) -> String {
+    let path = path.trim().trim_start_matches("./");
+    match plane.meta.synced_root.as_deref().and_then(|root| path.strip_prefix(root)) {
+        Some(rest) if rest.starts_with('/') => rest.trim_start_matches('/').to_owned(),
+        _ => path.to_owned(),
+    }
 }
 
 pub(crate) fn tree_root(plane: &PlaneInfo) -> Result<&Path> {

@@ -52,7 +52,8 @@ pub struct Hop {
 }
 
 pub fn traverse(s: &Session<'_>, p: &TraverseParams) -> Result<Lookup<TraverseOutput>> {
-    let dirs: &[Direction] = match p.direction.as_deref().map(str::trim).unwrap_or("out") {
+    let direction = p.direction.as_deref().map(|d| d.trim().to_ascii_lowercase()).unwrap_or_default();
+    let dirs: &[Direction] = match direction.as_str() {
         "out" | "" => &[Direction::Out],
         "in" => &[Direction::In],
         "both" => &[Direction::Out, Direction::In],

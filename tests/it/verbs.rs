@@ -369,29 +369,29 @@ fn grep_shows_hits_with_their_symbols_like_rg() {
     let w = app();
     let p = q::GrepParams { pattern: "validate(".into(), ..Default::default() };
     insta::assert_snapshot!(check_grep(&w, p).unwrap(), @r"
+    4 matching lines in 2 files
     app/core.py
     4:def validate(x):  ← app.core.validate
     10:    return validate(1)  ← app.core.helper
     app/other.py
     1:def validate(x):  ← app.other.validate
     6:    return validate(0)  ← app.other.use_other
-    4 matching lines in 2 files
     synced: commit d75391e2eb3c
     ");
     let regex =
         q::GrepParams { pattern: r"def \w+_in_\w+".into(), regex: Some(true), context: Some(1), ..Default::default() };
     insta::assert_snapshot!(check_grep(&w, regex).unwrap(), @r"
+    1 matching lines in 1 files
     app/core.py
     16-
     17:def only_in_tests():  ← app.core.only_in_tests
     18-    return 42
-    1 matching lines in 1 files
     synced: commit d75391e2eb3c
     ");
     let capped =
         q::GrepParams { pattern: "def".into(), max_results: Some(2), path: Some("app".into()), ..Default::default() };
     let text = check_grep(&w, capped).unwrap();
-    assert!(text.contains("… 2 of 12 matching lines shown (3 files)"), "{text}");
+    assert!(text.starts_with("2 of 12 matching lines shown (3 files)"), "{text}");
     let bad = q::GrepParams { pattern: "(".into(), regex: Some(true), ..Default::default() };
     let err = check_grep(&w, bad).unwrap_err().to_string();
     assert!(err.starts_with("bad regular expression"), "{err}");
@@ -404,8 +404,15 @@ fn grep_honours_ignore_rules_unless_all_files() {
     w.fixture.write("build/gen.py", "def validate_generated(): pass\n");
     let p = q::GrepParams { pattern: "validate_generated".into(), ..Default::default() };
     assert!(check_grep(&w, p.clone()).unwrap().starts_with("no line matches"));
-    let all = q::GrepParams { all_files: Some(true), ..p };
-    assert!(check_grep(&w, all).unwrap().starts_with("build/gen.py\n1:def validate_generated"));
+    let all = q::GrepParams { all_files: Some(true), ..p.clone() };
+    let text = check_grep(&w, all).unwrap();
+    assert!(text.starts_with("1 matching lines in 1 files\nbuild/gen.py\n"), "{text}");
+    assert!(text.contains("\n1:def validate_generated"), "{text}");
+    // Asked for by name, an ignored directory stays ignored; `all_files` opens it.
+    let scoped = q::GrepParams { path: Some("build".into()), ..p.clone() };
+    assert!(check_grep(&w, scoped).unwrap().starts_with("no line matches"));
+    let scoped_all = q::GrepParams { path: Some("build".into()), all_files: Some(true), ..p };
+    assert!(check_grep(&w, scoped_all).unwrap().starts_with("1 matching lines in 1 files"));
 }
 
 #[test]
@@ -428,11 +435,34 @@ fn grep_and_snippet_stay_inside_the_tree() {
     // A whole-tree search does not follow links out of the tree, even with all_files.
     let p = q::GrepParams { pattern: "outside".into(), all_files: Some(true), ..Default::default() };
     assert!(check_grep(&w, p).unwrap().starts_with("no line matches"));
+    // `.git` is not part of the tree.
+    match check_snippet(&w, ".git/config:1", None) {
+        Err(q::Error::File(q::FileError::GitDir { .. })) => {}
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    // An absolute path inside the tree is the same file.
+    let absolute = format!("{}/app/flow.py:9", w.fixture.path().display());
+    assert!(check_snippet(&w, &absolute, None).unwrap().starts_with("app/flow.py:9-9  in app.flow.middle"));
     // A missing file is its own error.
     match check_snippet(&w, "app/nope.py:1", None) {
         Err(q::Error::File(q::FileError::NotFound { .. })) => {}
         other => panic!("expected not found, got {other:?}"),
     }
+}
+
+#[test]
+fn an_edited_file_is_said_to_be_edited() {
+    let w = app();
+    // Make the edit visibly later than the plane's write (timestamps are in seconds).
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    w.fixture.write("app/flow.py", "# a new first line\ndef start():\n    pass\n");
+    let text = check_snippet(&w, "app.flow.middle", None).unwrap();
+    assert!(text.contains("warning: `app/flow.py` was edited after the plane was synced"), "{text}");
+    let p = q::GrepParams { pattern: "def start".into(), ..Default::default() };
+    let text = check_grep(&w, p).unwrap();
+    assert!(text.contains("app/flow.py\n  (warning: `app/flow.py` was edited after the plane was synced"), "{text}");
+    // Untouched files carry no warning.
+    assert!(!check_snippet(&w, "app.core.fact", None).unwrap().contains("warning"));
 }
 
 #[test]
