@@ -160,3 +160,51 @@ fn a_closed_pipe_ends_quietly() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
 }
+
+#[test]
+fn verbs_from_the_command_line_with_exit_codes() {
+    let fx = Fixture::inline(APP);
+    let db = fx.outside().join("graph.drsg");
+    let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Found: exit 0, plain text on a pipe (no colour codes).
+    let context = drsg(&db, &["context", "hello"], fx.outside());
+    assert_eq!(context.status.code(), Some(0), "{}", text(&context.stderr));
+    let shown = text(&context.stdout);
+    assert!(shown.starts_with("tiny_app::greet::hello  Function  src/greet.rs:1-3\n"), "{shown}");
+    assert!(shown.contains("  tiny_app::main  Function  src/main.rs:3  line 4"), "{shown}");
+    assert!(!shown.contains('\x1b'), "{shown}");
+    // The JSON form of the same answer.
+    let json = drsg(&db, &["context", "greet::hello", "--json"], fx.outside());
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON answer");
+    assert_eq!(value["status"], "found");
+    assert_eq!(value["callers"]["sites"], 1);
+    // Nothing found: exit 1 with the nearest names.
+    let miss = drsg(&db, &["context", "helo"], fx.outside());
+    assert_eq!(miss.status.code(), Some(1));
+    assert!(text(&miss.stdout).contains("nearest names:\n  tiny_app::greet::hello"), "{}", text(&miss.stdout));
+    // Bad input: exit 2 and a sentence on stderr.
+    let bad = drsg(&db, &["impact", "hello", "--depth", "9"], fx.outside());
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).starts_with("error: depth must be 1 to 6 (got 9)"), "{}", text(&bad.stderr));
+    let escape = drsg(&db, &["snippet", "../graph.drsg/LOCK:1"], fx.outside());
+    assert_eq!(escape.status.code(), Some(2));
+    assert!(text(&escape.stderr).contains("is outside the tree"), "{}", text(&escape.stderr));
+    // Every other verb answers from the command line.
+    for args in [
+        &["describe", "hello"][..],
+        &["file", "src/main.rs"],
+        &["search", "hello"],
+        &["grep", "hello"],
+        &["snippet", "hello"],
+        &["trace", "main", "hello"],
+        &["impact", "hello"],
+        &["fathom", "hello"],
+        &["node", "tiny_app::main"],
+        &["traverse", "main", "--edge-type", "CALLS"],
+    ] {
+        let out = drsg(&db, args, fx.outside());
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}{}", text(&out.stdout), text(&out.stderr));
+        assert!(text(&out.stdout).contains("tiny_app"), "{args:?}: {}", text(&out.stdout));
+    }
+}
