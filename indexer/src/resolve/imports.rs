@@ -27,13 +27,20 @@ impl Resolver<'_> {
 
     /// What an import binds (a module for globs and namespace imports). Memoised; cycles are misses.
     pub(super) fn resolve_import(&self, fi: u32, ii: u32) -> Res<Target> {
-        if let Some(entry) = self.import_memo.borrow().get(&(fi, ii)) {
+        // The value pass of a Rust call (see `resolve_ref`) may bind an import differently, so it
+        // neither reads nor fills the memo (the nesting bound still stops cycles).
+        if self.value_name.borrow().is_some() {
+            self.family.set(self.family(fi));
+            return self.nested(|| self.resolve_rust_import(fi, ii));
+        }
+        let memo_key = (fi, ii);
+        if let Some(entry) = self.import_memo.borrow().get(&memo_key) {
             return match entry {
                 Some(result) => result.clone(),
                 None => miss("import cycle"),
             };
         }
-        self.import_memo.borrow_mut().insert((fi, ii), None);
+        self.import_memo.borrow_mut().insert(memo_key, None);
         self.family.set(self.family(fi));
         let result = self.nested(|| match self.family(fi) {
             Family::Rust => self.resolve_rust_import(fi, ii),
@@ -42,9 +49,9 @@ impl Resolver<'_> {
         });
         if matches!(&result, Err(Miss(reason)) if reason == "resolution chain too deep") {
             // Not a property of the import: a shallower lookup may still succeed.
-            self.import_memo.borrow_mut().remove(&(fi, ii));
+            self.import_memo.borrow_mut().remove(&memo_key);
         } else {
-            self.import_memo.borrow_mut().insert((fi, ii), Some(result.clone()));
+            self.import_memo.borrow_mut().insert(memo_key, Some(result.clone()));
         }
         result
     }
@@ -59,6 +66,11 @@ impl Resolver<'_> {
         let start = match head.as_str() {
             "crate" | "self" | "super" => self.rust_special_head(fi, imp.scope, head)?,
             "std" | "core" | "alloc" => Target::External(head.clone()),
+            _ if path.len() > 1 => match self.as_namespace(|| self.lookup_name(fi, imp.scope, head, u32::MAX)) {
+                Ok(Found::Target(t, _)) => t,
+                Ok(Found::Local(_)) => return miss("use of a local"),
+                Err(_) => Target::External(head.clone()),
+            },
             _ => match self.lookup_name(fi, imp.scope, head, u32::MAX) {
                 Ok(Found::Target(t, _)) => t,
                 Ok(Found::Local(_)) => return miss("use of a local"),

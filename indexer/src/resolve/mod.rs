@@ -115,6 +115,9 @@ pub struct Resolver<'t> {
     macros: HashMap<(String, String), Vec<SymId>>,
     /// The language family being resolved: it decides how external paths are joined.
     family: std::cell::Cell<Family>,
+    /// Rust keeps modules and values in separate namespaces: while a call `x::name(…)` that first
+    /// bound to a module `name` is resolved again, lookups of `name` skip modules (see `resolve_ref`).
+    value_name: RefCell<Option<String>>,
 }
 
 const MAX_DEPTH: usize = 12;
@@ -170,7 +173,26 @@ impl<'t> Resolver<'t> {
             import_memo: RefCell::new(HashMap::new()),
             depth: std::cell::Cell::new(0),
             family: std::cell::Cell::new(Family::Rust),
+            value_name: RefCell::new(None),
         }
+    }
+
+    /// Whether lookups of `name` skip modules (the value pass of a Rust call).
+    fn wants_value(&self, name: &str) -> bool {
+        self.value_name.borrow().as_deref() == Some(name)
+    }
+
+    /// Runs a lookup of a path's head or middle segment, which names a namespace or a type, so the
+    /// value pass does not apply to it.
+    fn as_namespace<T>(&self, lookup: impl FnOnce() -> T) -> T {
+        let saved = self.value_name.borrow_mut().take();
+        let out = lookup();
+        *self.value_name.borrow_mut() = saved;
+        out
+    }
+
+    fn is_module(&self, target: &Target) -> bool {
+        matches!(target, Target::Sym(id) if self.t.syms[*id as usize].kind == SymKind::Module)
     }
 
     fn family(&self, fi: u32) -> Family {
@@ -197,7 +219,7 @@ impl<'t> Resolver<'t> {
         if family == Family::Rust && r.path.last().is_some_and(|n| n.ends_with('!')) {
             return self.resolve_macro(fi, r);
         }
-        let result = match &r.qualifier {
+        let run = || match &r.qualifier {
             Qualifier::Plain => self.resolve_plain(fi, r.scope, &r.path, r.line, is_rust_method_call(family, r)),
             Qualifier::SelfValue => self.resolve_on_self(fi, r.scope, &r.path),
             Qualifier::Super => self.resolve_on_super(fi, r.scope, &r.path),
@@ -221,6 +243,26 @@ impl<'t> Resolver<'t> {
             }
             Qualifier::Expr { call: None } => miss("method call: receiver type unknown"),
         };
+        let mut result = run();
+        // A call never binds to a module. In Rust, `mod sleep; pub use sleep::sleep;` puts a module and
+        // a function under one name; the call means the function, so resolve again skipping modules.
+        if family == Family::Rust
+            && Self::is_call_site(r.kind)
+            && let Ok((target, _)) = &result
+            && self.is_module(target)
+            && let Some(name) = r.path.last()
+        {
+            let module = self.describe(target);
+            *self.value_name.borrow_mut() = Some(name.clone());
+            let again = run();
+            *self.value_name.borrow_mut() = None;
+            result = match again {
+                Ok((t, by)) if !self.is_module(&t) => Ok((t, by)),
+                _ => miss(format!(
+                    "call of `{name}` binds only to the module `{module}`: no function of that name is visible"
+                )),
+            };
+        }
         match result {
             Ok((Target::Sym(id), by)) => Resolution::Resolved { target: id, by },
             Ok((Target::External(path), _)) => Resolution::External(path),
@@ -265,7 +307,12 @@ impl<'t> Resolver<'t> {
         let (start, mut by) = if special {
             (self.rust_special_head(fi, scope, head)?, Strategy::Path)
         } else {
-            match self.lookup_name(fi, scope, head, line) {
+            let found = if path.len() > 1 {
+                self.as_namespace(|| self.lookup_name(fi, scope, head, line))
+            } else {
+                self.lookup_name(fi, scope, head, line)
+            };
+            match found {
                 Ok(Found::Target(target, by)) => (target, by),
                 Ok(Found::Local(_)) if path.len() == 1 => return miss("call of a local value"),
                 Ok(Found::Local(Some(ty))) => (ty, Strategy::ReceiverType),
@@ -314,7 +361,9 @@ impl<'t> Resolver<'t> {
                 current = field_ty;
                 continue;
             }
-            current = match self.member(&current, seg, 0) {
+            let step =
+                if last { self.member(&current, seg, 0) } else { self.as_namespace(|| self.member(&current, seg, 0)) };
+            current = match step {
                 Ok(t) => t,
                 Err(_) if !last && matches!(&current, Target::Sym(id) if self.t.syms[*id as usize].kind.is_type()) => {
                     return miss(format!("field `{seg}` of `{}` has no known type", self.describe(&current)));
@@ -505,7 +554,13 @@ impl<'t> Resolver<'t> {
         if family == Family::Js && !inside && sym.kind == SymKind::Module {
             return self.js_export(fi, name, depth).map(|t| (t, Strategy::Import));
         }
-        match self.pick(self.t.members(ns, name), name) {
+        let mut children = self.t.members(ns, name);
+        let values: Vec<SymId>;
+        if self.wants_value(name) {
+            values = children.iter().copied().filter(|&c| self.t.syms[c as usize].kind != SymKind::Module).collect();
+            children = &values;
+        }
+        match self.pick(children, name) {
             Ok(Some(id)) => return Ok((Target::Sym(id), Strategy::Scope)),
             Ok(None) => {}
             Err(m) => return Err(m),

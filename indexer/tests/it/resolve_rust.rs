@@ -150,3 +150,51 @@ fn trait_impls_are_recorded() {
         &["HAS_METHOD demo_app::net::Client -> <demo_app::net::Client as demo_app::Connect>::connect []"],
     );
 }
+
+#[test]
+fn a_call_binds_to_the_function_not_the_module_of_the_same_name() {
+    // `mod sleep; pub use sleep::sleep;`: one name, a module and a function (tokio's layout).
+    let ix = index(
+        r#"
+//- /Cargo.toml
+[package]
+name = "rt"
+version = "0.1.0"
+edition = "2021"
+//- /src/lib.rs
+pub mod time;
+
+pub fn by_path() {
+    time::sleep(1);
+    crate::time::sleep(2);
+}
+//- /src/time/mod.rs
+mod sleep;
+pub use sleep::sleep;
+mod only_module;
+//- /src/time/sleep.rs
+pub fn sleep(ms: u64) {}
+//- /src/time/only_module.rs
+pub fn inner() {}
+//- /src/app.rs
+use crate::time::sleep;
+
+pub fn by_import() {
+    sleep(3);
+    crate::time::only_module(4);
+}
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS rt::by_path -> rt::time::sleep::sleep L4 [path]",
+            "CALLS rt::by_path -> rt::time::sleep::sleep L5 [path]",
+            "CALLS rt::app::by_import -> rt::time::sleep::sleep L4 [import]",
+        ],
+    );
+    // A call that can only mean a module is unresolved, never an edge to the module.
+    assert!(!calls.iter().any(|c| c.contains("-> rt::time::only_module ")), "{calls:#?}");
+    assert!(!calls.iter().any(|c| c.contains("-> rt::time::sleep L")), "{calls:#?}");
+}
