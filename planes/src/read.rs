@@ -203,6 +203,17 @@ impl Store {
             .ctx(&self.shown, context)
     }
 
+    /// Number of edges entering node `node_id` other than containment (`CONTAINS`, `HAS_METHOD`): how
+    /// much the rest of the plane refers to it.
+    pub fn referenced(&self, node_id: i64) -> Result<u64> {
+        let context = "counting references to a node";
+        self.conn
+            .prepare_cached("SELECT count(*) FROM edges WHERE dst = ?1 AND type NOT IN ('CONTAINS', 'HAS_METHOD')")
+            .ctx(&self.shown, context)?
+            .query_row([node_id], |row| Ok(count(row.get(0)?)))
+            .ctx(&self.shown, context)
+    }
+
     /// Number of edges of type `ty` entering node `node_id`.
     pub fn in_degree(&self, node_id: i64, ty: &str) -> Result<u64> {
         let context = "counting edges of a node";

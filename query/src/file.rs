@@ -52,6 +52,9 @@ pub struct Declared {
     pub key: String,
     /// Nesting below the module (0 for top-level symbols).
     pub depth: usize,
+    /// Key of the enclosing symbol, when it is not the module.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -124,13 +127,18 @@ pub fn file(s: &Session<'_>, p: &FileParams) -> Result<FileOutput> {
     };
     let symbols: Vec<Declared> = declared
         .iter()
-        .filter(|n| n.label() != "Module")
+        .filter(|n| Some(n.id) != module.map(|m| m.id))
         .map(|n| Declared {
             line: n.line,
             end_line: n.end_line,
             label: n.label().to_owned(),
             key: n.key.clone(),
             depth: depth_of(n.id),
+            parent: parent
+                .get(&n.id)
+                .filter(|&&p| Some(p) != module.map(|m| m.id))
+                .and_then(|p| declared.iter().find(|d| d.id == *p))
+                .map(|d| d.key.clone()),
         })
         .collect();
 
@@ -196,11 +204,26 @@ impl Answer for FileOutput {
                     f.symbols.total, f.imports.total, f.importers.total
                 ));
                 t.line(format_args!("symbols: {}", f.symbols.total));
+                // Members are indented under their parent when it was just listed; members listed
+                // apart from it (a Rust impl far from its type) name it instead.
+                let mut open: Vec<String> = Vec::new();
                 t.group(&f.symbols, |t, d| {
-                    let indent = "  ".repeat(d.depth + 1);
                     let line = d.line.map(|l| l.to_string()).unwrap_or_default();
                     let end = d.end_line.filter(|e| Some(*e) != d.line).map(|e| format!("-{e}")).unwrap_or_default();
-                    t.line(format_args!("{indent}{line}{end}  {}  {}", d.label, d.key));
+                    let mut note = String::new();
+                    match d.parent.as_deref() {
+                        None => open.clear(),
+                        Some(parent) => match open.iter().position(|k| k == parent) {
+                            Some(at) => open.truncate(at + 1),
+                            None => {
+                                open.clear();
+                                note = format!("  (in {parent})");
+                            }
+                        },
+                    }
+                    let indent = "  ".repeat(open.len() + 1);
+                    t.line(format_args!("{indent}{line}{end}  {}  {}{note}", d.label, d.key));
+                    open.push(d.key.clone());
                 });
                 t.line(format_args!("imports: {}", f.imports.total));
                 t.group(&f.imports, |t, i| {

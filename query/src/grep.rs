@@ -47,6 +47,8 @@ pub struct GrepOutput {
     pub files_with_hits: usize,
     /// Lines of context asked for.
     pub context: usize,
+    /// Files not searched past their first NUL byte (binary files, as `rg` treats them).
+    pub binary_files: usize,
     /// Matching lines listed.
     pub shown: usize,
     pub files: Vec<GrepFile>,
@@ -95,6 +97,7 @@ pub fn grep(s: &Session<'_>, p: &GrepParams) -> Result<GrepOutput> {
     let scope = p.path.as_deref().map(str::trim).filter(|p| !p.is_empty() && *p != ".");
 
     let found: Mutex<Vec<(String, usize, Vec<GrepLine>)>> = Mutex::new(Vec::new());
+    let binary = std::sync::atomic::AtomicUsize::new(0);
     s.files.visit(root, scope, p.all_files.unwrap_or(false), &|path, bytes| {
         let mut searcher = SearcherBuilder::new()
             .line_number(true)
@@ -102,8 +105,12 @@ pub fn grep(s: &Session<'_>, p: &GrepParams) -> Result<GrepOutput> {
             .before_context(context)
             .after_context(context)
             .build();
-        let mut sink = Collect { hits: 0, keep: max_results, lines: Vec::new() };
-        if searcher.search_slice(&matcher, bytes, &mut sink).is_ok() && sink.hits > 0 {
+        let mut sink = Collect { hits: 0, keep: max_results, lines: Vec::new(), binary: false };
+        let searched = searcher.search_slice(&matcher, bytes, &mut sink).is_ok();
+        if sink.binary {
+            binary.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        if searched && sink.hits > 0 {
             found.lock().expect("no panics while held").push((path.to_owned(), sink.hits, sink.lines));
         }
     })?;
@@ -150,6 +157,7 @@ pub fn grep(s: &Session<'_>, p: &GrepParams) -> Result<GrepOutput> {
         total,
         files_with_hits,
         context,
+        binary_files: binary.into_inner(),
         shown,
         files,
     })
@@ -160,6 +168,8 @@ struct Collect {
     hits: usize,
     keep: usize,
     lines: Vec<GrepLine>,
+    /// The file holds a NUL byte: the search stopped there.
+    binary: bool,
 }
 
 impl Collect {
@@ -186,6 +196,11 @@ impl Sink for Collect {
             self.push(mat.line_number(), mat.bytes(), true);
         }
         Ok(true)
+    }
+
+    fn binary_data(&mut self, _: &Searcher, _: u64) -> std::result::Result<bool, Self::Error> {
+        self.binary = true;
+        Ok(false)
     }
 
     fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> std::result::Result<bool, Self::Error> {
@@ -225,6 +240,9 @@ impl Answer for GrepOutput {
                     (_, false) => t.line(format_args!("{}-{}", l.line, l.text)),
                 };
             }
+        }
+        if self.binary_files > 0 {
+            t.line(format_args!("{} binary files were not searched past their first NUL byte", self.binary_files));
         }
         t.line(format_args!("{}", self.freshness));
     }

@@ -37,7 +37,7 @@ pub struct Candidates {
 pub struct Candidate {
     #[serde(flatten)]
     pub node: NodeLine,
-    /// Edges entering the symbol.
+    /// Edges entering the symbol other than containment (calls, references, imports, …).
     pub referenced: u64,
 }
 
@@ -159,7 +159,7 @@ pub fn find_symbol(store: &Store, plane: &PlaneInfo, query: &str) -> Result<Reso
 fn candidates(store: &Store, plane: &PlaneInfo, query: &str, nodes: Vec<Node>) -> Result<Candidates> {
     let mut ranked = Vec::with_capacity(nodes.len());
     for node in nodes {
-        let referenced = store.degree(node.id)?.0;
+        let referenced = store.referenced(node.id)?;
         ranked.push((node, referenced));
     }
     ranked.sort_by(|(a, ra), (b, rb)| {

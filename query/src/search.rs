@@ -33,7 +33,7 @@ pub struct Hit {
     pub node: NodeLine,
     /// BM25 score times the graph boost.
     pub score: f32,
-    /// Edges entering the symbol.
+    /// Edges entering the symbol other than containment (calls, references, imports, …).
     pub referenced: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
@@ -54,7 +54,7 @@ pub fn search(s: &Session<'_>, p: &SearchParams) -> Result<SearchOutput> {
     let wanted = p.query.trim();
     let mut hits = Vec::with_capacity(nodes.len());
     for n in nodes {
-        let referenced = s.store.degree(n.id)?.0;
+        let referenced = s.store.referenced(n.id)?;
         let bm25 = scores.get(&n.id).copied().unwrap_or(0.0);
         // A name typed exactly is what the caller meant; beyond that, a little weight for use.
         let exact = if n.name == wanted {

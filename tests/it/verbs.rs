@@ -197,8 +197,8 @@ fn context_of_a_name_defined_twice_lists_candidates() {
     assert!(!found);
     insta::assert_snapshot!(text, @r"
     `validate` matches 2 symbols in plane repo; ask again with one of these keys:
-      app.core.validate  Function  app/core.py:4  (2 refs)
-      app.other.validate  Function  app/other.py:1  (2 refs)
+      app.core.validate  Function  app/core.py:4  (1 refs)
+      app.other.validate  Function  app/other.py:1  (1 refs)
     synced: commit d75391e2eb3c
     ");
 }
@@ -411,8 +411,12 @@ fn grep_honours_ignore_rules_unless_all_files() {
     // Asked for by name, an ignored directory stays ignored; `all_files` opens it.
     let scoped = q::GrepParams { path: Some("build".into()), ..p.clone() };
     assert!(check_grep(&w, scoped).unwrap().starts_with("no line matches"));
-    let scoped_all = q::GrepParams { path: Some("build".into()), all_files: Some(true), ..p };
+    let scoped_all = q::GrepParams { path: Some("build".into()), all_files: Some(true), ..p.clone() };
     assert!(check_grep(&w, scoped_all).unwrap().starts_with("1 matching lines in 1 files"));
+    // A binary file is counted, not searched past its first NUL byte.
+    w.fixture.write_bytes("app/blob.bin", b"\0validate_generated\n");
+    let text = check_grep(&w, p).unwrap();
+    assert!(text.contains("1 binary files were not searched past their first NUL byte"), "{text}");
 }
 
 #[test]
