@@ -500,3 +500,34 @@ fn bad_arguments_are_errors_that_say_what_to_do() {
         .starts_with("no plane named `nope`")
     );
 }
+
+#[test]
+fn the_plane_defaults_to_the_one_holding_the_working_directory() {
+    let a = Fixture::inline("//- /a.py\ndef only_in_a():\n    pass\n");
+    let b = Fixture::inline("//- /b.py\ndef only_in_b():\n    pass\n");
+    let mut store = Store::open(&a.outside().join("two.drsg")).unwrap();
+    let registry = drsg_plugins::builtin();
+    // No plane yet: an error that says how to make one, never an empty answer.
+    let empty = Session { store: &store, cwd: None, files: &DiskFiles };
+    let err = q::context(&empty, &q::ContextParams { name: "x".into(), ..Default::default() }).unwrap_err();
+    assert_eq!(err.to_string(), "the database holds no code plane yet; run `drsg index DIR` first");
+    for (fixture, name) in [(&a, "a"), (&b, "b")] {
+        let options = drsg_indexer::IndexOptions { plane: Some(name.into()), ..Default::default() };
+        drsg_indexer::index_tree(fixture.path(), &registry, &mut store, &options, &drsg_indexer::Silent).unwrap();
+    }
+    let ask = |cwd: Option<&std::path::Path>, plane: Option<&str>| {
+        let s = Session { store: &store, cwd, files: &DiskFiles };
+        let p = q::DescribeParams { name: "only_in_b".into(), plane: plane.map(str::to_owned) };
+        q::describe(&s, &p).map(|a| q::render(&a, None))
+    };
+    let err = ask(None, None).unwrap_err().to_string();
+    assert!(
+        err.starts_with("several code planes and none holds the working directory; pass --plane with one of: a, b"),
+        "{err}"
+    );
+    let inside_b = b.path().join("sub");
+    assert!(ask(Some(&inside_b), None).unwrap().starts_with("b.only_in_b  Function  b.py:1"));
+    assert!(ask(Some(a.path()), None).unwrap().starts_with("no symbol `only_in_b` in plane a"));
+    assert!(ask(None, Some("b")).unwrap().starts_with("b.only_in_b  Function"));
+    assert!(ask(None, Some("c")).unwrap_err().to_string().starts_with("no plane named `c`; planes: a, b"));
+}
