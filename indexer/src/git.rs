@@ -1,6 +1,24 @@
-//! Git access (gix), turned into plain values. The only module of the crate that reads a repository.
+//! Git access (gix), turned into plain values: HEAD, refs, commits, reflogs, trees and blobs.
+//! The only module of the crate that reads a repository.
 
 use std::path::{Path, PathBuf};
+
+use gix::bstr::ByteSlice;
+
+/// Why a repository could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error(
+        "unknown revision `{rev}`; revisions are a full sha, a sha prefix of at least 4 characters, a tag, a branch, `HEAD~n`, `<rev>^n`, a date (`2024-01-31`) or `<rev>@{{<date>}}`"
+    )]
+    UnknownRevision { rev: String },
+    #[error("`{rev}` names a {kind}, not a commit")]
+    NotACommit { rev: String, kind: String },
+    #[error("the repository at {path} has no commits yet")]
+    NoCommits { path: PathBuf },
+    #[error("reading the repository at {path}: {message}")]
+    Read { path: PathBuf, message: String },
+}
 
 /// Where a tree sits in git: the repository's work tree and the commit HEAD points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,8 +30,303 @@ pub struct Checkout {
 
 /// The checkout containing `dir`, if `dir` is inside a git work tree.
 pub fn checkout(dir: &Path) -> Option<Checkout> {
-    let repo = gix::discover(dir).ok()?;
-    let workdir = repo.workdir()?.to_path_buf();
-    let head = repo.head_id().ok().map(|id| id.to_string());
-    Some(Checkout { workdir, head })
+    let repo = Repo::discover(dir)?;
+    Some(Checkout { workdir: repo.workdir.clone(), head: repo.head().commit })
+}
+
+/// HEAD: the commit it reaches and the branch it names, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Head {
+    /// Full hex id; `None` before the first commit.
+    pub commit: Option<String>,
+    /// Full ref name (`refs/heads/main`) unless HEAD is detached.
+    pub branch: Option<String>,
+}
+
+/// What a tree entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Link,
+    /// A submodule's commit: its files are not in this repository.
+    Submodule,
+}
+
+/// A file of a commit's tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeEntry {
+    /// Relative to the prefix asked for, `/`-separated.
+    pub path: String,
+    /// Hex id of the blob (of the commit, for a submodule).
+    pub id: String,
+    pub kind: EntryKind,
+}
+
+/// A commit with what the `_git` plane records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitInfo {
+    pub sha: String,
+    pub parents: Vec<String>,
+    pub summary: String,
+    pub author: String,
+    /// Committer time, seconds since the Unix epoch.
+    pub committed_at: i64,
+}
+
+/// What kind of reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefKind {
+    Branch,
+    RemoteBranch,
+    Tag,
+}
+
+/// A branch or a tag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefInfo {
+    /// Full name (`refs/heads/main`, `refs/remotes/origin/main`, `refs/tags/v1`).
+    pub name: String,
+    /// Short name (`main`, `origin/main`, `v1`).
+    pub short: String,
+    pub kind: RefKind,
+    /// The commit it reaches after peeling tags; `None` when it points at something else (a tag of
+    /// a tree or a blob).
+    pub commit: Option<String>,
+    /// For an annotated tag, the tag object's id.
+    pub tag_object: Option<String>,
+}
+
+/// One line of a reflog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReflogEntry {
+    /// `None` for the line that created the ref.
+    pub old: Option<String>,
+    /// `None` for the line that deleted it.
+    pub new: Option<String>,
+    pub message: String,
+    /// Seconds since the Unix epoch.
+    pub time: i64,
+}
+
+/// An open repository.
+pub struct Repo {
+    repo: gix::Repository,
+    workdir: PathBuf,
+}
+
+impl Repo {
+    /// The repository whose work tree holds `dir`; `None` outside one (or for a bare repository).
+    pub fn discover(dir: &Path) -> Option<Repo> {
+        let repo = gix::discover(dir).ok()?;
+        let workdir = repo.workdir()?.canonicalize().ok()?;
+        Some(Repo { repo, workdir })
+    }
+
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    fn read_error(&self, err: impl std::fmt::Display) -> GitError {
+        GitError::Read { path: self.workdir.clone(), message: err.to_string() }
+    }
+
+    pub fn head(&self) -> Head {
+        let commit = self.repo.head_id().ok().map(|id| id.to_string());
+        let branch = self.repo.head_name().ok().flatten().map(|name| name.as_bstr().to_string());
+        Head { commit, branch }
+    }
+
+    /// The commit a revision names (SPEC §6's grammar, as far as git's own syntax covers it).
+    pub fn resolve(&self, rev: &str) -> Result<String, GitError> {
+        let unknown = || GitError::UnknownRevision { rev: rev.to_owned() };
+        let rev = rev.trim();
+        if rev.is_empty() || rev.starts_with('-') {
+            return Err(unknown());
+        }
+        let id = self.repo.rev_parse_single(rev).map_err(|_| unknown())?;
+        let object = id.object().map_err(|e| self.read_error(e))?;
+        let kind = object.kind;
+        let commit = object
+            .peel_to_commit()
+            .map_err(|_| GitError::NotACommit { rev: rev.to_owned(), kind: kind.to_string() })?;
+        Ok(commit.id.to_string())
+    }
+
+    /// The files of `commit`'s tree below `prefix` (`""` for the whole tree), sorted by path.
+    pub fn tree_files(&self, commit: &str, prefix: &str) -> Result<Vec<TreeEntry>, GitError> {
+        let id = self.object_id(commit)?;
+        let commit = self.repo.find_commit(id).map_err(|e| self.read_error(e))?;
+        let tree = commit.tree().map_err(|e| self.read_error(e))?;
+        let mut recorder = gix::traverse::tree::Recorder::default();
+        tree.traverse().breadthfirst(&mut recorder).map_err(|e| self.read_error(e))?;
+        let prefix = prefix.trim_matches('/');
+        let mut out = Vec::new();
+        for entry in recorder.records {
+            let mode = entry.mode;
+            let kind = if mode.is_link() {
+                EntryKind::Link
+            } else if mode.is_commit() {
+                EntryKind::Submodule
+            } else if mode.is_blob() {
+                EntryKind::File
+            } else {
+                continue;
+            };
+            let full = entry.filepath.to_str_lossy();
+            let path = if prefix.is_empty() {
+                full.into_owned()
+            } else {
+                match full.strip_prefix(prefix).and_then(|rest| rest.strip_prefix('/')) {
+                    Some(rest) => rest.to_owned(),
+                    None => continue,
+                }
+            };
+            out.push(TreeEntry { path, id: entry.oid.to_string(), kind });
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// Whether `commit`'s tree holds anything below `prefix`.
+    pub fn tracks(&self, commit: &str, prefix: &str) -> bool {
+        let prefix = prefix.trim_matches('/');
+        if prefix.is_empty() {
+            return true;
+        }
+        let Ok(id) = self.object_id(commit) else { return false };
+        let Ok(commit) = self.repo.find_commit(id) else { return false };
+        let Ok(tree) = commit.tree() else { return false };
+        tree.lookup_entry_by_path(prefix).ok().flatten().is_some_and(|e| e.mode().is_tree())
+    }
+
+    /// The bytes of a blob.
+    pub fn blob(&self, id: &str) -> Result<Vec<u8>, GitError> {
+        let id = self.object_id(id)?;
+        let blob = self.repo.find_blob(id).map_err(|e| self.read_error(e))?;
+        Ok(blob.data.clone())
+    }
+
+    /// Commits reachable from `tips`, newest first by committer time, at most `limit`.
+    pub fn commits(&self, tips: &[String], limit: Option<usize>) -> Result<Vec<CommitInfo>, GitError> {
+        let tips: Vec<gix::ObjectId> = tips.iter().map(|t| self.object_id(t)).collect::<Result<_, _>>()?;
+        if tips.is_empty() {
+            return Ok(Vec::new());
+        }
+        let walk = self
+            .repo
+            .rev_walk(tips)
+            .sorting(gix::revision::walk::Sorting::ByCommitTime(Default::default()))
+            .all()
+            .map_err(|e| self.read_error(e))?;
+        let mut out = Vec::new();
+        for info in walk {
+            if limit.is_some_and(|l| out.len() >= l) {
+                break;
+            }
+            let info = info.map_err(|e| self.read_error(e))?;
+            out.push(self.commit_info(info.id)?);
+        }
+        Ok(out)
+    }
+
+    /// One commit.
+    pub fn commit(&self, sha: &str) -> Result<CommitInfo, GitError> {
+        self.commit_info(self.object_id(sha)?)
+    }
+
+    fn commit_info(&self, id: gix::ObjectId) -> Result<CommitInfo, GitError> {
+        let commit = self.repo.find_commit(id).map_err(|e| self.read_error(e))?;
+        let summary = commit.message().map(|m| m.summary().to_string()).unwrap_or_default();
+        let author = commit
+            .author()
+            .map(|a| format!("{} <{}>", a.name.to_str_lossy(), a.email.to_str_lossy()))
+            .unwrap_or_default();
+        let committed_at = commit.time().map(|t| t.seconds).unwrap_or(0);
+        let parents = commit.parent_ids().map(|p| p.to_string()).collect();
+        Ok(CommitInfo { sha: id.to_string(), parents, summary, author, committed_at })
+    }
+
+    /// Local branches, remote branches and tags, by name.
+    pub fn refs(&self) -> Result<Vec<RefInfo>, GitError> {
+        let platform = self.repo.references().map_err(|e| self.read_error(e))?;
+        let mut out = Vec::new();
+        for reference in platform.all().map_err(|e| self.read_error(e))? {
+            let Ok(mut reference) = reference else { continue };
+            let name = reference.name().as_bstr().to_string();
+            let (kind, short) = if let Some(s) = name.strip_prefix("refs/heads/") {
+                (RefKind::Branch, s.to_owned())
+            } else if let Some(s) = name.strip_prefix("refs/remotes/") {
+                if s.ends_with("/HEAD") {
+                    continue;
+                }
+                (RefKind::RemoteBranch, s.to_owned())
+            } else if let Some(s) = name.strip_prefix("refs/tags/") {
+                (RefKind::Tag, s.to_owned())
+            } else {
+                continue;
+            };
+            let direct = reference.target().try_id().map(|id| id.to_owned());
+            let tag_object = direct.and_then(|id| {
+                let object = self.repo.find_object(id).ok()?;
+                (object.kind == gix::object::Kind::Tag).then(|| id.to_string())
+            });
+            let commit = reference
+                .peel_to_id()
+                .ok()
+                .and_then(|id| id.object().ok())
+                .and_then(|object| object.peel_to_commit().ok())
+                .map(|c| c.id.to_string());
+            out.push(RefInfo { name, short, kind, commit, tag_object });
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// The reflog of `name` (`HEAD`, `refs/heads/main`), oldest first; empty when there is none.
+    pub fn reflog(&self, name: &str) -> Vec<ReflogEntry> {
+        let Ok(reference) = self.repo.find_reference(name) else { return Vec::new() };
+        let mut platform = reference.log_iter();
+        let Ok(Some(lines)) = platform.all() else { return Vec::new() };
+        let hex = |id: &gix::oid| (!id.is_null()).then(|| id.to_string());
+        lines
+            .filter_map(Result::ok)
+            .map(|line| ReflogEntry {
+                old: hex(&line.previous_oid()),
+                new: hex(&line.new_oid()),
+                message: line.message.to_str_lossy().into_owned(),
+                time: line.signature.time().map(|t| t.seconds).unwrap_or(0),
+            })
+            .collect()
+    }
+
+    /// A handle to read blobs from several threads (each makes its own [`LocalBlobs`]).
+    pub fn blob_reader(&self) -> BlobReader {
+        BlobReader(self.repo.clone().into_sync())
+    }
+
+    fn object_id(&self, hex: &str) -> Result<gix::ObjectId, GitError> {
+        gix::ObjectId::from_hex(hex.as_bytes()).map_err(|_| GitError::UnknownRevision { rev: hex.to_owned() })
+    }
+}
+
+/// Blob access shared between threads.
+#[derive(Clone)]
+pub struct BlobReader(gix::ThreadSafeRepository);
+
+impl BlobReader {
+    /// A reader for the calling thread.
+    pub fn local(&self) -> LocalBlobs {
+        LocalBlobs(self.0.to_thread_local())
+    }
+}
+
+/// Blob access for one thread.
+pub struct LocalBlobs(gix::Repository);
+
+impl LocalBlobs {
+    /// The bytes of blob `id` (hex), or `None` when it cannot be read.
+    pub fn read(&self, id: &str) -> Option<Vec<u8>> {
+        let id = gix::ObjectId::from_hex(id.as_bytes()).ok()?;
+        Some(self.0.find_blob(id).ok()?.data.clone())
+    }
 }

@@ -8,10 +8,10 @@
 //! - Python: walk up while directories hold `__init__.py`; the dotted path from the first that does not.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 
 use drsg_parsers::Family;
 
+use crate::source::TreeView;
 use crate::walk::ManifestKind;
 
 /// A Cargo package found in the tree.
@@ -70,17 +70,17 @@ pub struct RustModule {
 
 impl Layout {
     pub fn load(
-        root: &Path,
+        tree: &dyn TreeView,
         tree_name: &str,
         manifests: &[(ManifestKind, String)],
         python_packages: HashSet<String>,
     ) -> Layout {
         let mut layout = Layout { tree_name: tree_name.to_owned(), python_packages, ..Layout::default() };
         for (kind, rel) in manifests {
-            let text = match std::fs::read_to_string(root.join(rel)) {
+            let text = match tree.read_to_string(rel) {
                 Ok(text) => text,
                 Err(err) => {
-                    layout.manifest_errors.push((rel.clone(), err.to_string()));
+                    layout.manifest_errors.push((rel.clone(), err));
                     continue;
                 }
             };
@@ -105,7 +105,7 @@ impl Layout {
             let import_name = name.replace('-', "_").to_lowercase();
             for candidate in [import_name.clone(), format!("src/{import_name}")] {
                 let Some(rel) = join_normalized(dir, &candidate) else { continue };
-                if root.join(&rel).is_dir() {
+                if tree.is_dir(&rel) {
                     layout.python_packages.insert(rel);
                 }
             }
@@ -113,8 +113,8 @@ impl Layout {
         for package in &mut layout.cargo {
             // `[lib] path` or `src/lib.rs` when it exists, else the main binary.
             let main = join_normalized(&package.dir, "src/main.rs");
-            if !package.lib.as_ref().is_some_and(|lib| root.join(lib).is_file()) {
-                package.lib = main.filter(|m| root.join(m).is_file());
+            if !package.lib.as_ref().is_some_and(|lib| tree.is_file(lib)) {
+                package.lib = main.filter(|m| tree.is_file(m));
             }
         }
         // Deepest first, so "nearest manifest" is the first match.

@@ -13,12 +13,15 @@ mod graph;
 mod layout;
 mod resolve;
 mod run;
+pub mod source;
 mod table;
 pub mod walk;
 
 use std::path::PathBuf;
 
-pub use git::{Checkout, checkout};
+pub use git::{
+    Checkout, CommitInfo, EntryKind, GitError, Head, RefInfo, RefKind, ReflogEntry, Repo, TreeEntry, checkout,
+};
 pub use graph::{Accounting, reason_category};
 pub use run::{IndexOptions, Progress, RunReport, Silent, index_tree, is_test_path};
 pub use walk::SkipReason;

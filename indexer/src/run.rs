@@ -10,12 +10,13 @@ use drsg_planes::{NodeData, PlaneBatch, PlaneInfo, PlaneKind, PlaneMeta, Store};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
+use crate::Error;
 use crate::graph::{self, Accounting};
 use crate::layout::Layout;
 use crate::resolve::{Resolver, Target};
+use crate::source::Source;
 use crate::table::{ParsedFile, Table};
 use crate::walk::{self, SkipReason};
-use crate::{Error, git};
 
 /// Settings of a run.
 #[derive(Debug, Clone)]
@@ -138,8 +139,9 @@ pub fn index_tree(
 
     progress.phase("walk", 0);
     let t0 = Instant::now();
-    let walked = walk::walk(&root, registry, options.max_file_size);
-    let layout = Layout::load(&root, &tree_name, &walked.manifests, walked.python_packages.clone());
+    let source = Source::for_dir(&root);
+    let walked = source.walk(registry, options.max_file_size);
+    let layout = Layout::load(&source, &tree_name, &walked.manifests, walked.python_packages.clone());
     phases.insert("walk", t0.elapsed().as_secs_f64());
     let mut memory_mb = BTreeMap::new();
     let mut note_memory = |phase: &'static str| {
@@ -150,29 +152,33 @@ pub fn index_tree(
 
     progress.phase("parse", walked.candidates.len() as u64);
     let t0 = Instant::now();
+    let reader = source.reader(options.max_file_size);
     let outcomes: Vec<Result<ParsedFile, (String, SkipReason)>> = walked
         .candidates
         .par_iter()
-        .map(|candidate| {
-            let result = match walk::read_source(&root, candidate) {
-                Ok(text) => {
-                    let (plugin, lang) =
-                        registry.for_path(&candidate.path).expect("the walk kept only files a plugin takes");
-                    let facts = parse_file(plugin, lang, &candidate.path, &text);
-                    Ok(ParsedFile {
-                        is_test: is_test_path(&candidate.path, lang),
-                        lines: text.lines().count() as u32,
-                        bytes: text.len() as u64,
-                        path: candidate.path.clone(),
-                        lang,
-                        facts,
-                    })
-                }
-                Err(reason) => Err((candidate.path.clone(), reason)),
-            };
-            progress.advance(1);
-            result
-        })
+        .map_init(
+            || reader.local(),
+            |local, candidate| {
+                let result = match local.read(candidate) {
+                    Ok(text) => {
+                        let (plugin, lang) =
+                            registry.for_path(&candidate.path).expect("the walk kept only files a plugin takes");
+                        let facts = parse_file(plugin, lang, &candidate.path, &text);
+                        Ok(ParsedFile {
+                            is_test: is_test_path(&candidate.path, lang),
+                            lines: text.lines().count() as u32,
+                            bytes: text.len() as u64,
+                            path: candidate.path.clone(),
+                            lang,
+                            facts,
+                        })
+                    }
+                    Err(reason) => Err((candidate.path.clone(), reason)),
+                };
+                progress.advance(1);
+                result
+            },
+        )
         .collect();
     let mut skipped = walked.skipped;
     let mut files = Vec::with_capacity(outcomes.len());
@@ -200,8 +206,7 @@ pub fn index_tree(
         }
     }
     let file_count = files.len() as u64;
-    let checkout = git::checkout(&root);
-    let synced_commit = checkout.as_ref().and_then(|c| c.head.clone());
+    let synced_commit = source.commit().map(str::to_owned);
     let skip_counts = walk::count_skips(&skipped);
     let mut plane_meta = PlaneMeta {
         name: plane.clone(),

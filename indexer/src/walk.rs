@@ -136,7 +136,7 @@ pub fn walk(root: &Path, registry: &Registry, max_file_size: u64) -> WalkOutcome
     out
 }
 
-fn is_bundle_name(name: &str) -> bool {
+pub(crate) fn is_bundle_name(name: &str) -> bool {
     name.ends_with(".min.js") || name.ends_with(".bundle.js") || name.ends_with(".min.mjs")
 }
 
@@ -147,12 +147,17 @@ pub fn read_source(root: &Path, candidate: &Candidate) -> Result<String, SkipRea
         // Grew wildly between walk and read (a log being written): treat as too large.
         return Err(SkipReason::TooLarge);
     }
+    check_text(bytes, candidate.lang)
+}
+
+/// A file's bytes as source text, or why they are skipped: binary, not UTF-8, minified.
+pub fn check_text(bytes: Vec<u8>, lang: Lang) -> Result<String, SkipReason> {
     let head = &bytes[..bytes.len().min(8192)];
     if head.contains(&0) {
         return Err(SkipReason::Binary);
     }
     let text = String::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
-    if matches!(candidate.lang, Lang::JavaScript) && looks_minified(&text) {
+    if matches!(lang, Lang::JavaScript) && looks_minified(&text) {
         return Err(SkipReason::Generated);
     }
     Ok(text)

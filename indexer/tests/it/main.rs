@@ -5,6 +5,7 @@ mod bad_input;
 mod resolve_python;
 mod resolve_rust;
 mod resolve_ts;
+mod source;
 
 use std::collections::HashMap;
 

@@ -1,0 +1,207 @@
+//! Where a run reads its files: the tree of a commit (a git checkout: what HEAD holds, never the
+//! uncommitted edits), or a directory on disk (anything else).
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use drsg_parsers::Registry;
+
+use crate::git::{BlobReader, EntryKind, GitError, Repo, TreeEntry};
+use crate::walk::{self, Candidate, SkipReason, WalkOutcome, manifest_kind};
+
+/// Read access to a tree, for manifests and layout questions.
+pub trait TreeView {
+    fn read_to_string(&self, rel: &str) -> Result<String, String>;
+    fn is_dir(&self, rel: &str) -> bool;
+    fn is_file(&self, rel: &str) -> bool;
+}
+
+/// The files a run indexes.
+pub enum Source {
+    Disk { root: PathBuf },
+    Commit(Box<CommitTree>),
+}
+
+/// A commit's tree below a prefix (the indexed directory inside the work tree).
+pub struct CommitTree {
+    pub repo: Repo,
+    pub commit: String,
+    /// The indexed directory relative to the work tree (`""` for the whole tree).
+    pub prefix: String,
+    files: BTreeMap<String, TreeEntry>,
+    dirs: HashSet<String>,
+}
+
+impl CommitTree {
+    pub fn new(repo: Repo, commit: String, prefix: String) -> Result<CommitTree, GitError> {
+        let entries = repo.tree_files(&commit, &prefix)?;
+        let mut dirs = HashSet::from([String::new()]);
+        for e in &entries {
+            let mut dir = e.path.as_str();
+            while let Some((parent, _)) = dir.rsplit_once('/') {
+                if !dirs.insert(parent.to_owned()) {
+                    break;
+                }
+                dir = parent;
+            }
+        }
+        let files = entries.into_iter().map(|e| (e.path.clone(), e)).collect();
+        Ok(CommitTree { repo, commit, prefix, files, dirs })
+    }
+
+    /// The blob id of a file.
+    pub fn blob_id(&self, rel: &str) -> Option<&str> {
+        self.files.get(rel).filter(|e| e.kind == EntryKind::File).map(|e| e.id.as_str())
+    }
+
+    /// Every file entry, by path.
+    pub fn entries(&self) -> impl Iterator<Item = &TreeEntry> {
+        self.files.values()
+    }
+}
+
+impl Source {
+    /// The committed tree of HEAD when `root` is a tracked directory of a git checkout with commits;
+    /// the directory on disk otherwise (not a checkout, no commits yet, or an untracked or ignored
+    /// directory inside one).
+    pub fn for_dir(root: &Path) -> Source {
+        let disk = || Source::Disk { root: root.to_path_buf() };
+        let Some(repo) = Repo::discover(root) else { return disk() };
+        let Some(head) = repo.head().commit else { return disk() };
+        let Ok(rel) = root.strip_prefix(repo.workdir()) else { return disk() };
+        let prefix = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        if !repo.tracks(&head, &prefix) {
+            return disk();
+        }
+        match CommitTree::new(repo, head, prefix) {
+            Ok(tree) => Source::Commit(Box::new(tree)),
+            Err(_) => disk(),
+        }
+    }
+
+    /// The commit the files come from.
+    pub fn commit(&self) -> Option<&str> {
+        match self {
+            Source::Disk { .. } => None,
+            Source::Commit(tree) => Some(&tree.commit),
+        }
+    }
+
+    /// Sources, manifests and skips, sorted by path.
+    pub fn walk(&self, registry: &Registry, max_file_size: u64) -> WalkOutcome {
+        let tree = match self {
+            Source::Disk { root } => return walk::walk(root, registry, max_file_size),
+            Source::Commit(tree) => tree,
+        };
+        let mut out = WalkOutcome::default();
+        for entry in tree.files.values() {
+            let rel = &entry.path;
+            let name = rel.rsplit('/').next().unwrap_or(rel);
+            match entry.kind {
+                EntryKind::Submodule => continue,
+                EntryKind::Link => {
+                    if registry.for_path(rel).is_some() {
+                        out.skipped.push((rel.clone(), SkipReason::Symlink));
+                    }
+                    continue;
+                }
+                EntryKind::File => {}
+            }
+            if name == "__init__.py" {
+                out.python_packages.insert(rel.rsplit_once('/').map(|(d, _)| d.to_owned()).unwrap_or_default());
+            }
+            if let Some(kind) = manifest_kind(name) {
+                out.manifests.push((kind, rel.clone()));
+                continue;
+            }
+            let Some((_, lang)) = registry.for_path(rel) else { continue };
+            if walk::is_bundle_name(name) {
+                out.skipped.push((rel.clone(), SkipReason::Generated));
+                continue;
+            }
+            // The size is checked when the blob is read.
+            out.candidates.push(Candidate { path: rel.clone(), lang, size: max_file_size });
+        }
+        out.skipped.sort();
+        out
+    }
+
+    /// A reader of candidates' texts, usable from several threads (one [`TextReader::local`] each).
+    pub fn reader(&self, max_file_size: u64) -> TextReader {
+        match self {
+            Source::Disk { root } => TextReader::Disk { root: root.clone() },
+            Source::Commit(tree) => TextReader::Commit {
+                blobs: Box::new(tree.repo.blob_reader()),
+                ids: tree.files.iter().map(|(p, e)| (p.clone(), e.id.clone())).collect(),
+                max_file_size,
+            },
+        }
+    }
+}
+
+/// Reads candidates' texts.
+pub enum TextReader {
+    Disk { root: PathBuf },
+    Commit { blobs: Box<BlobReader>, ids: BTreeMap<String, String>, max_file_size: u64 },
+}
+
+/// A [`TextReader`] bound to one thread.
+pub enum LocalReader<'a> {
+    Disk(&'a Path),
+    Commit { blobs: Box<crate::git::LocalBlobs>, ids: &'a BTreeMap<String, String>, max_file_size: u64 },
+}
+
+impl TextReader {
+    pub fn local(&self) -> LocalReader<'_> {
+        match self {
+            TextReader::Disk { root } => LocalReader::Disk(root),
+            TextReader::Commit { blobs, ids, max_file_size } => {
+                LocalReader::Commit { blobs: Box::new(blobs.local()), ids, max_file_size: *max_file_size }
+            }
+        }
+    }
+}
+
+impl LocalReader<'_> {
+    /// The text of a candidate, or why it is skipped.
+    pub fn read(&self, candidate: &Candidate) -> Result<String, SkipReason> {
+        match self {
+            LocalReader::Disk(root) => walk::read_source(root, candidate),
+            LocalReader::Commit { blobs, ids, max_file_size } => {
+                let id = ids.get(&candidate.path).ok_or(SkipReason::Unreadable)?;
+                let bytes = blobs.read(id).ok_or(SkipReason::Unreadable)?;
+                if bytes.len() as u64 > *max_file_size {
+                    return Err(SkipReason::TooLarge);
+                }
+                walk::check_text(bytes, candidate.lang)
+            }
+        }
+    }
+}
+
+impl TreeView for Source {
+    fn read_to_string(&self, rel: &str) -> Result<String, String> {
+        match self {
+            Source::Disk { root } => std::fs::read_to_string(root.join(rel)).map_err(|e| e.to_string()),
+            Source::Commit(tree) => {
+                let id = tree.files.get(rel).ok_or_else(|| "not in the commit".to_owned())?;
+                let bytes = tree.repo.blob(&id.id).map_err(|e| e.to_string())?;
+                String::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())
+            }
+        }
+    }
+
+    fn is_dir(&self, rel: &str) -> bool {
+        match self {
+            Source::Disk { root } => root.join(rel).is_dir(),
+            Source::Commit(tree) => tree.dirs.contains(rel.trim_end_matches('/')),
+        }
+    }
+
+    fn is_file(&self, rel: &str) -> bool {
+        match self {
+            Source::Disk { root } => root.join(rel).is_file(),
+            Source::Commit(tree) => tree.files.get(rel).is_some_and(|e| e.kind == EntryKind::File),
+        }
+    }
+}
