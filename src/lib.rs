@@ -144,9 +144,22 @@ pub fn render_index_summary(report: &drsg_indexer::RunReport, db: &Path) -> Stri
     if report.parse_error_files > 0 {
         let _ = writeln!(out, "  files with syntax errors: {} (what parsed is indexed)", report.parse_error_files);
     }
+    if let Some(h) = &report.history {
+        let capped = if h.capped { " (capped by --max-commits)" } else { "" };
+        let _ = writeln!(
+            out,
+            "  history: {} commits{capped}, {} branches, {} tags, {} rebases · plane {}",
+            h.commits, h.branches, h.tags, h.rebases, h.plane
+        );
+    }
+    if let Some(err) = &report.history_error {
+        let _ = writeln!(out, "  history: not recorded: {err}");
+    }
     let synced = match &report.synced_commit {
-        Some(sha) => format!("commit {}", drsg_query::short_sha(sha)),
-        None => "directory (not a git checkout)".to_owned(),
+        Some(sha) => {
+            format!("commit {} (the committed tree; uncommitted edits are not indexed)", drsg_query::short_sha(sha))
+        }
+        None => "directory on disk (not a tracked part of a git checkout)".to_owned(),
     };
     let _ = writeln!(out, "  synced: {synced} · plane {} in {}", report.plane, db.display());
     out

@@ -29,6 +29,9 @@ enum Command {
         /// Skip files larger than this many bytes.
         #[arg(long, default_value_t = 2 * 1024 * 1024)]
         max_file_size: u64,
+        /// Record at most this many commits (newest first) in the history plane.
+        #[arg(long)]
+        max_commits: Option<usize>,
         /// Print the run report as JSON instead of the summary.
         #[arg(long)]
         json: bool,
@@ -160,6 +163,14 @@ enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// HEAD, branches with their tips, tags, rebases (from the reflog) and the newest commits.
+    History {
+        /// Newest commits listed.
+        #[arg(long)]
+        limit: Option<usize>,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Write a plane as JSON Lines: nodes and/or edges.
     Export {
         #[arg(long)]
@@ -203,7 +214,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
     let db = drsg::database_path(cli.db);
     let cwd = std::env::current_dir().ok();
     match cli.command {
-        Command::Index { dir, plane, max_file_size, json } => {
+        Command::Index { dir, plane, max_file_size, max_commits, json } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
             // Refuse a missing tree before the database is created or opened for writing.
             match std::fs::metadata(&dir) {
@@ -217,7 +228,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             let mut store = drsg::open_for_write(&db)?;
             let registry = drsg_plugins::builtin();
-            let options = drsg_indexer::IndexOptions { plane, max_file_size };
+            let options = drsg_indexer::IndexOptions { plane, max_file_size, max_commits };
             let bar = drsg::Bar::new();
             let report = drsg_indexer::index_tree(&dir, &registry, &mut store, &options, &bar)
                 .with_context(|| format!("indexing {} failed; the database is unchanged", dir.display()))?;
@@ -301,6 +312,10 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 plane: common.plane.clone(),
             };
             verb(&db, cwd.as_deref(), &common, |s| drsg_query::traverse(s, &p))
+        }
+        Command::History { limit, common } => {
+            let p = drsg_query::HistoryParams { limit, plane: common.plane.clone() };
+            verb(&db, cwd.as_deref(), &common, |s| drsg_query::history(s, &p))
         }
         Command::Export { plane, edges, nodes } => {
             let store = drsg::open_for_read(&db)?;

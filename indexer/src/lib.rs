@@ -10,6 +10,7 @@
 mod builtins;
 mod git;
 mod graph;
+pub mod history;
 mod layout;
 mod resolve;
 mod run;

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use crate::Error;
 use crate::graph::{self, Accounting};
+use crate::history::{HistorySummary, index_history};
 use crate::layout::Layout;
 use crate::resolve::{Resolver, Target};
 use crate::source::Source;
@@ -25,11 +26,13 @@ pub struct IndexOptions {
     pub plane: Option<String>,
     /// Files larger than this are skipped (default 2 MiB).
     pub max_file_size: u64,
+    /// Most commits the `_git` plane records, newest first (default: all).
+    pub max_commits: Option<usize>,
 }
 
 impl Default for IndexOptions {
     fn default() -> Self {
-        IndexOptions { plane: None, max_file_size: 2 * 1024 * 1024 }
+        IndexOptions { plane: None, max_file_size: 2 * 1024 * 1024, max_commits: None }
     }
 }
 
@@ -63,6 +66,10 @@ pub struct RunReport {
     pub phases: BTreeMap<&'static str, f64>,
     /// Resident memory after each phase and the peak, in MB (Linux; empty elsewhere).
     pub memory_mb: BTreeMap<&'static str, u64>,
+    /// The `_git` plane written beside the code plane, for a git checkout.
+    pub history: Option<HistorySummary>,
+    /// Why the `_git` plane could not be written (the code plane is written all the same).
+    pub history_error: Option<String>,
 }
 
 /// What the resolution thread sends the store, in order: symbols, batches, the end.
@@ -289,6 +296,16 @@ pub fn index_tree(
     if let Some(mb) = resident_mb("VmHWM") {
         memory_mb.insert("peak", mb);
     }
+    let (mut history, mut history_error) = (None, None);
+    if let Source::Commit(tree) = &source {
+        progress.phase("history", 0);
+        let t0 = Instant::now();
+        match index_history(&tree.repo, store, &plane, options.max_commits) {
+            Ok(summary) => history = Some(summary),
+            Err(err) => history_error = Some(err.to_string()),
+        }
+        phases.insert("history", t0.elapsed().as_secs_f64());
+    }
 
     Ok(RunReport {
         plane,
@@ -306,6 +323,8 @@ pub fn index_tree(
         seconds: started.elapsed().as_secs_f64(),
         phases,
         memory_mb,
+        history,
+        history_error,
     })
 }
 

@@ -1,5 +1,6 @@
 //! End-to-end tests of the `drsg` binary, and the workspace's dependency rules.
 
 mod cli;
+mod history;
 mod tidy;
 mod verbs;

@@ -529,5 +529,7 @@ fn the_plane_defaults_to_the_one_holding_the_working_directory() {
     assert!(ask(Some(&inside_b), None).unwrap().starts_with("b.only_in_b  Function  b.py:1"));
     assert!(ask(Some(a.path()), None).unwrap().starts_with("no symbol `only_in_b` in plane a"));
     assert!(ask(None, Some("b")).unwrap().starts_with("b.only_in_b  Function"));
-    assert!(ask(None, Some("c")).unwrap_err().to_string().starts_with("no plane named `c`; planes: a, b"));
+    assert!(
+        ask(None, Some("c")).unwrap_err().to_string().starts_with("no plane named `c`; planes: a, a_git, b, b_git")
+    );
 }

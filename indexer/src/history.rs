@@ -1,0 +1,314 @@
+//! The `_git` plane: commits with their parents, branches, tags, and rebases reconstructed from the
+//! reflog, built from the plain values of the `git` module.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use drsg_planes::{NewEdge, NodeData, PlaneKind, PlaneMeta, Props, Store};
+use serde_json::{Value, json};
+
+use crate::Error;
+use crate::git::{CommitInfo, GitError, Head, RefInfo, RefKind, ReflogEntry, Repo};
+
+/// What went into a `_git` plane.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct HistorySummary {
+    pub plane: String,
+    pub commits: u64,
+    pub branches: u64,
+    pub tags: u64,
+    pub rebases: u64,
+    /// True when the commit cap cut the history.
+    pub capped: bool,
+}
+
+/// A rebase as the reflog tells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rebase {
+    /// Full ref name of the rebased branch.
+    pub branch: String,
+    /// The commit the branch was replayed onto.
+    pub onto: String,
+    /// The branch's tip before the rebase.
+    pub replaced: String,
+    /// Commits replayed.
+    pub steps: u64,
+    pub finished_at: i64,
+}
+
+/// Reads the repository and replaces the `<plane>_git` plane. `max_commits` bounds the commits read
+/// (newest first); `None` reads them all.
+pub fn index_history(
+    repo: &Repo,
+    store: &mut Store,
+    code_plane: &str,
+    max_commits: Option<usize>,
+) -> Result<HistorySummary, HistoryError> {
+    let head = repo.head();
+    let refs = repo.refs()?;
+    let reflog = repo.reflog("HEAD");
+    let rebases = rebases(&reflog);
+    let mut tips: Vec<String> = refs.iter().filter_map(|r| r.commit.clone()).collect();
+    tips.extend(head.commit.clone());
+    let mut commits = repo.commits(&dedup(tips), max_commits)?;
+    let capped = max_commits.is_some_and(|m| commits.len() >= m);
+    let reachable: HashSet<String> = commits.iter().map(|c| c.sha.clone()).collect();
+    // The tip a rebase replaced is known only from the reflog: record that one commit, unreachable.
+    // (Were it still reachable beyond the cap, it would be marked unreachable: the cap's price.)
+    let mut recorded = reachable.clone();
+    for rb in &rebases {
+        if recorded.insert(rb.replaced.clone())
+            && let Ok(c) = repo.commit(&rb.replaced)
+        {
+            commits.push(c);
+        }
+    }
+    let (nodes, edges) = git_plane(&head, &refs, &commits, &reachable, &rebases);
+    let summary = HistorySummary {
+        plane: format!("{code_plane}_git"),
+        commits: commits.len() as u64,
+        branches: refs.iter().filter(|r| r.kind != RefKind::Tag).count() as u64,
+        tags: refs.iter().filter(|r| r.kind == RefKind::Tag).count() as u64,
+        rebases: rebases.len() as u64,
+        capped,
+    };
+    let meta = PlaneMeta {
+        name: summary.plane.clone(),
+        kind: PlaneKind::Git,
+        synced_commit: head.commit.clone(),
+        synced_root: Some(repo.workdir().to_string_lossy().into_owned()),
+        built_by: Value::Null,
+        ledger: json!({
+            "commits": summary.commits,
+            "branches": summary.branches,
+            "tags": summary.tags,
+            "rebases": summary.rebases,
+            "capped": capped,
+            "max_commits": max_commits,
+            "head_branch": head.branch,
+        }),
+    };
+    store.replace_plane(&meta, &nodes, &edges).map_err(Error::from)?;
+    Ok(summary)
+}
+
+fn dedup(mut list: Vec<String>) -> Vec<String> {
+    list.sort();
+    list.dedup();
+    list
+}
+
+/// Why the history plane could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error(transparent)]
+    Git(#[from] GitError),
+    #[error(transparent)]
+    Index(#[from] Error),
+}
+
+/// Rebases in a reflog (oldest first): a `rebase (start)` line, the `rebase (pick)`-style steps, and a
+/// `rebase (finish): returning to <branch>` line. An unfinished or aborted rebase is not one.
+pub fn rebases(reflog: &[ReflogEntry]) -> Vec<Rebase> {
+    let mut out = Vec::new();
+    let mut start: Option<(&ReflogEntry, u64)> = None;
+    for entry in reflog {
+        let message = entry.message.as_str();
+        if message.starts_with("rebase (start)") || message.starts_with("rebase -i (start)") {
+            start = Some((entry, 0));
+        } else if let Some(rest) = message
+            .strip_prefix("rebase (finish): returning to ")
+            .or_else(|| message.strip_prefix("rebase -i (finish): returning to "))
+        {
+            if let Some((begin, steps)) = start.take()
+                && let (Some(replaced), Some(onto)) = (begin.old.clone(), begin.new.clone())
+            {
+                out.push(Rebase { branch: rest.trim().to_owned(), onto, replaced, steps, finished_at: entry.time });
+            }
+        } else if message.starts_with("rebase") {
+            if let Some((_, steps)) = start.as_mut() {
+                *steps += 1;
+            }
+        } else {
+            // Anything else (a checkout, a commit) ends a rebase that never finished.
+            start = None;
+        }
+    }
+    out
+}
+
+/// The nodes and edges of a `_git` plane.
+pub fn git_plane(
+    head: &Head,
+    refs: &[RefInfo],
+    commits: &[CommitInfo],
+    reachable: &HashSet<String>,
+    rebases: &[Rebase],
+) -> (Vec<NodeData>, Vec<NewEdge>) {
+    let mut nodes = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut sorted: Vec<&CommitInfo> = commits.iter().collect();
+    sorted.sort_by(|a, b| a.sha.cmp(&b.sha));
+    for c in &sorted {
+        let mut labels = vec!["Commit".to_owned()];
+        if c.parents.len() > 1 {
+            labels.push("Merge".to_owned());
+        }
+        let props = props(json!({
+            "sha": c.sha,
+            "short": &c.sha[..c.sha.len().min(12)],
+            "summary": c.summary,
+            "author": c.author,
+            "committed_at": c.committed_at,
+            "date": iso_date(c.committed_at),
+            "reachable": reachable.contains(&c.sha),
+        }));
+        index.insert(c.sha.clone(), nodes.len());
+        nodes.push(
+            NodeData {
+                key: format!("commit:{}", c.sha),
+                labels,
+                name: c.sha[..c.sha.len().min(12)].to_owned(),
+                ..NodeData::default()
+            }
+            .with_props(&props),
+        );
+    }
+    let mut edges = Vec::new();
+    for c in &sorted {
+        let src = index[&c.sha];
+        for (order, parent) in c.parents.iter().enumerate() {
+            // A parent beyond the commit cap is not in the plane.
+            if let Some(&dst) = index.get(parent) {
+                edges.push(NewEdge::new(src, dst, "PARENT", &props(json!({"order": order}))));
+            }
+        }
+    }
+    for r in refs {
+        let (key, label, node_props, edge_type) = match r.kind {
+            RefKind::Branch | RefKind::RemoteBranch => (
+                format!("branch:{}", r.name),
+                "Branch",
+                json!({
+                    "name": r.short,
+                    "ref": r.name,
+                    "is_head": head.branch.as_deref() == Some(r.name.as_str()),
+                    "remote": r.kind == RefKind::RemoteBranch,
+                    "tip": r.commit,
+                }),
+                "TIP",
+            ),
+            RefKind::Tag => (
+                format!("tag:{}", r.short),
+                "Tag",
+                json!({"name": r.short, "target": r.commit, "annotated": r.tag_object.is_some()}),
+                "TAGS",
+            ),
+        };
+        let at = nodes.len();
+        nodes.push(
+            NodeData { key, labels: vec![label.to_owned()], name: r.short.clone(), ..NodeData::default() }
+                .with_props(&props(node_props)),
+        );
+        if let Some(&dst) = r.commit.as_ref().and_then(|c| index.get(c)) {
+            edges.push(NewEdge::new(at, dst, edge_type, &Props::new()));
+        }
+    }
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for rb in rebases {
+        let date = iso_date(rb.finished_at);
+        let mut key = format!("rebase:{}@{date}", rb.branch);
+        let n = seen.entry(key.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            key.push_str(&format!("#{n}"));
+        }
+        let at = nodes.len();
+        let name = rb.branch.strip_prefix("refs/heads/").unwrap_or(&rb.branch).to_owned();
+        nodes.push(NodeData { key, labels: vec!["Rebase".to_owned()], name, ..NodeData::default() }.with_props(
+            &props(json!({
+                "branch": rb.branch,
+                "onto": rb.onto,
+                "replaced": rb.replaced,
+                "steps": rb.steps,
+                "finished_at": rb.finished_at,
+                "date": date,
+            })),
+        ));
+        if let Some(&dst) = index.get(&rb.onto) {
+            edges.push(NewEdge::new(at, dst, "ONTO", &Props::new()));
+        }
+        if let Some(&dst) = index.get(&rb.replaced) {
+            edges.push(NewEdge::new(at, dst, "REPLACED", &Props::new()));
+        }
+    }
+    (nodes, edges)
+}
+
+fn props(value: Value) -> Props {
+    match value {
+        Value::Object(map) => map,
+        _ => Props::new(),
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` for seconds since the Unix epoch (UTC), without a date library.
+pub fn iso_date(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(old: &str, new: &str, message: &str, time: i64) -> ReflogEntry {
+        ReflogEntry {
+            old: (!old.is_empty()).then(|| old.to_owned()),
+            new: (!new.is_empty()).then(|| new.to_owned()),
+            message: message.to_owned(),
+            time,
+        }
+    }
+
+    #[test]
+    fn rebases_from_a_reflog() {
+        let log = vec![
+            entry("", "a1", "commit (initial): first", 1),
+            entry("a1", "b1", "commit: on feature", 2),
+            entry("b1", "m1", "rebase (start): checkout main", 3),
+            entry("m1", "c1", "rebase (pick): on feature", 4),
+            entry("c1", "c1", "rebase (finish): returning to refs/heads/feature", 5),
+            entry("c1", "d1", "rebase (start): checkout main", 6),
+            entry("d1", "m1", "checkout: moving from d1 to main", 7),
+        ];
+        assert_eq!(
+            rebases(&log),
+            [Rebase {
+                branch: "refs/heads/feature".into(),
+                onto: "m1".into(),
+                replaced: "b1".into(),
+                steps: 1,
+                finished_at: 5
+            }]
+        );
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(iso_date(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso_date(1_704_067_200), "2024-01-01T00:00:00Z");
+        assert_eq!(iso_date(1_709_251_199), "2024-02-29T23:59:59Z");
+    }
+}
