@@ -164,3 +164,23 @@ pub fn render_index_summary(report: &drsg_indexer::RunReport, db: &Path) -> Stri
     let _ = writeln!(out, "  synced: {synced} · plane {} in {}", report.plane, db.display());
     out
 }
+
+/// The summary of a fold, one line (two when it did work).
+pub fn render_fold(report: &drsg_indexer::FoldReport) -> String {
+    let to = drsg_query::short_sha(&report.to);
+    if report.in_sync {
+        return format!("plane {} is in sync at commit {to}\n", report.plane);
+    }
+    let from = report.from.as_deref().map(drsg_query::short_sha).unwrap_or("(no commit)");
+    format!(
+        "folded {} from {from} to {to} in {} ms: {} files parsed, {} reused · nodes +{} −{} · edges {} → {}\n",
+        report.plane,
+        report.millis,
+        report.files_parsed,
+        report.files_reused,
+        report.nodes_added,
+        report.nodes_removed,
+        report.edges_before,
+        report.edges_after
+    )
+}

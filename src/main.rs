@@ -36,6 +36,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Move a code plane from its synced commit to another commit (default: HEAD), re-parsing only
+    /// files whose blobs it has not seen.
+    Fold {
+        /// The revision to fold to (sha, tag, branch, HEAD~n, …; default HEAD).
+        #[arg(long)]
+        to: Option<String>,
+        #[arg(long)]
+        plane: Option<String>,
+        /// Print the fold report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the planes with their counts and sync points.
     Planes {
         #[arg(long)]
@@ -237,6 +249,23 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 emit(&format!("{}\n", serde_json::to_string_pretty(&report)?));
             } else {
                 emit(&drsg::render_index_summary(&report, &db));
+            }
+            Ok(EXIT_FOUND)
+        }
+        Command::Fold { to, plane, json } => {
+            let mut store = drsg::open_for_write(&db)?;
+            let plane = drsg_query::choose_plane(&store, plane.as_deref(), cwd.as_deref())?.meta.name;
+            let registry = drsg_plugins::builtin();
+            let cache = drsg_indexer::FactsCache::default();
+            let bar = drsg::Bar::new();
+            let options = drsg_indexer::IndexOptions::default();
+            let report = drsg_indexer::fold(&mut store, &registry, &plane, to.as_deref(), &options, &cache, &bar)
+                .with_context(|| format!("folding plane {plane} failed; the plane is unchanged"))?;
+            bar.finish();
+            if json {
+                emit(&format!("{}\n", serde_json::to_string_pretty(&report)?));
+            } else {
+                emit(&drsg::render_fold(&report));
             }
             Ok(EXIT_FOUND)
         }

@@ -8,6 +8,7 @@
 //! Main entry: [`index_tree`].
 
 mod builtins;
+mod fold;
 mod git;
 mod graph;
 pub mod history;
@@ -20,11 +21,12 @@ pub mod walk;
 
 use std::path::PathBuf;
 
+pub use fold::{FoldError, FoldReport, fold};
 pub use git::{
     Checkout, CommitInfo, EntryKind, GitError, Head, RefInfo, RefKind, ReflogEntry, Repo, TreeEntry, checkout,
 };
 pub use graph::{Accounting, reason_category};
-pub use run::{IndexOptions, Progress, RunReport, Silent, index_tree, is_test_path};
+pub use run::{FactsCache, IndexOptions, Progress, RunReport, Silent, index_tree, is_test_path};
 pub use walk::SkipReason;
 
 /// What stops an indexing run. Bad files never do: they are skipped and counted.

@@ -70,6 +70,8 @@ pub struct RunReport {
     pub history: Option<HistorySummary>,
     /// Why the `_git` plane could not be written (the code plane is written all the same).
     pub history_error: Option<String>,
+    /// Files whose facts came from the cache (same blob, same path) instead of a parse.
+    pub files_reused: u64,
 }
 
 /// What the resolution thread sends the store, in order: symbols, batches, the end.
@@ -142,13 +144,70 @@ pub fn index_tree(
     let root = root.canonicalize().map_err(|source| Error::Root { path: root.to_path_buf(), source })?;
     let tree_name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
     let plane = options.plane.clone().unwrap_or_else(|| tree_name.clone());
+    let source = Source::for_dir(&root);
+    let cache = FactsCache::default();
+    let mut report = run_source(&source, &root, &tree_name, &plane, registry, store, options, progress, &cache)?;
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Facts already parsed, by blob id and path (facts depend on the path: test files are told by it),
+/// so that a fold, or a branch switch back, parses no file twice.
+#[derive(Default)]
+pub struct FactsCache {
+    entries: std::sync::Mutex<HashMap<(String, String), Cached>>,
+}
+
+#[derive(Clone)]
+struct Cached {
+    facts: drsg_parsers::FileFacts,
+    lines: u32,
+    bytes: u64,
+}
+
+impl FactsCache {
+    fn get(&self, blob: &str, path: &str) -> Option<Cached> {
+        self.entries.lock().ok()?.get(&(blob.to_owned(), path.to_owned())).cloned()
+    }
+
+    fn put(&self, blob: &str, path: &str, cached: Cached) {
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.insert((blob.to_owned(), path.to_owned()), cached);
+        }
+    }
+
+    /// Number of files held.
+    pub fn len(&self) -> usize {
+        self.entries.lock().map(|e| e.len()).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Parse (or take from `cache`), resolve and write one source into plane `plane`, then its history.
+#[allow(clippy::too_many_arguments, reason = "the pieces of one run, passed down once")]
+pub(crate) fn run_source(
+    source: &Source,
+    root: &Path,
+    tree_name: &str,
+    plane: &str,
+    registry: &Registry,
+    store: &mut Store,
+    options: &IndexOptions,
+    progress: &dyn Progress,
+    cache: &FactsCache,
+) -> Result<RunReport, Error> {
+    let started = Instant::now();
+    let root = root.to_path_buf();
+    let plane = plane.to_owned();
     let mut phases = BTreeMap::new();
 
     progress.phase("walk", 0);
     let t0 = Instant::now();
-    let source = Source::for_dir(&root);
     let walked = source.walk(registry, options.max_file_size);
-    let layout = Layout::load(&source, &tree_name, &walked.manifests, walked.python_packages.clone());
+    let layout = Layout::load(source, tree_name, &walked.manifests, walked.python_packages.clone());
     phases.insert("walk", t0.elapsed().as_secs_f64());
     let mut memory_mb = BTreeMap::new();
     let mut note_memory = |phase: &'static str| {
@@ -160,27 +219,48 @@ pub fn index_tree(
     progress.phase("parse", walked.candidates.len() as u64);
     let t0 = Instant::now();
     let reader = source.reader(options.max_file_size);
+    let reused = std::sync::atomic::AtomicU64::new(0);
     let outcomes: Vec<Result<ParsedFile, (String, SkipReason)>> = walked
         .candidates
         .par_iter()
         .map_init(
             || reader.local(),
             |local, candidate| {
-                let result = match local.read(candidate) {
-                    Ok(text) => {
-                        let (plugin, lang) =
-                            registry.for_path(&candidate.path).expect("the walk kept only files a plugin takes");
-                        let facts = parse_file(plugin, lang, &candidate.path, &text);
+                let blob = reader.blob_id(&candidate.path);
+                let cached = blob.and_then(|b| cache.get(b, &candidate.path));
+                let result = match cached {
+                    Some(hit) => {
+                        reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         Ok(ParsedFile {
-                            is_test: is_test_path(&candidate.path, lang),
-                            lines: text.lines().count() as u32,
-                            bytes: text.len() as u64,
+                            is_test: is_test_path(&candidate.path, candidate.lang),
+                            lines: hit.lines,
+                            bytes: hit.bytes,
                             path: candidate.path.clone(),
-                            lang,
-                            facts,
+                            lang: candidate.lang,
+                            facts: hit.facts,
                         })
                     }
-                    Err(reason) => Err((candidate.path.clone(), reason)),
+                    None => match local.read(candidate) {
+                        Ok(text) => {
+                            let (plugin, lang) =
+                                registry.for_path(&candidate.path).expect("the walk kept only files a plugin takes");
+                            let facts = parse_file(plugin, lang, &candidate.path, &text);
+                            let lines = text.lines().count() as u32;
+                            let bytes = text.len() as u64;
+                            if let Some(blob) = blob {
+                                cache.put(blob, &candidate.path, Cached { facts: facts.clone(), lines, bytes });
+                            }
+                            Ok(ParsedFile {
+                                is_test: is_test_path(&candidate.path, lang),
+                                lines,
+                                bytes,
+                                path: candidate.path.clone(),
+                                lang,
+                                facts,
+                            })
+                        }
+                        Err(reason) => Err((candidate.path.clone(), reason)),
+                    },
                 };
                 progress.advance(1);
                 result
@@ -297,7 +377,7 @@ pub fn index_tree(
         memory_mb.insert("peak", mb);
     }
     let (mut history, mut history_error) = (None, None);
-    if let Source::Commit(tree) = &source {
+    if let Source::Commit(tree) = source {
         progress.phase("history", 0);
         let t0 = Instant::now();
         match index_history(&tree.repo, store, &plane, options.max_commits) {
@@ -325,6 +405,7 @@ pub fn index_tree(
         memory_mb,
         history,
         history_error,
+        files_reused: reused.into_inner(),
     })
 }
 

@@ -79,6 +79,14 @@ impl Source {
         }
     }
 
+    /// The blob id of a file, for a commit's tree.
+    pub fn blob_id(&self, rel: &str) -> Option<&str> {
+        match self {
+            Source::Disk { .. } => None,
+            Source::Commit(tree) => tree.blob_id(rel),
+        }
+    }
+
     /// The commit the files come from.
     pub fn commit(&self) -> Option<&str> {
         match self {
@@ -152,6 +160,14 @@ pub enum LocalReader<'a> {
 }
 
 impl TextReader {
+    /// The blob id of a file, for a commit's tree.
+    pub fn blob_id(&self, rel: &str) -> Option<&str> {
+        match self {
+            TextReader::Disk { .. } => None,
+            TextReader::Commit { ids, .. } => ids.get(rel).map(String::as_str),
+        }
+    }
+
     pub fn local(&self) -> LocalReader<'_> {
         match self {
             TextReader::Disk { root } => LocalReader::Disk(root),

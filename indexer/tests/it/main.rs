@@ -2,6 +2,7 @@
 //! the edges they produce.
 
 mod bad_input;
+mod fold;
 mod resolve_python;
 mod resolve_rust;
 mod resolve_ts;

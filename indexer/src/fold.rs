@@ -1,0 +1,128 @@
+//! The fold: move a code plane from its `synced_commit` to another commit of its repository.
+//!
+//! Files come from the target commit's tree; a file whose blob was parsed before (at any commit, in
+//! this process) is not parsed again (`FactsCache`). Resolution then runs over the whole table and
+//! the plane is written in one SQLite transaction that also stamps the new `synced_commit`, so a fold
+//! interrupted at any point leaves the previous commit's plane, and the result equals a fresh index
+//! of the target commit by construction. Re-resolving only the references whose binding can change is
+//! the next step (see the README's known gaps).
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::Instant;
+
+use drsg_parsers::Registry;
+use drsg_planes::{PlaneKind, Store};
+
+use crate::git::{GitError, Repo};
+use crate::run::{FactsCache, IndexOptions, Progress, RunReport, run_source};
+use crate::source::{CommitTree, Source};
+
+/// What a fold did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FoldReport {
+    pub plane: String,
+    /// The commit the plane reflected before (`None`: it was not synced to a commit).
+    pub from: Option<String>,
+    pub to: String,
+    /// True when the plane already reflected `to`: nothing was done.
+    pub in_sync: bool,
+    /// Source files parsed, and taken from the cache of parsed blobs.
+    pub files_parsed: u64,
+    pub files_reused: u64,
+    pub nodes_added: u64,
+    pub nodes_removed: u64,
+    pub edges_before: u64,
+    pub edges_after: u64,
+    pub millis: u64,
+    /// The run behind the fold, when there was one.
+    #[serde(skip)]
+    pub run: Option<RunReport>,
+}
+
+/// Why a fold could not run. The plane is unchanged in every case.
+#[derive(Debug, thiserror::Error)]
+pub enum FoldError {
+    #[error("no plane named `{0}`")]
+    UnknownPlane(String),
+    #[error("plane `{0}` is not a code plane")]
+    NotCode(String),
+    #[error("plane `{plane}` was not indexed from a git checkout ({root}); run `drsg index` to rebuild it instead")]
+    NotGit { plane: String, root: String },
+    #[error(transparent)]
+    Git(#[from] GitError),
+    #[error(transparent)]
+    Index(#[from] crate::Error),
+}
+
+/// Fold plane `plane_name` to `to` (a revision; `None` for HEAD). `cache` keeps parsed files between
+/// folds of one process.
+pub fn fold(
+    store: &mut Store,
+    registry: &Registry,
+    plane_name: &str,
+    to: Option<&str>,
+    options: &IndexOptions,
+    cache: &FactsCache,
+    progress: &dyn Progress,
+) -> Result<FoldReport, FoldError> {
+    let started = Instant::now();
+    let plane = store
+        .plane(plane_name)
+        .map_err(crate::Error::from)?
+        .ok_or_else(|| FoldError::UnknownPlane(plane_name.to_owned()))?;
+    if plane.meta.kind != PlaneKind::Code {
+        return Err(FoldError::NotCode(plane_name.to_owned()));
+    }
+    let root = plane.meta.synced_root.clone().unwrap_or_default();
+    let not_git = || FoldError::NotGit { plane: plane_name.to_owned(), root: root.clone() };
+    let repo = Repo::discover(Path::new(&root)).ok_or_else(not_git)?;
+    let target = repo.resolve(to.unwrap_or("HEAD"))?;
+    let from = plane.meta.synced_commit.clone();
+    let mut report = FoldReport {
+        plane: plane_name.to_owned(),
+        from: from.clone(),
+        to: target.clone(),
+        in_sync: from.as_deref() == Some(target.as_str()),
+        files_parsed: 0,
+        files_reused: 0,
+        nodes_added: 0,
+        nodes_removed: 0,
+        edges_before: plane.edge_count,
+        edges_after: plane.edge_count,
+        millis: 0,
+        run: None,
+    };
+    if report.in_sync {
+        report.millis = started.elapsed().as_millis() as u64;
+        return Ok(report);
+    }
+    let root_path = Path::new(&root);
+    let prefix = root_path
+        .strip_prefix(repo.workdir())
+        .map_err(|_| not_git())?
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    let tree_name =
+        root_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
+    let before: HashSet<String> =
+        store.nodes(plane.id).map_err(crate::Error::from)?.into_iter().map(|n| n.key).collect();
+    let source = Source::Commit(Box::new(CommitTree::new(repo, target, prefix)?));
+    let run = run_source(&source, root_path, &tree_name, plane_name, registry, store, options, progress, cache)?;
+    let after = store
+        .plane(plane_name)
+        .map_err(crate::Error::from)?
+        .ok_or_else(|| FoldError::UnknownPlane(plane_name.to_owned()))?;
+    let after_keys: HashSet<String> =
+        store.nodes(after.id).map_err(crate::Error::from)?.into_iter().map(|n| n.key).collect();
+    report.nodes_added = after_keys.difference(&before).count() as u64;
+    report.nodes_removed = before.difference(&after_keys).count() as u64;
+    report.edges_after = after.edge_count;
+    report.files_reused = run.files_reused;
+    report.files_parsed = run.files - run.files_reused;
+    report.millis = started.elapsed().as_millis() as u64;
+    report.run = Some(run);
+    Ok(report)
+}

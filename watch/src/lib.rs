@@ -1,0 +1,1 @@
+//! drsg-watch (placeholder until the watcher lands).
