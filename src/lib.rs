@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 pub mod files;
+pub mod watching;
 
 /// Exit codes: found, nothing found, error.
 pub const EXIT_FOUND: i32 = 0;
@@ -173,14 +174,25 @@ pub fn render_fold(report: &drsg_indexer::FoldReport) -> String {
     }
     let from = report.from.as_deref().map(drsg_query::short_sha).unwrap_or("(no commit)");
     format!(
-        "folded {} from {from} to {to} in {} ms: {} files parsed, {} reused · nodes +{} −{} · edges {} → {}\n",
+        "folded {} from {from} to {to} in {} ms: {} files parsed, {} reused · nodes +{} ~{} −{} · edges +{} −{} ({} → {})\n",
         report.plane,
         report.millis,
         report.files_parsed,
         report.files_reused,
         report.nodes_added,
+        report.nodes_changed,
         report.nodes_removed,
+        report.edges_added,
+        report.edges_removed,
         report.edges_before,
         report.edges_after
     )
+}
+
+/// A log line on stderr, stamped with the UTC time.
+pub fn log_line(line: &str) {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let (h, m, s) = (now / 3600 % 24, now / 60 % 60, now % 60);
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{h:02}:{m:02}:{s:02} {line}");
 }

@@ -48,6 +48,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Follow a repository: fold its plane on every HEAD move, logging each fold (runs until stopped).
+    Watch {
+        /// The checkout to follow (default: the working directory). Indexed first if it has no plane.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Poll every this many milliseconds instead of using file-system events.
+        #[arg(long)]
+        poll_ms: Option<u64>,
+    },
     /// List the planes with their counts and sync points.
     Planes {
         #[arg(long)]
@@ -267,6 +276,33 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             } else {
                 emit(&drsg::render_fold(&report));
             }
+            Ok(EXIT_FOUND)
+        }
+        Command::Watch { dir, poll_ms } => {
+            let dir = dir.unwrap_or_else(|| PathBuf::from("."));
+            let root = dir.canonicalize().with_context(|| format!("cannot read the tree at {}", dir.display()))?;
+            let mut store = drsg::open_for_write(&db)?;
+            let registry = drsg_plugins::builtin();
+            let root_text = root.to_string_lossy().into_owned();
+            let existing = store.planes()?.into_iter().find(|p| {
+                p.meta.kind == drsg_planes::PlaneKind::Code && p.meta.synced_root.as_deref() == Some(&root_text)
+            });
+            let plane = match existing {
+                Some(p) => p.meta.name,
+                None => {
+                    let options = drsg_indexer::IndexOptions::default();
+                    let report =
+                        drsg_indexer::index_tree(&root, &registry, &mut store, &options, &drsg_indexer::Silent)?;
+                    drsg::log_line(&format!("no plane for {} yet: indexed it as {}", root.display(), report.plane));
+                    report.plane
+                }
+            };
+            let mode = match poll_ms {
+                Some(ms) => drsg_watch::Mode::Poll(std::time::Duration::from_millis(ms.max(10))),
+                None => drsg_watch::Mode::Events,
+            };
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            drsg::watching::watch_plane(&mut store, &registry, &plane, mode, &stop, &mut |line| drsg::log_line(line))?;
             Ok(EXIT_FOUND)
         }
         Command::Planes { json } => {

@@ -7,7 +7,8 @@
 //! of the target commit by construction. Re-resolving only the references whose binding can change is
 //! the next step (see the README's known gaps).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 use std::time::Instant;
 
@@ -32,6 +33,10 @@ pub struct FoldReport {
     pub files_reused: u64,
     pub nodes_added: u64,
     pub nodes_removed: u64,
+    /// Nodes whose key stayed but whose labels, span or properties changed.
+    pub nodes_changed: u64,
+    pub edges_added: u64,
+    pub edges_removed: u64,
     pub edges_before: u64,
     pub edges_after: u64,
     pub millis: u64,
@@ -88,6 +93,9 @@ pub fn fold(
         files_reused: 0,
         nodes_added: 0,
         nodes_removed: 0,
+        nodes_changed: 0,
+        edges_added: 0,
+        edges_removed: 0,
         edges_before: plane.edge_count,
         edges_after: plane.edge_count,
         millis: 0,
@@ -107,22 +115,59 @@ pub fn fold(
         .join("/");
     let tree_name =
         root_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
-    let before: HashSet<String> =
-        store.nodes(plane.id).map_err(crate::Error::from)?.into_iter().map(|n| n.key).collect();
+    let before = Fingerprint::of(store, plane.id)?;
     let source = Source::Commit(Box::new(CommitTree::new(repo, target, prefix)?));
     let run = run_source(&source, root_path, &tree_name, plane_name, registry, store, options, progress, cache)?;
     let after = store
         .plane(plane_name)
         .map_err(crate::Error::from)?
         .ok_or_else(|| FoldError::UnknownPlane(plane_name.to_owned()))?;
-    let after_keys: HashSet<String> =
-        store.nodes(after.id).map_err(crate::Error::from)?.into_iter().map(|n| n.key).collect();
-    report.nodes_added = after_keys.difference(&before).count() as u64;
-    report.nodes_removed = before.difference(&after_keys).count() as u64;
+    let now = Fingerprint::of(store, after.id)?;
+    report.nodes_added = now.nodes.keys().filter(|k| !before.nodes.contains_key(*k)).count() as u64;
+    report.nodes_removed = before.nodes.keys().filter(|k| !now.nodes.contains_key(*k)).count() as u64;
+    report.nodes_changed =
+        now.nodes.iter().filter(|(k, h)| before.nodes.get(*k).is_some_and(|old| old != *h)).count() as u64;
+    (report.edges_added, report.edges_removed) = multiset_difference(&before.edges, &now.edges);
     report.edges_after = after.edge_count;
     report.files_reused = run.files_reused;
     report.files_parsed = run.files - run.files_reused;
     report.millis = started.elapsed().as_millis() as u64;
     report.run = Some(run);
     Ok(report)
+}
+
+/// A plane reduced to comparable hashes: each node's content by key, and the edges as a multiset of
+/// `(type, source key, target key, properties)`.
+struct Fingerprint {
+    nodes: HashMap<String, u64>,
+    edges: HashMap<u64, u64>,
+}
+
+impl Fingerprint {
+    fn of(store: &Store, plane: i64) -> Result<Fingerprint, FoldError> {
+        let list = store.nodes(plane).map_err(crate::Error::from)?;
+        let mut keys = HashMap::with_capacity(list.len());
+        let mut nodes = HashMap::with_capacity(list.len());
+        for n in list {
+            let mut h = DefaultHasher::new();
+            (&n.labels, &n.name, &n.file, n.line, n.end_line, serde_json::Value::Object(n.props).to_string())
+                .hash(&mut h);
+            keys.insert(n.id, n.key.clone());
+            nodes.insert(n.key, h.finish());
+        }
+        let mut edges = HashMap::new();
+        for e in store.edges(plane, None).map_err(crate::Error::from)? {
+            let mut h = DefaultHasher::new();
+            (&e.ty, keys.get(&e.src), keys.get(&e.dst), serde_json::Value::Object(e.props).to_string()).hash(&mut h);
+            *edges.entry(h.finish()).or_insert(0) += 1;
+        }
+        Ok(Fingerprint { nodes, edges })
+    }
+}
+
+/// (added, removed) between two multisets.
+fn multiset_difference(before: &HashMap<u64, u64>, after: &HashMap<u64, u64>) -> (u64, u64) {
+    let added = after.iter().map(|(h, n)| n.saturating_sub(before.get(h).copied().unwrap_or(0))).sum();
+    let removed = before.iter().map(|(h, n)| n.saturating_sub(after.get(h).copied().unwrap_or(0))).sum();
+    (added, removed)
 }

@@ -126,6 +126,22 @@ impl Repo {
         &self.workdir
     }
 
+    /// The directories where HEAD, refs and reflogs live: the worktree's own git directory and the
+    /// common one (the same for an ordinary checkout).
+    pub fn git_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = vec![self.repo.git_dir().to_path_buf()];
+        let common = self.repo.common_dir().to_path_buf();
+        if common != dirs[0] {
+            dirs.push(common);
+        }
+        dirs
+    }
+
+    /// Whether the object database holds commit `sha`.
+    pub fn has_commit(&self, sha: &str) -> bool {
+        self.object_id(sha).ok().and_then(|id| self.repo.find_commit(id).ok()).is_some()
+    }
+
     fn read_error(&self, err: impl std::fmt::Display) -> GitError {
         GitError::Read { path: self.workdir.clone(), message: err.to_string() }
     }

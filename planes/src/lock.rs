@@ -12,6 +12,9 @@ use crate::error::{Error, Result};
 /// Name of the lock file inside the database directory.
 pub(crate) const LOCK_FILE: &str = "LOCK";
 
+/// How many times (10 ms apart) to retry a lock that this very process last recorded.
+const OWN_LOCK_RETRIES: u32 = 100;
+
 /// Held for as long as the store is open; dropping it releases the lock.
 #[derive(Debug)]
 pub(crate) struct DbLock {
@@ -33,10 +36,23 @@ impl DbLock {
             .truncate(false)
             .open(&path)
             .map_err(|source| Error::Io { action: "open the lock file", path: path.clone(), source })?;
-        match file.try_lock() {
-            Ok(()) => Ok(DbLock { file, path }),
-            Err(TryLockError::WouldBlock) => Err(Error::Locked { path: shown.to_path_buf(), pid: read_pid(&path) }),
-            Err(TryLockError::Error(source)) => Err(Error::Io { action: "lock", path, source }),
+        // The lock follows the open file, which a child process forked by another thread shares until
+        // it execs: this process can see its own released lock held for a moment. Only then retry.
+        let mut attempts = 0;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(DbLock { file, path }),
+                Err(TryLockError::WouldBlock) => {
+                    let pid = read_pid(&path);
+                    if pid == Some(std::process::id()) && attempts < OWN_LOCK_RETRIES {
+                        attempts += 1;
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                        continue;
+                    }
+                    return Err(Error::Locked { path: shown.to_path_buf(), pid });
+                }
+                Err(TryLockError::Error(source)) => return Err(Error::Io { action: "lock", path, source }),
+            }
         }
     }
 

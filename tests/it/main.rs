@@ -4,3 +4,4 @@ mod cli;
 mod history;
 mod tidy;
 mod verbs;
+mod watching;

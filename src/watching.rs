@@ -1,0 +1,112 @@
+//! The watch loop: keep a code plane at its repository's HEAD, folding on every move, until asked to
+//! stop. `drsg watch` runs it in the foreground; `drsg serve … watch` will run it beside the server.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use drsg_indexer::{FactsCache, FoldReport, IndexOptions, Repo, Silent};
+use drsg_planes::Store;
+use drsg_watch::{Event, GitWatch, Mode};
+
+/// How often the loop looks at the stop flag while no event comes.
+const TICK: Duration = Duration::from_millis(200);
+
+/// Folds plane `plane` to HEAD now and on every HEAD move until `stop` is set. Each fold (and the
+/// start-up reconciliation) is reported through `log`, one line each.
+pub fn watch_plane(
+    store: &mut Store,
+    registry: &drsg_parsers::Registry,
+    plane: &str,
+    mode: Mode,
+    stop: &AtomicBool,
+    log: &mut dyn FnMut(&str),
+) -> anyhow::Result<()> {
+    let info = store.plane(plane)?.with_context(|| format!("no plane named `{plane}`"))?;
+    let root = info.meta.synced_root.clone().with_context(|| format!("plane `{plane}` records no source tree"))?;
+    let repo = Repo::discover(Path::new(&root))
+        .with_context(|| format!("{root} is not in a git checkout; `drsg watch` follows commits, so it needs one"))?;
+    let cache = FactsCache::default();
+    reconcile(store, registry, plane, &repo, &root, &cache, log)?;
+    let watch = GitWatch::start(&repo.git_dirs(), mode)?;
+    log(&format!("watching {} ({}) for plane {plane}", repo.git_dirs()[0].display(), watch.backend()));
+    while !stop.load(Ordering::Relaxed) {
+        match watch.next(TICK) {
+            None => continue,
+            Some(Event::Error(err)) => log(&format!("watch error (still watching): {err}")),
+            Some(Event::Moved) => {
+                watch.drain();
+                if let Err(err) = follow_head(store, registry, plane, &repo, &cache, log) {
+                    log(&format!("fold failed, the plane is unchanged: {err:#}"));
+                }
+            }
+        }
+    }
+    watch.stop();
+    log("stopped");
+    Ok(())
+}
+
+/// Start-up: in sync; the recorded commit is known (fold the gap); or unknown, history having been
+/// rewritten (rebuild from HEAD).
+fn reconcile(
+    store: &mut Store,
+    registry: &drsg_parsers::Registry,
+    plane: &str,
+    repo: &Repo,
+    root: &str,
+    cache: &FactsCache,
+    log: &mut dyn FnMut(&str),
+) -> anyhow::Result<()> {
+    let info = store.plane(plane)?.with_context(|| format!("no plane named `{plane}`"))?;
+    let Some(head) = repo.head().commit else {
+        log("the repository has no commits yet; waiting for the first");
+        return Ok(());
+    };
+    match info.meta.synced_commit.as_deref() {
+        Some(synced) if synced == head => {
+            log(&format!("in sync at {}", drsg_query::short_sha(&head)));
+            Ok(())
+        }
+        Some(synced) if repo.has_commit(synced) => follow_head(store, registry, plane, repo, cache, log),
+        recorded => {
+            let what = match recorded {
+                Some(sha) => format!(
+                    "recorded commit {} is not in the repository (history rewritten?)",
+                    drsg_query::short_sha(sha)
+                ),
+                None => "the plane records no commit".to_owned(),
+            };
+            let options = IndexOptions { plane: Some(plane.to_owned()), ..IndexOptions::default() };
+            let report = drsg_indexer::index_tree(Path::new(root), registry, store, &options, &Silent)?;
+            log(&format!(
+                "{what}: rebuilt from HEAD {} in {:.0} ms ({} files)",
+                drsg_query::short_sha(&head),
+                report.seconds * 1000.0,
+                report.files
+            ));
+            Ok(())
+        }
+    }
+}
+
+/// Fold to HEAD when it moved.
+fn follow_head(
+    store: &mut Store,
+    registry: &drsg_parsers::Registry,
+    plane: &str,
+    repo: &Repo,
+    cache: &FactsCache,
+    log: &mut dyn FnMut(&str),
+) -> anyhow::Result<()> {
+    let Some(head) = repo.head().commit else { return Ok(()) };
+    let synced = store.plane(plane)?.and_then(|p| p.meta.synced_commit);
+    if synced.as_deref() == Some(head.as_str()) {
+        return Ok(());
+    }
+    let report: FoldReport =
+        drsg_indexer::fold(store, registry, plane, Some(&head), &IndexOptions::default(), cache, &Silent)?;
+    log(crate::render_fold(&report).trim_end());
+    Ok(())
+}
