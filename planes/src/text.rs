@@ -265,6 +265,9 @@ impl TextIndex {
                 .index
                 .writer_with_num_threads(threads, WRITER_MEMORY)
                 .map_err(self.error("creating the text index writer"))?;
+            // A process killed during a commit leaves files the committed index does not use; a new
+            // writer would collide with them (the same delete-file names), so they go first.
+            writer.garbage_collect_files().wait().map_err(self.error("removing files of an interrupted commit"))?;
             self.writer = Some(writer);
         }
         Ok(self.writer.as_mut().expect("the writer was just created"))

@@ -1,6 +1,7 @@
 //! End-to-end tests of the `drsg` binary, and the workspace's dependency rules.
 
 mod cli;
+mod crash;
 mod history;
 mod tidy;
 mod verbs;
