@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 pub mod files;
+pub mod revisions;
 pub mod watching;
 
 /// Exit codes: found, nothing found, error.

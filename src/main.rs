@@ -192,6 +192,30 @@ enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Code at a revision: a file, a range, a directory, a symbol's declaration, a search, or a diff.
+    Recall {
+        /// The revision: sha, prefix, tag, branch, HEAD~n, <rev>^n, a date (2024-01-31), <rev>@{<date>}.
+        at: String,
+        /// A symbol of the plane, shown as it was declared then.
+        #[arg(long)]
+        name: Option<String>,
+        /// A file, `path:start-end`, or a directory.
+        #[arg(long)]
+        path: Option<String>,
+        /// Search that revision's tree (within --path when given).
+        #[arg(long)]
+        pattern: Option<String>,
+        /// Treat the pattern as a regular expression.
+        #[arg(short = 'e', long)]
+        regex: bool,
+        /// An older revision: print the diff of --name or --path from it to AT.
+        #[arg(long)]
+        vs: Option<String>,
+        #[arg(long)]
+        lines: Option<u32>,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Write a plane as JSON Lines: nodes and/or edges.
     Export {
         #[arg(long)]
@@ -381,6 +405,21 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::History { limit, common } => {
             let p = drsg_query::HistoryParams { limit, plane: common.plane.clone() };
             verb(&db, cwd.as_deref(), &common, |s| drsg_query::history(s, &p))
+        }
+        Command::Recall { at, name, path, pattern, regex, vs, lines, common } => {
+            let registry = drsg_plugins::builtin();
+            let revisions = drsg::revisions::GitRevisions { registry: &registry };
+            let p = drsg_query::RecallParams {
+                at,
+                name,
+                path,
+                pattern,
+                regex: Some(regex),
+                vs,
+                lines,
+                plane: common.plane.clone(),
+            };
+            verb(&db, cwd.as_deref(), &common, |s| drsg_query::recall(s, &revisions, &p))
         }
         Command::Export { plane, edges, nodes } => {
             let store = drsg::open_for_read(&db)?;

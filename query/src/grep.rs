@@ -75,6 +75,20 @@ pub struct GrepLine {
 }
 
 pub fn grep(s: &Session<'_>, p: &GrepParams) -> Result<GrepOutput> {
+    let plane = s.plane(p.plane.as_deref())?;
+    grep_in(s, s.files, &plane, p, true)
+}
+
+/// `grep` over `files` (the working tree, or a revision's tree for `recall`). With `current`, hits get
+/// their enclosing symbol from the plane and files edited since the plane was written are flagged;
+/// a past revision's lines do not match the plane, so neither applies to it.
+pub(crate) fn grep_in(
+    s: &Session<'_>,
+    files: &dyn crate::SourceFiles,
+    plane: &drsg_planes::PlaneInfo,
+    p: &GrepParams,
+    current: bool,
+) -> Result<GrepOutput> {
     if p.pattern.is_empty() {
         return Err(Error::InvalidArgument("the pattern is empty".into()));
     }
@@ -92,13 +106,12 @@ pub fn grep(s: &Session<'_>, p: &GrepParams) -> Result<GrepOutput> {
         .line_terminator(Some(b'\n'))
         .build(&p.pattern)
         .map_err(|e| Error::InvalidArgument(format!("bad regular expression: {e}")))?;
-    let plane = s.plane(p.plane.as_deref())?;
-    let root = tree_root(&plane)?;
+    let root = tree_root(plane)?;
     let scope = p.path.as_deref().map(str::trim).filter(|p| !p.is_empty() && *p != ".");
 
     let found: Mutex<Vec<(String, usize, Vec<GrepLine>)>> = Mutex::new(Vec::new());
     let binary = std::sync::atomic::AtomicUsize::new(0);
-    s.files.visit(root, scope, p.all_files.unwrap_or(false), &|path, bytes| {
+    files.visit(root, scope, p.all_files.unwrap_or(false), &|path, bytes| {
         let mut searcher = SearcherBuilder::new()
             .line_number(true)
             .binary_detection(BinaryDetection::quit(b'\x00'))
@@ -142,17 +155,20 @@ pub fn grep(s: &Session<'_>, p: &GrepParams) -> Result<GrepOutput> {
             lines.pop();
         }
         shown += hits;
-        let nodes = s.store.nodes_in_file(plane.id, &path)?;
-        for l in lines.iter_mut().filter(|l| l.hit) {
-            let line = u32::try_from(l.line).unwrap_or(u32::MAX);
-            l.symbol = innermost(&nodes, line).map(|n| n.key.clone());
+        let mut warning = None;
+        if current {
+            let nodes = s.store.nodes_in_file(plane.id, &path)?;
+            for l in lines.iter_mut().filter(|l| l.hit) {
+                let line = u32::try_from(l.line).unwrap_or(u32::MAX);
+                l.symbol = innermost(&nodes, line).map(|n| n.key.clone());
+            }
+            warning = edited_since(s, plane, &path);
         }
-        let warning = edited_since(s, &plane, &path);
         files.push(GrepFile { path, warning, lines });
     }
     Ok(GrepOutput {
-        freshness: freshness(&plane),
-        plane: plane.meta.name,
+        freshness: freshness(plane),
+        plane: plane.meta.name.clone(),
         pattern: p.pattern.clone(),
         total,
         files_with_hits,

@@ -167,7 +167,7 @@ fn numbered(all: &[&str], start: u32, end: u32) -> Vec<(u32, String)> {
 }
 
 /// `path:start-end`, `path:start-` or `path:line`; `None` for anything else (a symbol).
-fn parse_range(arg: &str) -> Result<Option<(String, u32, Option<u32>)>> {
+pub(crate) fn parse_range(arg: &str) -> Result<Option<(String, u32, Option<u32>)>> {
     let Some((path, range)) = arg.trim().rsplit_once(':') else { return Ok(None) };
     if path.is_empty() || path.ends_with(':') || !range.starts_with(|c: char| c.is_ascii_digit()) {
         return Ok(None);

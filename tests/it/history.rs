@@ -106,3 +106,67 @@ fn a_plane_without_history_says_so() {
     let err = q::history(&s, &q::HistoryParams { limit: Some(0), plane: None }).unwrap_err();
     assert_eq!(err.to_string(), "limit must be 1 to 200 (got 0)");
 }
+
+fn check_recall(store: &Store, p: q::RecallParams) -> q::Result<(String, bool)> {
+    let registry = drsg_plugins::builtin();
+    let revisions = drsg::revisions::GitRevisions { registry: &registry };
+    let s = Session { store, cwd: None, files: &DiskFiles };
+    let answer = q::recall(&s, &revisions, &p)?;
+    Ok((q::render(&answer, None), q::Answer::found(&answer)))
+}
+
+fn at(rev: &str) -> q::RecallParams {
+    q::RecallParams { at: rev.into(), ..Default::default() }
+}
+
+#[test]
+fn recall_reads_files_directories_symbols_searches_and_diffs_at_a_revision() {
+    let fx = repository();
+    let mut store = Store::open(&fx.outside().join("g.drsg")).unwrap();
+    index(&fx, &mut store);
+    let v01 = fx.git(&["rev-parse", "--short=12", "v0.1"]).trim().to_owned();
+    // A directory then and now.
+    let (then, _) = check_recall(&store, q::RecallParams { path: Some(".".into()), ..at("v0.1") }).unwrap();
+    assert!(then.starts_with(&format!("./ at {v01} (2024-01-01, initial): 1 entries\n  a.py\n")), "{then}");
+    let (now, _) = check_recall(&store, q::RecallParams { path: Some(".".into()), ..at("main") }).unwrap();
+    assert!(now.contains(": 3 entries\n  a.py\n  b.py\n  c.py\n"), "{now}");
+    // A file and a range.
+    let (file, _) = check_recall(&store, q::RecallParams { path: Some("c.py:1-1".into()), ..at("v1.0") }).unwrap();
+    assert!(file.contains("\n1  def c():\n"), "{file}");
+    // A symbol of the plane, re-parsed from the revision; absent before it existed.
+    let (symbol, found) = check_recall(&store, q::RecallParams { name: Some("c.c".into()), ..at("HEAD") }).unwrap();
+    assert!(found && symbol.starts_with("c.c in c.py:1-2 at "), "{symbol}");
+    let (absent, found) = check_recall(&store, q::RecallParams { name: Some("c.c".into()), ..at("v0.1") }).unwrap();
+    assert!(!found && absent.contains("no file `c.py` at"), "{absent}");
+    // A diff of a file between revisions.
+    let (diff, _) =
+        check_recall(&store, q::RecallParams { path: Some("c.py".into()), vs: Some("v0.1".into()), ..at("main") })
+            .unwrap();
+    assert!(diff.contains("(+2 −0 lines)") && diff.contains("\n+def c():\n"), "{diff}");
+    // A search of an older tree.
+    let (search, _) = check_recall(&store, q::RecallParams { pattern: Some("def ".into()), ..at("v0.1") }).unwrap();
+    assert!(search.contains("1 matching lines in 1 files\na.py\n1:def a():"), "{search}");
+    // Revision forms: a prefix, `~n`, `^n`, a date, a reflog date.
+    for spec in [&v01[..6], "main~2", "HEAD^1^1", "2024-01-01T00:01:30Z", "main@{2024-01-01T00:00:30Z}"] {
+        let (text, _) = check_recall(&store, q::RecallParams { path: Some("a.py".into()), ..at(spec) }).unwrap();
+        assert!(text.contains(&format!("at {v01} ")), "{spec}: {text}");
+    }
+}
+
+#[test]
+fn recall_refuses_bad_revisions_and_paths_out_of_the_tree() {
+    let fx = repository();
+    let mut store = Store::open(&fx.outside().join("g.drsg")).unwrap();
+    index(&fx, &mut store);
+    let err = check_recall(&store, q::RecallParams { path: Some("a.py".into()), ..at("no-such-rev") }).unwrap_err();
+    assert!(err.to_string().starts_with("unknown revision `no-such-rev`; accepted: a full sha"), "{err}");
+    for path in ["../secret", "/etc/passwd", ".git/config"] {
+        let err = check_recall(&store, q::RecallParams { path: Some(path.into()), ..at("main") }).unwrap_err();
+        assert!(
+            matches!(err, q::Error::File(q::FileError::Escapes { .. } | q::FileError::GitDir { .. })),
+            "{path}: {err}"
+        );
+    }
+    let err = check_recall(&store, q::RecallParams { pattern: Some("x".into()), name: Some("a".into()), ..at("main") });
+    assert!(err.unwrap_err().to_string().starts_with("give one of `name`"));
+}

@@ -1,0 +1,246 @@
+//! `recall`'s access to a repository: revisions resolved, trees listed, files read and declarations
+//! found by parsing a file as it was, all through the indexer's git module.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use drsg_indexer::{EntryKind, Repo};
+use drsg_query::{DirEntry, FileError, Revision, RevisionError, Revisions, SourceFiles};
+
+/// Revisions of the repository holding a plane's tree.
+pub struct GitRevisions<'r> {
+    pub registry: &'r drsg_parsers::Registry,
+}
+
+/// The repository and the tree's place in it.
+fn open(root: &Path) -> Result<(Repo, String), RevisionError> {
+    let repo = Repo::discover(root).ok_or_else(|| RevisionError::NoRepository(root.display().to_string()))?;
+    let root = root.canonicalize().map_err(|e| RevisionError::Read(e.to_string()))?;
+    let prefix = root
+        .strip_prefix(repo.workdir())
+        .map_err(|_| RevisionError::NoRepository(root.display().to_string()))?
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    Ok((repo, prefix))
+}
+
+fn read_error(err: impl std::fmt::Display) -> RevisionError {
+    RevisionError::Read(err.to_string())
+}
+
+/// Seconds since the epoch for `2024-01-31` (the end of that day, UTC) or `2024-01-31T12:00[:00][Z]`.
+fn parse_date(text: &str) -> Option<i64> {
+    let (date, time) = match text.split_once('T') {
+        Some((d, t)) => (d, Some(t.trim_end_matches('Z'))),
+        None => (text, None),
+    };
+    let mut parts = date.split('-');
+    let (y, m, d): (i64, i64, i64) =
+        (parts.next()?.parse().ok()?, parts.next()?.parse().ok()?, parts.next()?.parse().ok()?);
+    if parts.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) || date.len() != 10 {
+        return None;
+    }
+    // Days from civil (Howard Hinnant's algorithm).
+    let y2 = if m <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let seconds = match time {
+        None => 86_399,
+        Some(t) => {
+            let mut hms = t.split(':');
+            let h: i64 = hms.next()?.parse().ok()?;
+            let mi: i64 = hms.next()?.parse().ok()?;
+            let s: i64 = hms.next().map_or(Some(0), |s| s.parse().ok())?;
+            h * 3600 + mi * 60 + s
+        }
+    };
+    Some(days * 86_400 + seconds)
+}
+
+impl Revisions for GitRevisions<'_> {
+    fn resolve(&self, root: &Path, spec: &str) -> Result<Revision, RevisionError> {
+        let (repo, _) = open(root)?;
+        let spec = spec.trim();
+        let sha = match parse_date(spec) {
+            // A date: the newest commit of HEAD's history made at or before it.
+            Some(when) => {
+                let head = repo.head().commit.ok_or_else(|| RevisionError::Unknown(spec.to_owned()))?;
+                let commits = repo.commits(&[head], None).map_err(read_error)?;
+                commits
+                    .into_iter()
+                    .find(|c| c.committed_at <= when)
+                    .map(|c| c.sha)
+                    .ok_or_else(|| RevisionError::Unknown(format!("{spec} (before the first commit)")))?
+            }
+            None => repo.resolve(spec).map_err(|e| match e {
+                drsg_indexer::GitError::UnknownRevision { .. } => RevisionError::Unknown(spec.to_owned()),
+                other => read_error(other),
+            })?,
+        };
+        let info = repo.commit(&sha).map_err(read_error)?;
+        Ok(Revision {
+            spec: spec.to_owned(),
+            sha,
+            summary: info.summary,
+            date: drsg_indexer::history::iso_date(info.committed_at),
+        })
+    }
+
+    fn list(&self, root: &Path, sha: &str, dir: &str) -> Result<Option<Vec<DirEntry>>, RevisionError> {
+        let dir = clean(root, dir)?;
+        let (repo, prefix) = open(root)?;
+        let full =
+            [prefix.as_str(), dir.as_str()].iter().filter(|p| !p.is_empty()).copied().collect::<Vec<_>>().join("/");
+        let entries = repo.tree_files(sha, &full).map_err(read_error)?;
+        if entries.is_empty() {
+            return Ok(None);
+        }
+        let mut children: BTreeMap<String, bool> = BTreeMap::new();
+        for e in entries {
+            match e.path.split_once('/') {
+                Some((first, _)) => children.insert(first.to_owned(), true),
+                None => children.insert(e.path, false),
+            };
+        }
+        let mut out: Vec<DirEntry> = children.into_iter().map(|(name, is_dir)| DirEntry { name, is_dir }).collect();
+        out.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then(a.name.cmp(&b.name)));
+        Ok(Some(out))
+    }
+
+    fn files_at(&self, root: &Path, sha: &str) -> Result<Box<dyn SourceFiles + '_>, RevisionError> {
+        let (repo, prefix) = open(root)?;
+        let entries =
+            repo.tree_files(sha, &prefix).map_err(read_error)?.into_iter().map(|e| (e.path, (e.id, e.kind))).collect();
+        Ok(Box::new(TreeAt { blobs: repo.blob_reader(), entries }))
+    }
+
+    fn declaration(
+        &self,
+        root: &Path,
+        sha: &str,
+        path: &str,
+        names: &[String],
+    ) -> Result<Option<(u32, u32)>, RevisionError> {
+        let files = self.files_at(root, sha)?;
+        let Ok(bytes) = files.read(root, path) else { return Ok(None) };
+        let Ok(text) = String::from_utf8(bytes) else { return Ok(None) };
+        let Some((plugin, lang)) = self.registry.for_path(path) else { return Ok(None) };
+        let facts = drsg_parsers::parse_file(plugin, lang, path, &text);
+        let path_of = |mut i: usize| {
+            let mut out: Vec<&str> = Vec::new();
+            let def = &facts.defs[i];
+            out.push(&def.name);
+            if let Some(block) = &def.impl_block
+                && let Some(ty) = block.self_ty.last()
+            {
+                out.push(ty);
+            }
+            let mut guard = 0;
+            while let Some(parent) = facts.defs[i].parent {
+                guard += 1;
+                if guard > 64 {
+                    break;
+                }
+                i = parent as usize;
+                out.push(&facts.defs[i].name);
+            }
+            out.reverse();
+            out
+        };
+        let found = (0..facts.defs.len()).find(|&i| {
+            let full = path_of(i);
+            full.len() >= names.len() && full[full.len() - names.len()..].iter().zip(names).all(|(a, b)| a == b)
+        });
+        Ok(found.map(|i| (facts.defs[i].line, facts.defs[i].end_line)))
+    }
+}
+
+/// A path relative to the tree, or why it is refused (absolute outside the tree, `..`, `.git`).
+fn clean(root: &Path, path: &str) -> Result<String, FileError> {
+    let escapes = || FileError::Escapes { path: path.to_owned(), root: root.display().to_string() };
+    let mut rel = Path::new(path.trim());
+    if rel.is_absolute() {
+        rel = rel.strip_prefix(root).map_err(|_| escapes())?;
+    }
+    let mut parts = Vec::new();
+    for c in rel.components() {
+        match c {
+            std::path::Component::Normal(part) if part == ".git" => {
+                return Err(FileError::GitDir { path: path.to_owned() });
+            }
+            std::path::Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
+            std::path::Component::CurDir => {}
+            _ => return Err(escapes()),
+        }
+    }
+    Ok(parts.join("/"))
+}
+
+/// A commit's tree below the plane's root, read through gix.
+struct TreeAt {
+    blobs: drsg_indexer::BlobReader,
+    entries: BTreeMap<String, (String, EntryKind)>,
+}
+
+impl SourceFiles for TreeAt {
+    fn read(&self, root: &Path, path: &str) -> Result<Vec<u8>, FileError> {
+        let rel = clean(root, path)?;
+        match self.entries.get(&rel) {
+            Some((id, EntryKind::File)) => self
+                .blobs
+                .local()
+                .read(id)
+                .ok_or_else(|| FileError::Io { path: path.to_owned(), message: "the blob cannot be read".into() }),
+            Some(_) => Err(FileError::NotText { path: path.to_owned() }),
+            None => Err(FileError::NotFound { path: path.to_owned(), root: root.display().to_string() }),
+        }
+    }
+
+    fn visit(
+        &self,
+        root: &Path,
+        scope: Option<&str>,
+        _all_files: bool,
+        visit: &(dyn Fn(&str, &[u8]) + Sync),
+    ) -> Result<(), FileError> {
+        let scope = match scope {
+            Some(scope) => clean(root, scope)?,
+            None => String::new(),
+        };
+        let blobs = self.blobs.local();
+        for (path, (id, kind)) in &self.entries {
+            let inside =
+                scope.is_empty() || path == &scope || path.strip_prefix(&scope).is_some_and(|r| r.starts_with('/'));
+            if !inside || *kind != EntryKind::File {
+                continue;
+            }
+            if let Some(bytes) = blobs.read(id) {
+                visit(path, &bytes);
+            }
+        }
+        Ok(())
+    }
+
+    fn modified(&self, _: &Path, _: &str) -> Option<i64> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_date;
+
+    #[test]
+    fn dates() {
+        assert_eq!(parse_date("2024-01-01"), Some(1_704_067_200 + 86_399));
+        assert_eq!(parse_date("2024-01-01T00:01"), Some(1_704_067_260));
+        assert_eq!(parse_date("2024-01-01T00:00:30Z"), Some(1_704_067_230));
+        assert_eq!(parse_date("HEAD~1"), None);
+        assert_eq!(parse_date("2024-13-01"), None);
+    }
+}
