@@ -12,7 +12,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("drsg-mcp", &["drsg-query"]),
     ("drsg-watch", &[]),
     ("drsg-testdata", &[]),
-    ("drsg-benches", &["drsg-parsers", "drsg-plugins", "drsg-planes", "drsg-indexer", "drsg-query", "drsg"]),
+    (
+        "drsg-benches",
+        &["drsg-parsers", "drsg-plugins", "drsg-planes", "drsg-indexer", "drsg-query", "drsg", "drsg-watch"],
+    ),
     ("drsg", &["drsg-parsers", "drsg-plugins", "drsg-planes", "drsg-indexer", "drsg-query", "drsg-mcp", "drsg-watch"]),
 ];
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Fold benchmark: commits the Django corpus (from ../shared/corpora.sh) into a fresh repository as tag
+# `base`, adds tags `n1`, `n10`, `n100` (commits on top of base touching that many files), then runs
+# the `fold` bench: median fold time for each, a branch switch, and commit-to-folded via the watch loop.
+#
+#   benches/fold.sh [RUNS]     (default 5)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+corpora=${CORPORA:-$PWD/target/corpora}
+shared=${SHARED:-$PWD/../shared}
+bash "$shared/corpora.sh" "$corpora" >/dev/null
+cargo build -q --release -p drsg-benches
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+repo=$tmp/django
+cp -r "$corpora/python/django" "$repo"
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@drsg.invalid GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@drsg.invalid
+git -C "$repo" init -q -b main
+git -C "$repo" add -A
+git -C "$repo" commit -q -m base
+git -C "$repo" tag base
+mapfile -t files < <(git -C "$repo" ls-files 'django/*.py' | head -100)
+for n in 1 10 100; do
+  git -C "$repo" checkout -q -B "touch$n" base
+  for f in "${files[@]:0:$n}"; do
+    printf '\n\ndef drsg_bench_added():\n    return 1\n' >> "$repo/$f"
+  done
+  git -C "$repo" commit -q -am "touch $n files"
+  git -C "$repo" tag "n$n"
+done
+git -C "$repo" checkout -q main
+"$bin/fold" "$repo" "$tmp/db.drsg" "$runs"
