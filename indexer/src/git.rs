@@ -96,6 +96,19 @@ pub struct RefInfo {
     pub tag_object: Option<String>,
 }
 
+/// A file that differs between two commits' trees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathChange {
+    Added(String),
+    Deleted(String),
+    Modified(String),
+    /// Moved (possibly edited on the way), as git's rename detection sees it.
+    Renamed {
+        from: String,
+        to: String,
+    },
+}
+
 /// One line of a reflog.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReflogEntry {
@@ -135,6 +148,42 @@ impl Repo {
             dirs.push(common);
         }
         dirs
+    }
+
+    /// The files (blobs and links, not directories) that differ between two commits, with renames.
+    pub fn changed_paths(&self, from: &str, to: &str) -> Result<Vec<PathChange>, GitError> {
+        let tree_of = |sha: &str| -> Result<gix::Tree<'_>, GitError> {
+            let commit = self.repo.find_commit(self.object_id(sha)?).map_err(|e| self.read_error(e))?;
+            commit.tree().map_err(|e| self.read_error(e))
+        };
+        let (old, new) = (tree_of(from)?, tree_of(to)?);
+        let options = gix::diff::Options::default().with_rewrites(Some(Default::default()));
+        let changes = self.repo.diff_tree_to_tree(&old, &new, options).map_err(|e| self.read_error(e))?;
+        let text = |b: &gix::bstr::BString| b.to_str_lossy().into_owned();
+        let mut out = Vec::new();
+        for change in changes {
+            use gix::object::tree::diff::ChangeDetached as C;
+            match change {
+                C::Addition { location, entry_mode, .. } if !entry_mode.is_tree() => {
+                    out.push(PathChange::Added(text(&location)))
+                }
+                C::Deletion { location, entry_mode, .. } if !entry_mode.is_tree() => {
+                    out.push(PathChange::Deleted(text(&location)))
+                }
+                C::Modification { location, entry_mode, .. } if !entry_mode.is_tree() => {
+                    out.push(PathChange::Modified(text(&location)));
+                }
+                C::Rewrite { source_location, location, entry_mode, copy, .. } if !entry_mode.is_tree() => {
+                    if copy {
+                        out.push(PathChange::Added(text(&location)));
+                    } else {
+                        out.push(PathChange::Renamed { from: text(&source_location), to: text(&location) });
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
     }
 
     /// Whether the object database holds commit `sha`.

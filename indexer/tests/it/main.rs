@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod fold;
+mod git;
 mod resolve_python;
 mod resolve_rust;
 mod resolve_ts;
