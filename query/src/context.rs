@@ -11,7 +11,7 @@ use crate::describe::Symbol;
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{Group, NodeLine, Text, one_line, site_lines};
 use crate::walk::bfs;
-use crate::{Answer, Result, Session, freshness, is_test};
+use crate::{Answer, Result, Session, is_test};
 
 /// Edge types that are calls: a call site binds to a function, or to a type it instantiates.
 pub(crate) const CALL_TYPES: &[&str] = &["CALLS", "INSTANTIATES"];
@@ -152,7 +152,7 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
         .collect();
 
     Ok(Lookup::Found(ContextOutput {
-        freshness: freshness(&plane),
+        freshness: s.freshness(&plane),
         plane: plane.meta.name,
         symbol: Symbol::of(&node),
         contained_by,

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{NodeLine, Text, one_line};
-use crate::{Answer, Result, Session, freshness};
+use crate::{Answer, Result, Session};
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 pub struct DescribeParams {
@@ -71,7 +71,7 @@ pub fn describe(s: &Session<'_>, p: &DescribeParams) -> Result<Lookup<DescribeOu
         Err(not) => return Ok(not),
     };
     Ok(Lookup::Found(DescribeOutput {
-        freshness: freshness(&plane),
+        freshness: s.freshness(&plane),
         plane: plane.meta.name,
         symbol: Symbol::of(&node),
     }))

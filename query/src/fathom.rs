@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{NodeLine, Text};
 use crate::walk::{Stop, bfs};
-use crate::{Answer, Error, Result, Session, freshness};
+use crate::{Answer, Error, Result, Session};
 
 const MAX_DEPTH: u32 = 4;
 const MAX_NODES: usize = 5_000;
@@ -101,7 +101,7 @@ pub fn fathom(s: &Session<'_>, p: &FathomParams) -> Result<Lookup<FathomOutput>>
     let hubs =
         fanout.into_iter().filter_map(|(id, edges)| Some(Hub { node: hub_nodes.get(&id)?.clone(), edges })).collect();
     Ok(Lookup::Found(FathomOutput {
-        freshness: freshness(&plane),
+        freshness: s.freshness(&plane),
         plane: plane.meta.name,
         center: NodeLine::of(&center),
         depth,

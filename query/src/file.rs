@@ -7,7 +7,7 @@ use drsg_planes::Node;
 use serde::{Deserialize, Serialize};
 
 use crate::render::{Group, NodeLine, Text};
-use crate::{Answer, Result, Session, freshness};
+use crate::{Answer, Result, Session};
 
 const SYMBOL_CAP: usize = 150;
 const IMPORT_CAP: usize = 60;
@@ -83,7 +83,7 @@ pub fn file(s: &Session<'_>, p: &FileParams) -> Result<FileOutput> {
         similar.dedup();
         return Ok(FileOutput::Missing {
             path,
-            freshness: freshness(&plane),
+            freshness: s.freshness(&plane),
             plane: plane.meta.name,
             similar: Group::capped(similar, 20),
         });
@@ -166,7 +166,7 @@ pub fn file(s: &Session<'_>, p: &FileParams) -> Result<FileOutput> {
         importers.insert(n.key.clone(), NodeLine::of(&n));
     }
     Ok(FileOutput::Found(FileAnswer {
-        freshness: freshness(&plane),
+        freshness: s.freshness(&plane),
         plane: plane.meta.name,
         language: module.and_then(|m| m.props.get("language")).and_then(|l| l.as_str()).map(str::to_owned),
         module: module.map(NodeLine::of),

@@ -41,6 +41,12 @@ pub trait SourceFiles: Sync {
     /// When `path` was last modified, in seconds since the Unix epoch; `None` when unknown. Verbs
     /// compare it with the plane's last write to say that a file was edited since.
     fn modified(&self, root: &Path, path: &str) -> Option<i64>;
+
+    /// The commit HEAD points at in the checkout holding `root`, when it is one. Verbs compare it with
+    /// the plane's commit to say when the plane is behind.
+    fn head(&self, _root: &Path) -> Option<String> {
+        None
+    }
 }
 
 /// A tree without files, for callers that never show text.

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::render::Text;
 use crate::snippet::{edited_since, innermost, tree_root};
-use crate::{Answer, Error, Result, Session, freshness};
+use crate::{Answer, Error, Result, Session};
 
 const DEFAULT_RESULTS: usize = 50;
 const MAX_RESULTS: usize = 2_000;
@@ -167,7 +167,7 @@ pub(crate) fn grep_in(
         files.push(GrepFile { path, warning, lines });
     }
     Ok(GrepOutput {
-        freshness: freshness(plane),
+        freshness: s.freshness(plane),
         plane: plane.meta.name.clone(),
         pattern: p.pattern.clone(),
         total,

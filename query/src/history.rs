@@ -7,7 +7,7 @@ use drsg_planes::{Node, PlaneInfo, PlaneKind};
 use serde::{Deserialize, Serialize};
 
 use crate::render::{Group, Text, one_line};
-use crate::{Answer, Error, Result, Session, freshness, short_sha};
+use crate::{Answer, Error, Result, Session, short_sha};
 
 const DEFAULT_LIMIT: usize = 10;
 const MAX_LIMIT: usize = 200;
@@ -161,7 +161,7 @@ pub fn history(s: &Session<'_>, p: &HistoryParams) -> Result<HistoryOutput> {
         .collect();
     let head_commit = plane.meta.synced_commit.clone();
     Ok(HistoryOutput::Found(Box::new(History {
-        freshness: freshness(&plane),
+        freshness: s.freshness(&plane),
         head: Head {
             summary: summary_of(&head_commit),
             commit: head_commit.map(|c| short_sha(&c).to_owned()),

@@ -11,7 +11,7 @@ use crate::context::CALL_TYPES;
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{Group, NodeLine, Text};
 use crate::walk::{Stop, bfs};
-use crate::{Answer, Error, Result, Session, freshness, is_test};
+use crate::{Answer, Error, Result, Session, is_test};
 
 pub(crate) const IMPACT_TYPES: &[&str] = &["CALLS", "REFERENCES", "INSTANTIATES", "IMPORTS", "EXTENDS", "IMPLEMENTS"];
 const MAX_DEPTH: u32 = 6;
@@ -121,7 +121,7 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
         });
     }
     Ok(Lookup::Found(ImpactOutput {
-        freshness: freshness(&plane),
+        freshness: s.freshness(&plane),
         plane: plane.meta.name,
         target: NodeLine::of(&target),
         depth,

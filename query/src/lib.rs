@@ -65,6 +65,19 @@ pub struct Session<'a> {
 }
 
 impl Session<'_> {
+    /// The freshness line, with a note when the checkout's HEAD has moved past the plane's commit.
+    pub fn freshness(&self, plane: &drsg_planes::PlaneInfo) -> String {
+        let line = freshness(plane);
+        let (Some(synced), Some(root)) = (&plane.meta.synced_commit, &plane.meta.synced_root) else { return line };
+        match self.files.head(Path::new(root)) {
+            Some(head) if &head != synced => format!(
+                "{line} (HEAD has moved to {}: run `drsg fold`, or keep `drsg watch` running, to bring the plane up to date)",
+                short_sha(&head)
+            ),
+            _ => line,
+        }
+    }
+
     /// The plane a verb answers from (see [`choose_plane`]).
     pub fn plane(&self, requested: Option<&str>) -> Result<drsg_planes::PlaneInfo> {
         choose_plane(self.store, requested, self.cwd)

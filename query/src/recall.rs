@@ -9,7 +9,7 @@ use crate::lookup::{Lookup, find_symbol};
 use crate::render::{Group, Text};
 use crate::revisions::{DirEntry, Revision, RevisionError, Revisions};
 use crate::snippet::{parse_range, relative_to_root, tree_root};
-use crate::{Answer, Error, Result, Session, freshness};
+use crate::{Answer, Error, Result, Session};
 
 const DEFAULT_LINES: u32 = 200;
 const MAX_LINES: u32 = 2_000;
@@ -91,8 +91,12 @@ pub fn recall(s: &Session<'_>, revisions: &dyn Revisions, p: &RecallParams) -> R
     let plane = s.plane(p.plane.as_deref())?;
     let root = tree_root(&plane)?;
     let at = revisions.resolve(root, &p.at).map_err(revision_error)?;
-    let output =
-        |answer| RecallOutput { plane: plane.meta.name.clone(), freshness: freshness(&plane), at: at.clone(), answer };
+    let output = |answer| RecallOutput {
+        plane: plane.meta.name.clone(),
+        freshness: s.freshness(&plane),
+        at: at.clone(),
+        answer,
+    };
 
     if let Some(pattern) = &p.pattern {
         if p.vs.is_some() {

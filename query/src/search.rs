@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::render::{NodeLine, Text, one_line};
-use crate::{Answer, Error, Result, Session, freshness};
+use crate::{Answer, Error, Result, Session};
 
 const DEFAULT_K: usize = 10;
 const MAX_K: usize = 100;
@@ -74,7 +74,7 @@ pub fn search(s: &Session<'_>, p: &SearchParams) -> Result<SearchOutput> {
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.key.cmp(&b.node.key)));
     hits.truncate(k);
-    Ok(SearchOutput { freshness: freshness(&plane), plane: plane.meta.name, query: p.query.clone(), hits })
+    Ok(SearchOutput { freshness: s.freshness(&plane), plane: plane.meta.name, query: p.query.clone(), hits })
 }
 
 impl Answer for SearchOutput {

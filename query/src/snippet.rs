@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::files::FileError;
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{NodeLine, Text};
-use crate::{Answer, Error, Result, Session, freshness};
+use crate::{Answer, Error, Result, Session};
 
 const DEFAULT_LINES: u32 = 200;
 const MAX_LINES: u32 = 2_000;
@@ -71,7 +71,7 @@ pub fn snippet(s: &Session<'_>, p: &SnippetParams) -> Result<Lookup<SnippetOutpu
         }
         let warning = edited_since(s, &plane, &path);
         return Ok(Lookup::Found(SnippetOutput {
-            freshness: freshness(&plane),
+            freshness: s.freshness(&plane),
             plane: plane.meta.name.clone(),
             symbol: symbol.as_ref().map(NodeLine::of),
             lines: numbered(&all, start, shown_end),
@@ -102,7 +102,7 @@ pub fn snippet(s: &Session<'_>, p: &SnippetParams) -> Result<Lookup<SnippetOutpu
     let read_on = (shown_end < end).then(|| format!("{path}:{}-{end}", shown_end + 1));
     let warning = edited_since(s, &plane, &path);
     Ok(Lookup::Found(SnippetOutput {
-        freshness: freshness(&plane),
+        freshness: s.freshness(&plane),
         plane: plane.meta.name.clone(),
         symbol: Some(NodeLine::of(&node)),
         lines: numbered(&all, start, shown_end),

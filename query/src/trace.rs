@@ -11,7 +11,7 @@ use crate::context::CALL_TYPES;
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{NodeLine, Text};
 use crate::walk::bfs;
-use crate::{Answer, Result, Session, freshness};
+use crate::{Answer, Result, Session};
 
 /// Longest path searched, in hops.
 const MAX_HOPS: u32 = 12;
@@ -86,7 +86,7 @@ pub fn trace(s: &Session<'_>, p: &TraceParams) -> Result<Lookup<TraceOutput>> {
         Err(not) => return Ok(not),
     };
     let mut out = TraceOutput {
-        freshness: freshness(&plane),
+        freshness: s.freshness(&plane),
         plane: plane.meta.name.clone(),
         from: NodeLine::of(&from),
         to: NodeLine::of(&to),

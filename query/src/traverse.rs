@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{Group, NodeLine, Text};
 use crate::walk::{Stop, bfs};
-use crate::{Answer, Error, Result, Session, edge_types, freshness};
+use crate::{Answer, Error, Result, Session, edge_types};
 
 const MAX_HOPS: u32 = 10;
 const MAX_NODES: usize = 20_000;
@@ -88,7 +88,7 @@ pub fn traverse(s: &Session<'_>, p: &TraverseParams) -> Result<Lookup<TraverseOu
         .collect();
     let total = listed.len();
     Ok(Lookup::Found(TraverseOutput {
-        freshness: freshness(&plane),
+        freshness: s.freshness(&plane),
         plane: plane.meta.name,
         from: NodeLine::of(&start),
         direction: p.direction.clone().unwrap_or_else(|| "out".into()),

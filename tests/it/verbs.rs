@@ -533,3 +533,21 @@ fn the_plane_defaults_to_the_one_holding_the_working_directory() {
         ask(None, Some("c")).unwrap_err().to_string().starts_with("no plane named `c`; planes: a, a_git, b, b_git")
     );
 }
+
+#[test]
+fn answers_say_when_head_has_moved_past_the_plane() {
+    let w = app();
+    assert!(check_describe(&w, "app.core.fact").ends_with("synced: commit d75391e2eb3c\n"));
+    w.fixture.write("app/new.py", "def new():\n    pass\n");
+    let head = w.fixture.commit_all("new");
+    // The HEAD read is reused for half a second.
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    let text = check_describe(&w, "app.core.fact");
+    assert!(
+        text.ends_with(&format!(
+            "synced: commit d75391e2eb3c (HEAD has moved to {}: run `drsg fold`, or keep `drsg watch` running, to bring the plane up to date)\n",
+            &head[..12]
+        )),
+        "{text}"
+    );
+}
