@@ -170,3 +170,48 @@ fn recall_refuses_bad_revisions_and_paths_out_of_the_tree() {
     let err = check_recall(&store, q::RecallParams { pattern: Some("x".into()), name: Some("a".into()), ..at("main") });
     assert!(err.unwrap_err().to_string().starts_with("give one of `name`"));
 }
+
+#[test]
+fn an_octopus_merge_keeps_every_parent_in_order() {
+    let fx = Fixture::inline("//- /a.py\ndef a():\n    pass\n");
+    let mut branches = Vec::new();
+    for i in 0..8 {
+        let name = format!("topic{i}");
+        fx.git(&["checkout", "-q", "-b", &name, "main"]);
+        fx.write(&format!("t{i}.py"), &format!("def t{i}():\n    pass\n"));
+        fx.commit_all(&name);
+        branches.push(name);
+    }
+    fx.git(&["checkout", "-q", "main"]);
+    let mut args = vec!["merge", "-q", "--no-ff", "-m", "octopus"];
+    args.extend(branches.iter().map(String::as_str));
+    fx.git(&args);
+    let mut store = Store::open(&fx.outside().join("g.drsg")).unwrap();
+    let report = index(&fx, &mut store);
+    assert_eq!(report.files, 9);
+    let plane = store.plane("repo_git").unwrap().unwrap();
+    // `Merge` is a second label; the primary one is `Commit`.
+    let merge = store
+        .nodes_by_label(plane.id, "Commit")
+        .unwrap()
+        .into_iter()
+        .find(|c| c.labels.iter().any(|l| l == "Merge"))
+        .unwrap();
+    let mut parents: Vec<(u64, String)> = store
+        .edges_out(merge.id, Some("PARENT"))
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e.props["order"].as_u64().unwrap(),
+                store.node(e.dst).unwrap().unwrap().props["summary"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    parents.sort();
+    let summaries: Vec<&str> = parents.iter().map(|(_, s)| s.as_str()).collect();
+    assert_eq!(summaries, ["initial", "topic0", "topic1", "topic2", "topic3", "topic4", "topic5", "topic6", "topic7"]);
+    // (The merge carries the fixture's default date, older than the topics: it is listed last.)
+    let (text, _) = check_history(&store, Some(10));
+    assert!(text.contains("  octopus  (merge)"), "{text}");
+}
