@@ -7,8 +7,6 @@
 //! of the target commit by construction. Re-resolving only the references whose binding can change is
 //! the next step (see the README's known gaps).
 
-use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 use std::time::Instant;
 
@@ -115,59 +113,23 @@ pub fn fold(
         .join("/");
     let tree_name =
         root_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
-    let before = Fingerprint::of(store, plane.id)?;
+    let before = store.plane_digest(plane.id).map_err(crate::Error::from)?;
     let source = Source::Commit(Box::new(CommitTree::new(repo, target, prefix)?));
     let run = run_source(&source, root_path, &tree_name, plane_name, registry, store, options, progress, cache)?;
     let after = store
         .plane(plane_name)
         .map_err(crate::Error::from)?
         .ok_or_else(|| FoldError::UnknownPlane(plane_name.to_owned()))?;
-    let now = Fingerprint::of(store, after.id)?;
-    report.nodes_added = now.nodes.keys().filter(|k| !before.nodes.contains_key(*k)).count() as u64;
-    report.nodes_removed = before.nodes.keys().filter(|k| !now.nodes.contains_key(*k)).count() as u64;
-    report.nodes_changed =
-        now.nodes.iter().filter(|(k, h)| before.nodes.get(*k).is_some_and(|old| old != *h)).count() as u64;
-    (report.edges_added, report.edges_removed) = multiset_difference(&before.edges, &now.edges);
+    let changes = before.changes(&store.plane_digest(after.id).map_err(crate::Error::from)?);
+    report.nodes_added = changes.nodes_added;
+    report.nodes_changed = changes.nodes_changed;
+    report.nodes_removed = changes.nodes_removed;
+    report.edges_added = changes.edges_added;
+    report.edges_removed = changes.edges_removed;
     report.edges_after = after.edge_count;
     report.files_reused = run.files_reused;
     report.files_parsed = run.files - run.files_reused;
     report.millis = started.elapsed().as_millis() as u64;
     report.run = Some(run);
     Ok(report)
-}
-
-/// A plane reduced to comparable hashes: each node's content by key, and the edges as a multiset of
-/// `(type, source key, target key, properties)`.
-struct Fingerprint {
-    nodes: HashMap<String, u64>,
-    edges: HashMap<u64, u64>,
-}
-
-impl Fingerprint {
-    fn of(store: &Store, plane: i64) -> Result<Fingerprint, FoldError> {
-        let list = store.nodes(plane).map_err(crate::Error::from)?;
-        let mut keys = HashMap::with_capacity(list.len());
-        let mut nodes = HashMap::with_capacity(list.len());
-        for n in list {
-            let mut h = DefaultHasher::new();
-            (&n.labels, &n.name, &n.file, n.line, n.end_line, serde_json::Value::Object(n.props).to_string())
-                .hash(&mut h);
-            keys.insert(n.id, n.key.clone());
-            nodes.insert(n.key, h.finish());
-        }
-        let mut edges = HashMap::new();
-        for e in store.edges(plane, None).map_err(crate::Error::from)? {
-            let mut h = DefaultHasher::new();
-            (&e.ty, keys.get(&e.src), keys.get(&e.dst), serde_json::Value::Object(e.props).to_string()).hash(&mut h);
-            *edges.entry(h.finish()).or_insert(0) += 1;
-        }
-        Ok(Fingerprint { nodes, edges })
-    }
-}
-
-/// (added, removed) between two multisets.
-fn multiset_difference(before: &HashMap<u64, u64>, after: &HashMap<u64, u64>) -> (u64, u64) {
-    let added = after.iter().map(|(h, n)| n.saturating_sub(before.get(h).copied().unwrap_or(0))).sum();
-    let removed = before.iter().map(|(h, n)| n.saturating_sub(after.get(h).copied().unwrap_or(0))).sum();
-    (added, removed)
 }

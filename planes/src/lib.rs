@@ -26,7 +26,8 @@ mod tokenizer;
 
 pub use error::{Error, Result};
 pub use model::{
-    Adjacent, Direction, Edge, EdgeSummary, NewEdge, Node, NodeData, PlaneBatch, PlaneInfo, PlaneKind, PlaneMeta, Props,
+    Adjacent, DigestChanges, Direction, Edge, EdgeSummary, NewEdge, Node, NodeData, PlaneBatch, PlaneDigest, PlaneInfo,
+    PlaneKind, PlaneMeta, Props,
 };
 pub use schema::FORMAT_VERSION;
 pub use store::{LOGS_DIR, SQLITE_FILE, Store, TEXT_DIR};

@@ -243,3 +243,42 @@ pub struct Adjacent {
     /// The node at the other end.
     pub node: i64,
 }
+
+/// A plane reduced to hashes, from [`Store::plane_digest`](crate::Store::plane_digest).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlaneDigest {
+    /// Node key → hash of its labels, name, span and properties.
+    pub nodes: std::collections::HashMap<String, u64>,
+    /// Hash of (type, source key, target key, properties) → how many such edges.
+    pub edges: std::collections::HashMap<u64, u64>,
+}
+
+impl PlaneDigest {
+    /// (added, changed, removed) nodes and (added, removed) edges from `self` to `after`.
+    pub fn changes(&self, after: &PlaneDigest) -> DigestChanges {
+        let nodes_added = after.nodes.keys().filter(|k| !self.nodes.contains_key(*k)).count() as u64;
+        let nodes_removed = self.nodes.keys().filter(|k| !after.nodes.contains_key(*k)).count() as u64;
+        let nodes_changed =
+            after.nodes.iter().filter(|(k, h)| self.nodes.get(*k).is_some_and(|old| old != *h)).count() as u64;
+        let count = |from: &std::collections::HashMap<u64, u64>, to: &std::collections::HashMap<u64, u64>| -> u64 {
+            to.iter().map(|(h, n)| n.saturating_sub(from.get(h).copied().unwrap_or(0))).sum()
+        };
+        DigestChanges {
+            nodes_added,
+            nodes_changed,
+            nodes_removed,
+            edges_added: count(&self.edges, &after.edges),
+            edges_removed: count(&after.edges, &self.edges),
+        }
+    }
+}
+
+/// What changed between two digests of a plane.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DigestChanges {
+    pub nodes_added: u64,
+    pub nodes_changed: u64,
+    pub nodes_removed: u64,
+    pub edges_added: u64,
+    pub edges_removed: u64,
+}

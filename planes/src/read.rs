@@ -4,7 +4,7 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{OptionalExtension, Params, Row, params_from_iter};
 
 use crate::error::{Error, Result};
-use crate::model::{Adjacent, Direction, Edge, EdgeSummary, Node, PlaneInfo, PlaneKind, PlaneMeta, Props};
+use crate::model::{Adjacent, Direction, Edge, EdgeSummary, Node, PlaneDigest, PlaneInfo, PlaneKind, PlaneMeta, Props};
 use crate::store::{SqlContext, Store};
 
 // `ORDER BY +key` (an expression, not the column) keeps SQLite from walking the whole plane in
@@ -201,6 +201,54 @@ impl Store {
             .ctx(&self.shown, context)?
             .query_row(params_from_iter(values), |row| Ok(count(row.get(0)?)))
             .ctx(&self.shown, context)
+    }
+
+    /// A plane reduced to hashes, read as stored text (no JSON decoding): each node's labels, name,
+    /// span and properties by key, and the edges as a multiset of (type, source key, target key,
+    /// properties). Two digests compare what changed between two writes of a plane.
+    pub fn plane_digest(&self, plane_id: i64) -> Result<PlaneDigest> {
+        use std::hash::{DefaultHasher, Hash, Hasher};
+        let context = "reading a plane's digest";
+        let mut nodes = std::collections::HashMap::new();
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT key, labels, name, file, line, end_line, props FROM nodes WHERE plane = ?1")
+            .ctx(&self.shown, context)?;
+        let mut rows = stmt.query([plane_id]).ctx(&self.shown, context)?;
+        while let Some(row) = rows.next().ctx(&self.shown, context)? {
+            let read = || -> rusqlite::Result<(String, u64)> {
+                let mut h = DefaultHasher::new();
+                row.get_ref(1)?.as_str_or_null()?.hash(&mut h);
+                row.get_ref(2)?.as_str_or_null()?.hash(&mut h);
+                row.get_ref(3)?.as_str_or_null()?.hash(&mut h);
+                row.get::<_, Option<i64>>(4)?.hash(&mut h);
+                row.get::<_, Option<i64>>(5)?.hash(&mut h);
+                row.get_ref(6)?.as_str_or_null()?.hash(&mut h);
+                Ok((row.get(0)?, h.finish()))
+            };
+            let (key, hash) = read().ctx(&self.shown, context)?;
+            nodes.insert(key, hash);
+        }
+        let mut edges = std::collections::HashMap::new();
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT e.type, s.key, d.key, e.props FROM edges e
+                 JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst WHERE e.plane = ?1",
+            )
+            .ctx(&self.shown, context)?;
+        let mut rows = stmt.query([plane_id]).ctx(&self.shown, context)?;
+        while let Some(row) = rows.next().ctx(&self.shown, context)? {
+            let read = || -> rusqlite::Result<u64> {
+                let mut h = DefaultHasher::new();
+                for i in 0..4 {
+                    row.get_ref(i)?.as_str_or_null()?.hash(&mut h);
+                }
+                Ok(h.finish())
+            };
+            *edges.entry(read().ctx(&self.shown, context)?).or_insert(0u64) += 1;
+        }
+        Ok(PlaneDigest { nodes, edges })
     }
 
     /// Number of edges entering node `node_id` other than containment (`CONTAINS`, `HAS_METHOD`): how

@@ -237,3 +237,26 @@ fn a_writer_that_gives_up_leaves_the_old_plane() {
     assert!(search_keys(&store, None, "other").is_empty(), "staged text was dropped");
     assert!(!search_keys(&store, None, "parseJSONBody").is_empty(), "old text is intact");
 }
+
+#[test]
+fn digests_tell_what_changed_between_two_writes() {
+    let mut store = Store::in_memory().expect("store");
+    let (meta, mut nodes, mut edges) = demo_plane("demo");
+    store.replace_plane(&meta, &nodes, &edges).expect("write");
+    let plane = store.plane("demo").expect("read").expect("demo");
+    let before = store.plane_digest(plane.id).expect("digest");
+    assert_eq!(before.nodes.len(), 6);
+    assert_eq!(before.edges.values().sum::<u64>(), 6);
+    assert_eq!(before.changes(&before), drsg_planes::DigestChanges::default());
+    // One node's property changes, one node is added, one edge is dropped.
+    nodes[1] = nodes[1].clone().with_props(&json!({"doc": "changed"}).as_object().expect("object").clone());
+    nodes.push(node("demo::extra", &["Function"], Some("src/extra.rs"), Some(1), json!({})));
+    edges.pop();
+    store.replace_plane(&meta, &nodes, &edges).expect("write again");
+    let after = store.plane_digest(plane.id).expect("digest");
+    let changes = before.changes(&after);
+    assert_eq!(
+        (changes.nodes_added, changes.nodes_changed, changes.nodes_removed, changes.edges_added, changes.edges_removed),
+        (1, 1, 0, 0, 1)
+    );
+}
