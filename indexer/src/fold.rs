@@ -113,14 +113,19 @@ pub fn fold(
         .join("/");
     let tree_name =
         root_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
-    let before = store.plane_digest(plane.id).map_err(crate::Error::from)?;
+    let before = match cache.digest(plane_name, plane.generation) {
+        Some(digest) => digest,
+        None => store.plane_digest(plane.id).map_err(crate::Error::from)?,
+    };
     let source = Source::Commit(Box::new(CommitTree::new(repo, target, prefix)?));
     let run = run_source(&source, root_path, &tree_name, plane_name, registry, store, options, progress, cache)?;
     let after = store
         .plane(plane_name)
         .map_err(crate::Error::from)?
         .ok_or_else(|| FoldError::UnknownPlane(plane_name.to_owned()))?;
-    let changes = before.changes(&store.plane_digest(after.id).map_err(crate::Error::from)?);
+    let now = store.plane_digest(after.id).map_err(crate::Error::from)?;
+    let changes = before.changes(&now);
+    cache.put_digest(plane_name, after.generation, now);
     report.nodes_added = changes.nodes_added;
     report.nodes_changed = changes.nodes_changed;
     report.nodes_removed = changes.nodes_removed;

@@ -152,10 +152,12 @@ pub fn index_tree(
 }
 
 /// Facts already parsed, by blob id and path (facts depend on the path: test files are told by it),
-/// so that a fold, or a branch switch back, parses no file twice.
+/// so that a fold, or a branch switch back, parses no file twice; and the digest each fold left of
+/// its plane, so that the next fold of the same generation need not read it again.
 #[derive(Default)]
 pub struct FactsCache {
     entries: std::sync::Mutex<HashMap<(String, String), Cached>>,
+    digests: std::sync::Mutex<HashMap<String, (u64, drsg_planes::PlaneDigest)>>,
 }
 
 #[derive(Clone)]
@@ -173,6 +175,18 @@ impl FactsCache {
     fn put(&self, blob: &str, path: &str, cached: Cached) {
         if let Ok(mut entries) = self.entries.lock() {
             entries.insert((blob.to_owned(), path.to_owned()), cached);
+        }
+    }
+
+    /// The digest of plane `plane` at `generation`, if this cache holds it.
+    pub(crate) fn digest(&self, plane: &str, generation: u64) -> Option<drsg_planes::PlaneDigest> {
+        let digests = self.digests.lock().ok()?;
+        digests.get(plane).filter(|(g, _)| *g == generation).map(|(_, d)| d.clone())
+    }
+
+    pub(crate) fn put_digest(&self, plane: &str, generation: u64, digest: drsg_planes::PlaneDigest) {
+        if let Ok(mut digests) = self.digests.lock() {
+            digests.insert(plane.to_owned(), (generation, digest));
         }
     }
 
