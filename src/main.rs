@@ -305,6 +305,12 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Watch { dir, poll_ms } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
             let root = dir.canonicalize().with_context(|| format!("cannot read the tree at {}", dir.display()))?;
+            if drsg_indexer::Repo::discover(&root).is_none() {
+                anyhow::bail!(
+                    "{} is not in a git checkout; `drsg watch` follows commits, so it needs one",
+                    root.display()
+                );
+            }
             let mut store = drsg::open_for_write(&db)?;
             let registry = drsg_plugins::builtin();
             let root_text = root.to_string_lossy().into_owned();

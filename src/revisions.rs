@@ -30,58 +30,14 @@ fn read_error(err: impl std::fmt::Display) -> RevisionError {
     RevisionError::Read(err.to_string())
 }
 
-/// Seconds since the epoch for `2024-01-31` (the end of that day, UTC) or `2024-01-31T12:00[:00][Z]`.
-fn parse_date(text: &str) -> Option<i64> {
-    let (date, time) = match text.split_once('T') {
-        Some((d, t)) => (d, Some(t.trim_end_matches('Z'))),
-        None => (text, None),
-    };
-    let mut parts = date.split('-');
-    let (y, m, d): (i64, i64, i64) =
-        (parts.next()?.parse().ok()?, parts.next()?.parse().ok()?, parts.next()?.parse().ok()?);
-    if parts.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) || date.len() != 10 {
-        return None;
-    }
-    // Days from civil (Howard Hinnant's algorithm).
-    let y2 = if m <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let seconds = match time {
-        None => 86_399,
-        Some(t) => {
-            let mut hms = t.split(':');
-            let h: i64 = hms.next()?.parse().ok()?;
-            let mi: i64 = hms.next()?.parse().ok()?;
-            let s: i64 = hms.next().map_or(Some(0), |s| s.parse().ok())?;
-            h * 3600 + mi * 60 + s
-        }
-    };
-    Some(days * 86_400 + seconds)
-}
-
 impl Revisions for GitRevisions<'_> {
     fn resolve(&self, root: &Path, spec: &str) -> Result<Revision, RevisionError> {
         let (repo, _) = open(root)?;
         let spec = spec.trim();
-        let sha = match parse_date(spec) {
-            // A date: the newest commit of HEAD's history made at or before it.
-            Some(when) => {
-                let head = repo.head().commit.ok_or_else(|| RevisionError::Unknown(spec.to_owned()))?;
-                let commits = repo.commits(&[head], None).map_err(read_error)?;
-                commits
-                    .into_iter()
-                    .find(|c| c.committed_at <= when)
-                    .map(|c| c.sha)
-                    .ok_or_else(|| RevisionError::Unknown(format!("{spec} (before the first commit)")))?
-            }
-            None => repo.resolve(spec).map_err(|e| match e {
-                drsg_indexer::GitError::UnknownRevision { .. } => RevisionError::Unknown(spec.to_owned()),
-                other => read_error(other),
-            })?,
-        };
+        let sha = repo.resolve(spec).map_err(|e| match e {
+            drsg_indexer::GitError::UnknownRevision { .. } => RevisionError::Unknown(spec.to_owned()),
+            other => read_error(other),
+        })?;
         let info = repo.commit(&sha).map_err(read_error)?;
         Ok(Revision {
             spec: spec.to_owned(),
@@ -125,6 +81,7 @@ impl Revisions for GitRevisions<'_> {
         sha: &str,
         path: &str,
         names: &[String],
+        impl_trait: Option<&str>,
     ) -> Result<Option<(u32, u32)>, RevisionError> {
         let files = self.files_at(root, sha)?;
         let Ok(bytes) = files.read(root, path) else { return Ok(None) };
@@ -152,9 +109,14 @@ impl Revisions for GitRevisions<'_> {
             out.reverse();
             out
         };
+        let trait_of = |i: usize| {
+            facts.defs[i].impl_block.as_ref().and_then(|b| b.trait_.as_ref()).and_then(|t| t.last()).map(String::as_str)
+        };
         let found = (0..facts.defs.len()).find(|&i| {
             let full = path_of(i);
-            full.len() >= names.len() && full[full.len() - names.len()..].iter().zip(names).all(|(a, b)| a == b)
+            full.len() >= names.len()
+                && full[full.len() - names.len()..].iter().zip(names).all(|(a, b)| a == b)
+                && (impl_trait.is_none() || trait_of(i) == impl_trait)
         });
         Ok(found.map(|i| (facts.defs[i].line, facts.defs[i].end_line)))
     }
@@ -228,19 +190,5 @@ impl SourceFiles for TreeAt {
 
     fn modified(&self, _: &Path, _: &str) -> Option<i64> {
         None
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_date;
-
-    #[test]
-    fn dates() {
-        assert_eq!(parse_date("2024-01-01"), Some(1_704_067_200 + 86_399));
-        assert_eq!(parse_date("2024-01-01T00:01"), Some(1_704_067_260));
-        assert_eq!(parse_date("2024-01-01T00:00:30Z"), Some(1_704_067_230));
-        assert_eq!(parse_date("HEAD~1"), None);
-        assert_eq!(parse_date("2024-13-01"), None);
     }
 }

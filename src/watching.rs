@@ -70,6 +70,9 @@ fn reconcile(
             Ok(())
         }
         Some(synced) if repo.has_commit(synced) => follow_head(store, registry, plane, repo, cache, log),
+        None if !repo.tracks(&head, &prefix_of(repo, root)) => anyhow::bail!(
+            "plane `{plane}` was read from disk ({root} is not tracked at HEAD); `drsg watch` follows commits of a tracked tree"
+        ),
         recorded => {
             let what = match recorded {
                 Some(sha) => format!(
@@ -78,7 +81,8 @@ fn reconcile(
                 ),
                 None => "the plane records no commit".to_owned(),
             };
-            let options = IndexOptions { plane: Some(plane.to_owned()), ..IndexOptions::default() };
+            let recorded = IndexOptions::recorded(&info.meta.ledger).unwrap_or_default();
+            let options = IndexOptions { plane: Some(plane.to_owned()), ..recorded };
             let report = drsg_indexer::index_tree(Path::new(root), registry, store, &options, &Silent)?;
             log(&format!(
                 "{what}: rebuilt from HEAD {} in {:.0} ms ({} files)",
@@ -101,12 +105,30 @@ fn follow_head(
     log: &mut dyn FnMut(&str),
 ) -> anyhow::Result<()> {
     let Some(head) = repo.head().commit else { return Ok(()) };
-    let synced = store.plane(plane)?.and_then(|p| p.meta.synced_commit);
-    if synced.as_deref() == Some(head.as_str()) {
+    let info = store.plane(plane)?.with_context(|| format!("no plane named `{plane}`"))?;
+    if info.meta.synced_commit.as_deref() == Some(head.as_str()) {
+        // Refs moved without moving HEAD's commit (a branch created or checked out at the same
+        // commit, a tag): only the history changed.
+        let max_commits = IndexOptions::recorded(&info.meta.ledger).and_then(|o| o.max_commits);
+        let history = drsg_indexer::history::index_history(repo, store, plane, max_commits)?;
+        log(&format!(
+            "refs moved, HEAD still at {}: history refreshed ({} branches, {} tags)",
+            drsg_query::short_sha(&head),
+            history.branches,
+            history.tags
+        ));
         return Ok(());
     }
     let report: FoldReport =
         drsg_indexer::fold(store, registry, plane, Some(&head), &IndexOptions::default(), cache, &Silent)?;
     log(crate::render_fold(&report).trim_end());
     Ok(())
+}
+
+/// The tree's place in the work tree (`""` for the whole tree).
+fn prefix_of(repo: &Repo, root: &str) -> String {
+    Path::new(root)
+        .strip_prefix(repo.workdir())
+        .map(|rel| rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+        .unwrap_or_default()
 }

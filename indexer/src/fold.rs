@@ -50,8 +50,14 @@ pub enum FoldError {
     UnknownPlane(String),
     #[error("plane `{0}` is not a code plane")]
     NotCode(String),
-    #[error("plane `{plane}` was not indexed from a git checkout ({root}); run `drsg index` to rebuild it instead")]
+    #[error(
+        "plane `{plane}` was not indexed from a commit ({root} is not a tracked part of a git checkout); run `drsg index` to rebuild it instead"
+    )]
     NotGit { plane: String, root: String },
+    #[error("the tree of plane `{plane}` ({root}) no longer exists on disk; index its new place with `drsg index`")]
+    TreeGone { plane: String, root: String },
+    #[error("`{prefix}` does not exist at {commit}: folding plane `{plane}` there would leave it empty")]
+    Untracked { plane: String, prefix: String, commit: String },
     #[error(transparent)]
     Git(#[from] GitError),
     #[error(transparent)]
@@ -79,9 +85,14 @@ pub fn fold(
     }
     let root = plane.meta.synced_root.clone().unwrap_or_default();
     let not_git = || FoldError::NotGit { plane: plane_name.to_owned(), root: root.clone() };
+    // A plane read from disk (not a tracked part of a checkout) has no commit to fold from.
+    let Some(from) = plane.meta.synced_commit.clone() else { return Err(not_git()) };
+    if !Path::new(&root).is_dir() {
+        return Err(FoldError::TreeGone { plane: plane_name.to_owned(), root: root.clone() });
+    }
     let repo = Repo::discover(Path::new(&root)).ok_or_else(not_git)?;
     let target = repo.resolve(to.unwrap_or("HEAD"))?;
-    let from = plane.meta.synced_commit.clone();
+    let from = Some(from);
     let mut report = FoldReport {
         plane: plane_name.to_owned(),
         from: from.clone(),
@@ -117,8 +128,13 @@ pub fn fold(
         Some(digest) => digest,
         None => store.plane_digest(plane.id).map_err(crate::Error::from)?,
     };
+    if !repo.tracks(&target, &prefix) {
+        return Err(FoldError::Untracked { plane: plane_name.to_owned(), prefix, commit: target[..12].to_owned() });
+    }
     let source = Source::Commit(Box::new(CommitTree::new(repo, target, prefix)?));
-    let run = run_source(&source, root_path, &tree_name, plane_name, registry, store, options, progress, cache)?;
+    // The plane keeps the options it was built with (size limit, commit cap).
+    let options = IndexOptions::recorded(&plane.meta.ledger).unwrap_or_else(|| options.clone());
+    let run = run_source(&source, root_path, &tree_name, plane_name, registry, store, &options, progress, cache)?;
     let after = store
         .plane(plane_name)
         .map_err(crate::Error::from)?

@@ -109,28 +109,34 @@ pub enum HistoryError {
 /// Rebases in a reflog (oldest first): a `rebase (start)` line, the `rebase (pick)`-style steps, and a
 /// `rebase (finish): returning to <branch>` line. An unfinished or aborted rebase is not one.
 pub fn rebases(reflog: &[ReflogEntry]) -> Vec<Rebase> {
+    // `rebase (start)`, `rebase -i (start)`, `pull --rebase (start)`, …: the command before the step.
+    fn step(message: &str) -> Option<(&str, &str)> {
+        let (head, rest) = message.split_once(" (")?;
+        let (kind, detail) = rest.split_once("):")?;
+        (head.starts_with("rebase") || head.contains("--rebase")).then_some((kind, detail.trim()))
+    }
     let mut out = Vec::new();
     let mut start: Option<(&ReflogEntry, u64)> = None;
     for entry in reflog {
-        let message = entry.message.as_str();
-        if message.starts_with("rebase (start)") || message.starts_with("rebase -i (start)") {
-            start = Some((entry, 0));
-        } else if let Some(rest) = message
-            .strip_prefix("rebase (finish): returning to ")
-            .or_else(|| message.strip_prefix("rebase -i (finish): returning to "))
-        {
-            if let Some((begin, steps)) = start.take()
-                && let (Some(replaced), Some(onto)) = (begin.old.clone(), begin.new.clone())
-            {
-                out.push(Rebase { branch: rest.trim().to_owned(), onto, replaced, steps, finished_at: entry.time });
+        match step(&entry.message) {
+            Some(("start", _)) => start = Some((entry, 0)),
+            Some(("finish", detail)) => {
+                let branch = detail.strip_prefix("returning to ").unwrap_or(detail);
+                if let Some((begin, steps)) = start.take()
+                    && let (Some(replaced), Some(onto)) = (begin.old.clone(), begin.new.clone())
+                    // A fast-forward replays nothing and replaces nothing.
+                    && steps > 0
+                {
+                    out.push(Rebase { branch: branch.to_owned(), onto, replaced, steps, finished_at: entry.time });
+                }
             }
-        } else if message.starts_with("rebase") {
-            if let Some((_, steps)) = start.as_mut() {
-                *steps += 1;
+            Some(_) => {
+                if let Some((_, steps)) = start.as_mut() {
+                    *steps += 1;
+                }
             }
-        } else {
             // Anything else (a checkout, a commit) ends a rebase that never finished.
-            start = None;
+            None => start = None,
         }
     }
     out

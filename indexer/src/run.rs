@@ -30,6 +30,18 @@ pub struct IndexOptions {
     pub max_commits: Option<usize>,
 }
 
+impl IndexOptions {
+    /// The options a plane was built with, as its ledger records them (a fold keeps them).
+    pub fn recorded(ledger: &Value) -> Option<IndexOptions> {
+        let o = ledger.get("options")?;
+        Some(IndexOptions {
+            plane: None,
+            max_file_size: o.get("max_file_size")?.as_u64()?,
+            max_commits: o.get("max_commits").and_then(Value::as_u64).map(|n| n as usize),
+        })
+    }
+}
+
 impl Default for IndexOptions {
     fn default() -> Self {
         IndexOptions { plane: None, max_file_size: 2 * 1024 * 1024, max_commits: None }
@@ -96,9 +108,11 @@ fn ledger(
     skip_counts: &BTreeMap<&'static str, u64>,
     parse_errors: &[(String, u32, u32)],
     resolved: &Resolved,
+    options: &IndexOptions,
 ) -> Value {
     let a = &resolved.accounting;
     json!({
+        "options": {"max_file_size": options.max_file_size, "max_commits": options.max_commits},
         "files": files_by_language,
         "bytes": bytes,
         "skipped": skip_counts,
@@ -368,7 +382,7 @@ pub(crate) fn run_source(
                     let done = done.borrow();
                     let resolved = done.as_ref()?;
                     plane_meta.ledger =
-                        ledger(&files_by_language, bytes, &skipped, &skip_counts, &parse_errors, resolved);
+                        ledger(&files_by_language, bytes, &skipped, &skip_counts, &parse_errors, resolved, options);
                     Some(plane_meta.clone())
                 })
             }

@@ -104,6 +104,10 @@ impl Source {
         let mut out = WalkOutcome::default();
         for entry in tree.files.values() {
             let rel = &entry.path;
+            // Hidden files and directories are skipped, as the walk on disk skips them.
+            if rel.split('/').any(|part| part.starts_with('.')) {
+                continue;
+            }
             let name = rel.rsplit('/').next().unwrap_or(rel);
             match entry.kind {
                 EntryKind::Submodule => continue,

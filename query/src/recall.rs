@@ -148,7 +148,8 @@ pub fn recall(s: &Session<'_>, revisions: &dyn Revisions, p: &RecallParams) -> R
         if symbol.is_none() {
             return Ok(Some((1, text.lines().count().max(1) as u32)));
         }
-        revisions.declaration(root, &rev.sha, &path, &names).map_err(revision_error)
+        let impl_trait = symbol.as_deref().and_then(impl_trait);
+        revisions.declaration(root, &rev.sha, &path, &names, impl_trait).map_err(revision_error)
     };
 
     if let Some(vs) = &p.vs {
@@ -246,6 +247,13 @@ fn revision_error(err: RevisionError) -> Error {
     }
 }
 
+/// The trait of a trait-impl method key `<crate::Type as crate::Trait>::method`.
+fn impl_trait(key: &str) -> Option<&str> {
+    let inner = key.strip_prefix('<')?.split_once(">::")?.0;
+    let path = inner.split_once(" as ")?.1;
+    Some(path.rsplit("::").next().unwrap_or(path))
+}
+
 /// The names from the module down to the symbol, along its containers: `Client.load` for method
 /// `load` of class `Client`; a Rust method is named under its type (`Store.planes`), wherever the
 /// `impl` block sits.
@@ -286,7 +294,7 @@ impl Answer for RecallOutput {
                 for (n, text) in lines {
                     if t.remaining() < text.len() + width + 200 {
                         t.line(format_args!(
-                            "… cut by the answer budget; read on with `recall --at {} {path}:{n}-{end}`",
+                            "… cut by the answer budget; read on with `recall {} --path {path}:{n}-{end}`",
                             at.spec
                         ));
                         break;
@@ -295,7 +303,7 @@ impl Answer for RecallOutput {
                 }
                 if let Some(next) = read_on {
                     t.line(format_args!(
-                        "… read on: `recall --at {} {next}` ({file_lines} lines in the file)",
+                        "… read on: `recall {} --path {next}` ({file_lines} lines in the file)",
                         at.spec
                     ));
                 }
@@ -337,6 +345,21 @@ impl Answer for RecallOutput {
     }
 
     fn found(&self) -> bool {
-        !matches!(self.answer, Recalled::Absent { .. })
+        match &self.answer {
+            Recalled::Absent { .. } => false,
+            Recalled::Search(hits) => hits.found(),
+            _ => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::impl_trait;
+
+    #[test]
+    fn impl_traits() {
+        assert_eq!(impl_trait("<demo::X as std::fmt::Debug>::fmt"), Some("Debug"));
+        assert_eq!(impl_trait("demo::X::fmt"), None);
     }
 }

@@ -51,12 +51,14 @@ pub trait Revisions: Sync {
     fn files_at(&self, root: &Path, sha: &str) -> Result<Box<dyn SourceFiles + '_>, RevisionError>;
 
     /// Lines (`line`, `end_line`) of the definition whose name path ends with `names` in `path` at
-    /// `sha`, found by parsing that revision of the file; `None` when it holds no such definition.
+    /// `sha` (and, for a Rust trait-impl method, whose `impl` is of trait `impl_trait`), found by
+    /// parsing that revision of the file; `None` when it holds no such definition.
     fn declaration(
         &self,
         root: &Path,
         sha: &str,
         path: &str,
         names: &[String],
+        impl_trait: Option<&str>,
     ) -> Result<Option<(u32, u32)>, RevisionError>;
 }

@@ -147,7 +147,7 @@ fn recall_reads_files_directories_symbols_searches_and_diffs_at_a_revision() {
     let (search, _) = check_recall(&store, q::RecallParams { pattern: Some("def ".into()), ..at("v0.1") }).unwrap();
     assert!(search.contains("1 matching lines in 1 files\na.py\n1:def a():"), "{search}");
     // Revision forms: a prefix, `~n`, `^n`, a date, a reflog date.
-    for spec in [&v01[..6], "main~2", "HEAD^1^1", "2024-01-01T00:01:30Z", "main@{2024-01-01T00:00:30Z}"] {
+    for spec in [&v01[..6], "main~2", "~2", "HEAD^1^1", "2024-01-01T00:01:30Z", "main@{2024-01-01T00:00:30Z}"] {
         let (text, _) = check_recall(&store, q::RecallParams { path: Some("a.py".into()), ..at(spec) }).unwrap();
         assert!(text.contains(&format!("at {v01} ")), "{spec}: {text}");
     }
@@ -214,4 +214,18 @@ fn an_octopus_merge_keeps_every_parent_in_order() {
     // (The merge carries the fixture's default date, older than the topics: it is listed last.)
     let (text, _) = check_history(&store, Some(10));
     assert!(text.contains("  octopus  (merge)"), "{text}");
+}
+
+#[test]
+fn recall_tells_trait_impls_of_one_method_apart() {
+    let spec = "//- /Cargo.toml\n[package]\nname = \"demo\"\nversion = \"0.1.0\"\n//- /src/lib.rs\npub struct X;\npub trait A {\n    fn f(&self) -> u8;\n}\npub trait B {\n    fn f(&self) -> u8;\n}\nimpl A for X {\n    fn f(&self) -> u8 {\n        1\n    }\n}\nimpl B for X {\n    fn f(&self) -> u8 {\n        2\n    }\n}\n";
+    let fx = Fixture::inline(spec);
+    let mut store = Store::open(&fx.outside().join("g.drsg")).unwrap();
+    index(&fx, &mut store);
+    let (a, _) =
+        check_recall(&store, q::RecallParams { name: Some("<demo::X as demo::A>::f".into()), ..at("HEAD") }).unwrap();
+    assert!(a.contains("        1\n") && !a.contains("        2\n"), "{a}");
+    let (b, _) =
+        check_recall(&store, q::RecallParams { name: Some("<demo::X as demo::B>::f".into()), ..at("HEAD") }).unwrap();
+    assert!(b.contains("        2\n") && !b.contains("        1\n"), "{b}");
 }

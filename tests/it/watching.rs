@@ -94,9 +94,13 @@ fn the_loop_folds_every_head_move_and_stops_cleanly() {
         let lines = wait_for(&rx, &format!(" to {} in ", short(&fx, "main")));
         // Back on main: every file's facts are already known.
         assert!(lines.last().unwrap().contains(": 0 files parsed, 3 reused"), "{mode:?} {lines:?}");
+        // A tag moves no commit: only the history is refreshed.
+        fx.git(&["tag", "v1"]);
+        let lines = wait_for(&rx, "history refreshed");
+        assert!(lines.last().unwrap().ends_with("(2 branches, 1 tags)"), "{lines:?}");
         stop.store(true, Ordering::Relaxed);
         let store = thread.join().unwrap();
-        assert_eq!(rx.recv_timeout(Duration::from_secs(1)).unwrap(), "stopped");
+        wait_for(&rx, "stopped");
         assert_matches_fresh(&store, &fx);
     }
 }

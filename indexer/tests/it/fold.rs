@@ -308,3 +308,50 @@ fn bad_folds_change_nothing() {
     assert!(err.to_string().contains("names a tree, not a commit"), "{err}");
     assert_eq!(canonical(&store), before);
 }
+
+#[test]
+fn a_plane_read_from_disk_is_not_folded_and_a_fold_keeps_the_plane_options() {
+    // An ignored directory is indexed from disk, without a commit: a fold must not empty it.
+    let fx = Fixture::inline(
+        "//- /.gitignore
+vendor/
+//- /a.py
+def a():
+    pass
+",
+    );
+    fx.write(
+        "vendor/v.py",
+        "def v():
+    pass
+",
+    );
+    let registry = drsg_plugins::builtin();
+    let mut store = Store::in_memory().unwrap();
+    index_tree(&fx.path().join("vendor"), &registry, &mut store, &IndexOptions::default(), &Silent).unwrap();
+    let err = fold(&mut store, &registry, "vendor", None, &IndexOptions::default(), &FactsCache::default(), &Silent)
+        .unwrap_err();
+    assert!(err.to_string().contains("was not indexed from a commit"), "{err}");
+    assert_eq!(store.plane("vendor").unwrap().unwrap().node_count, 2);
+
+    // A size limit given at index time holds for every fold.
+    let fx = Fixture::inline(
+        "//- /small.py
+def s():
+    pass
+//- /big.py
+# padding padding padding padding
+def b():
+    pass
+",
+    );
+    let mut store = Store::in_memory().unwrap();
+    let options = IndexOptions { max_file_size: 30, ..IndexOptions::default() };
+    let first = index_tree(fx.path(), &registry, &mut store, &options, &Silent).unwrap();
+    assert_eq!(first.files, 1);
+    fx.write("small.py", "def s2():\n    pass\n");
+    fx.commit_all("edit");
+    let report =
+        fold(&mut store, &registry, "repo", None, &IndexOptions::default(), &FactsCache::default(), &Silent).unwrap();
+    assert_eq!(report.run.unwrap().files, 1, "big.py stays skipped");
+}
