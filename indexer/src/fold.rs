@@ -154,3 +154,32 @@ pub fn fold(
     report.run = Some(run);
     Ok(report)
 }
+
+/// Parse the files of plane `plane_name` at its synced commit into `cache`, writing nothing, so that
+/// the first fold of a long-running process parses only what changed. Returns the files parsed.
+pub fn warm_cache(store: &Store, registry: &Registry, plane_name: &str, cache: &FactsCache) -> Result<u64, FoldError> {
+    let plane = store
+        .plane(plane_name)
+        .map_err(crate::Error::from)?
+        .ok_or_else(|| FoldError::UnknownPlane(plane_name.to_owned()))?;
+    let root = plane.meta.synced_root.clone().unwrap_or_default();
+    let not_git = || FoldError::NotGit { plane: plane_name.to_owned(), root: root.clone() };
+    let synced = plane.meta.synced_commit.clone().ok_or_else(not_git)?;
+    let repo = Repo::discover(Path::new(&root)).ok_or_else(not_git)?;
+    let prefix = Path::new(&root)
+        .strip_prefix(repo.workdir())
+        .map_err(|_| not_git())?
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    if !repo.has_commit(&synced) || !repo.tracks(&synced, &prefix) {
+        return Ok(0);
+    }
+    let options = IndexOptions::recorded(&plane.meta.ledger).unwrap_or_default();
+    let source = Source::Commit(Box::new(CommitTree::new(repo, synced, prefix)?));
+    let walked = source.walk(registry, options.max_file_size);
+    let (outcomes, reused) =
+        crate::run::parse_all(&source, &walked.candidates, registry, options.max_file_size, cache, &crate::Silent);
+    Ok(outcomes.iter().filter(|o| o.is_ok()).count() as u64 - reused)
+}

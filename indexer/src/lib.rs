@@ -21,7 +21,7 @@ pub mod walk;
 
 use std::path::PathBuf;
 
-pub use fold::{FoldError, FoldReport, fold};
+pub use fold::{FoldError, FoldReport, fold, warm_cache};
 pub use git::{
     BlobReader, Checkout, CommitInfo, EntryKind, GitError, Head, LocalBlobs, PathChange, RefInfo, RefKind, ReflogEntry,
     Repo, TreeEntry, checkout,

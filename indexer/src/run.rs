@@ -246,55 +246,7 @@ pub(crate) fn run_source(
 
     progress.phase("parse", walked.candidates.len() as u64);
     let t0 = Instant::now();
-    let reader = source.reader(options.max_file_size);
-    let reused = std::sync::atomic::AtomicU64::new(0);
-    let outcomes: Vec<Result<ParsedFile, (String, SkipReason)>> = walked
-        .candidates
-        .par_iter()
-        .map_init(
-            || reader.local(),
-            |local, candidate| {
-                let blob = reader.blob_id(&candidate.path);
-                let cached = blob.and_then(|b| cache.get(b, &candidate.path));
-                let result = match cached {
-                    Some(hit) => {
-                        reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        Ok(ParsedFile {
-                            is_test: is_test_path(&candidate.path, candidate.lang),
-                            lines: hit.lines,
-                            bytes: hit.bytes,
-                            path: candidate.path.clone(),
-                            lang: candidate.lang,
-                            facts: hit.facts,
-                        })
-                    }
-                    None => match local.read(candidate) {
-                        Ok(text) => {
-                            let (plugin, lang) =
-                                registry.for_path(&candidate.path).expect("the walk kept only files a plugin takes");
-                            let facts = parse_file(plugin, lang, &candidate.path, &text);
-                            let lines = text.lines().count() as u32;
-                            let bytes = text.len() as u64;
-                            if let Some(blob) = blob {
-                                cache.put(blob, &candidate.path, Cached { facts: facts.clone(), lines, bytes });
-                            }
-                            Ok(ParsedFile {
-                                is_test: is_test_path(&candidate.path, lang),
-                                lines,
-                                bytes,
-                                path: candidate.path.clone(),
-                                lang,
-                                facts,
-                            })
-                        }
-                        Err(reason) => Err((candidate.path.clone(), reason)),
-                    },
-                };
-                progress.advance(1);
-                result
-            },
-        )
-        .collect();
+    let (outcomes, reused) = parse_all(source, &walked.candidates, registry, options.max_file_size, cache, progress);
     let mut skipped = walked.skipped;
     let mut files = Vec::with_capacity(outcomes.len());
     for outcome in outcomes {
@@ -433,8 +385,73 @@ pub(crate) fn run_source(
         memory_mb,
         history,
         history_error,
-        files_reused: reused.into_inner(),
+        files_reused: reused,
     })
+}
+
+/// A file parsed, or the reason it was skipped.
+pub(crate) type Parsed = Result<ParsedFile, (String, SkipReason)>;
+
+/// Parse the candidates in parallel, taking the facts of a blob already parsed at the same path from
+/// `cache` and putting new ones in it. Returns each file's facts (or why it was skipped) and how many
+/// came from the cache.
+pub(crate) fn parse_all(
+    source: &Source,
+    candidates: &[crate::walk::Candidate],
+    registry: &Registry,
+    max_file_size: u64,
+    cache: &FactsCache,
+    progress: &dyn Progress,
+) -> (Vec<Parsed>, u64) {
+    let reader = source.reader(max_file_size);
+    let reused = std::sync::atomic::AtomicU64::new(0);
+    let outcomes = candidates
+        .par_iter()
+        .map_init(
+            || reader.local(),
+            |local, candidate| {
+                let blob = reader.blob_id(&candidate.path);
+                let cached = blob.and_then(|b| cache.get(b, &candidate.path));
+                let result = match cached {
+                    Some(hit) => {
+                        reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        Ok(ParsedFile {
+                            is_test: is_test_path(&candidate.path, candidate.lang),
+                            lines: hit.lines,
+                            bytes: hit.bytes,
+                            path: candidate.path.clone(),
+                            lang: candidate.lang,
+                            facts: hit.facts,
+                        })
+                    }
+                    None => match local.read(candidate) {
+                        Ok(text) => {
+                            let (plugin, lang) =
+                                registry.for_path(&candidate.path).expect("the walk kept only files a plugin takes");
+                            let facts = parse_file(plugin, lang, &candidate.path, &text);
+                            let lines = text.lines().count() as u32;
+                            let bytes = text.len() as u64;
+                            if let Some(blob) = blob {
+                                cache.put(blob, &candidate.path, Cached { facts: facts.clone(), lines, bytes });
+                            }
+                            Ok(ParsedFile {
+                                is_test: is_test_path(&candidate.path, lang),
+                                lines,
+                                bytes,
+                                path: candidate.path.clone(),
+                                lang,
+                                facts,
+                            })
+                        }
+                        Err(reason) => Err((candidate.path.clone(), reason)),
+                    },
+                };
+                progress.advance(1);
+                result
+            },
+        )
+        .collect();
+    (outcomes, reused.into_inner())
 }
 
 /// A line of `/proc/self/status` (`VmRSS`, `VmHWM`) in MB, on Linux.
