@@ -15,16 +15,18 @@ const MAX_READ: u64 = 64 * 1024 * 1024;
 /// Reads a tree on disk.
 pub struct DiskFiles;
 
-/// The canonical path of `path` inside `root`, or why it is refused. An absolute path is accepted when
-/// it lies under `root` (as given or canonical), since editors hand out absolute paths.
-pub fn confine(root: &Path, path: &str) -> Result<PathBuf, FileError> {
-    let shown_root = || root.display().to_string();
-    let escapes = || FileError::Escapes { path: path.to_owned(), root: shown_root() };
-    let io = |e: std::io::Error| FileError::Io { path: root.display().to_string(), message: e.to_string() };
-    let canonical_root = root.canonicalize().map_err(io)?;
-    let mut rel = Path::new(path);
+/// `path` relative to `root` by its text alone, or why it is refused: an absolute path must lie under
+/// `root` (as given, or canonical when `root` exists), since editors hand out absolute paths; `..`
+/// and anything under `.git` are refused.
+pub fn lexical(root: &Path, path: &str) -> Result<PathBuf, FileError> {
+    let escapes = || FileError::Escapes { path: path.to_owned(), root: root.display().to_string() };
+    let mut rel = Path::new(path.trim());
     if rel.is_absolute() {
-        rel = rel.strip_prefix(root).or_else(|_| rel.strip_prefix(&canonical_root)).map_err(|_| escapes())?;
+        let canonical = root.canonicalize().ok();
+        rel = rel
+            .strip_prefix(root)
+            .or_else(|e| canonical.as_deref().map_or(Err(e), |c| rel.strip_prefix(c)))
+            .map_err(|_| escapes())?;
     }
     if rel.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
         return Err(escapes());
@@ -32,8 +34,18 @@ pub fn confine(root: &Path, path: &str) -> Result<PathBuf, FileError> {
     if rel.components().any(|c| c.as_os_str() == ".git") {
         return Err(FileError::GitDir { path: path.to_owned() });
     }
-    let root = canonical_root;
-    let full = match root.join(rel).canonicalize() {
+    Ok(rel.components().filter(|c| matches!(c, Component::Normal(_))).collect())
+}
+
+/// The canonical path of `path` inside `root`, or why it is refused: the checks of [`lexical`], then
+/// the canonical path (symlinks resolved) must stay under the canonical root.
+pub fn confine(root: &Path, path: &str) -> Result<PathBuf, FileError> {
+    let shown_root = || root.display().to_string();
+    let escapes = || FileError::Escapes { path: path.to_owned(), root: shown_root() };
+    let io = |e: std::io::Error| FileError::Io { path: root.display().to_string(), message: e.to_string() };
+    let rel = lexical(root, path)?;
+    let root = root.canonicalize().map_err(io)?;
+    let full = match root.join(&rel).canonicalize() {
         Ok(full) => full,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(FileError::NotFound { path: path.to_owned(), root: shown_root() });

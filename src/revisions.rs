@@ -16,13 +16,7 @@ pub struct GitRevisions<'r> {
 fn open(root: &Path) -> Result<(Repo, String), RevisionError> {
     let repo = Repo::discover(root).ok_or_else(|| RevisionError::NoRepository(root.display().to_string()))?;
     let root = root.canonicalize().map_err(|e| RevisionError::Read(e.to_string()))?;
-    let prefix = root
-        .strip_prefix(repo.workdir())
-        .map_err(|_| RevisionError::NoRepository(root.display().to_string()))?
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/");
+    let prefix = repo.tree_prefix(&root).ok_or_else(|| RevisionError::NoRepository(root.display().to_string()))?;
     Ok((repo, prefix))
 }
 
@@ -75,19 +69,9 @@ impl Revisions for GitRevisions<'_> {
         Ok(Box::new(TreeAt { blobs: repo.blob_reader(), entries }))
     }
 
-    fn declaration(
-        &self,
-        root: &Path,
-        sha: &str,
-        path: &str,
-        names: &[String],
-        impl_trait: Option<&str>,
-    ) -> Result<Option<(u32, u32)>, RevisionError> {
-        let files = self.files_at(root, sha)?;
-        let Ok(bytes) = files.read(root, path) else { return Ok(None) };
-        let Ok(text) = String::from_utf8(bytes) else { return Ok(None) };
-        let Some((plugin, lang)) = self.registry.for_path(path) else { return Ok(None) };
-        let facts = drsg_parsers::parse_file(plugin, lang, path, &text);
+    fn declaration(&self, path: &str, text: &str, names: &[String], impl_trait: Option<&str>) -> Option<(u32, u32)> {
+        let (plugin, lang) = self.registry.for_path(path)?;
+        let facts = drsg_parsers::parse_file(plugin, lang, path, text);
         let path_of = |mut i: usize| {
             let mut out: Vec<&str> = Vec::new();
             let def = &facts.defs[i];
@@ -118,29 +102,15 @@ impl Revisions for GitRevisions<'_> {
                 && full[full.len() - names.len()..].iter().zip(names).all(|(a, b)| a == b)
                 && (impl_trait.is_none() || trait_of(i) == impl_trait)
         });
-        Ok(found.map(|i| (facts.defs[i].line, facts.defs[i].end_line)))
+        found.map(|i| (facts.defs[i].line, facts.defs[i].end_line))
     }
 }
 
-/// A path relative to the tree, or why it is refused (absolute outside the tree, `..`, `.git`).
+/// A path relative to the tree, `/`-separated, or why it is refused (the checks of
+/// [`crate::files::lexical`]; a revision's tree has no symlinks to follow).
 fn clean(root: &Path, path: &str) -> Result<String, FileError> {
-    let escapes = || FileError::Escapes { path: path.to_owned(), root: root.display().to_string() };
-    let mut rel = Path::new(path.trim());
-    if rel.is_absolute() {
-        rel = rel.strip_prefix(root).map_err(|_| escapes())?;
-    }
-    let mut parts = Vec::new();
-    for c in rel.components() {
-        match c {
-            std::path::Component::Normal(part) if part == ".git" => {
-                return Err(FileError::GitDir { path: path.to_owned() });
-            }
-            std::path::Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
-            std::path::Component::CurDir => {}
-            _ => return Err(escapes()),
-        }
-    }
-    Ok(parts.join("/"))
+    let rel = crate::files::lexical(root, path)?;
+    Ok(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
 }
 
 /// A commit's tree below the plane's root, read through gix.

@@ -75,7 +75,7 @@ fn reconcile(
             Ok(())
         }
         Some(synced) if repo.has_commit(synced) => follow_head(store, registry, plane, repo, cache, log),
-        None if !repo.tracks(&head, &prefix_of(repo, root)) => anyhow::bail!(
+        None if !repo.tracks(&head, &repo.tree_prefix(Path::new(root)).unwrap_or_default()) => anyhow::bail!(
             "plane `{plane}` was read from disk ({root} is not tracked at HEAD); `drsg watch` follows commits of a tracked tree"
         ),
         recorded => {
@@ -128,12 +128,4 @@ fn follow_head(
         drsg_indexer::fold(store, registry, plane, Some(&head), &IndexOptions::default(), cache, &Silent)?;
     log(crate::render_fold(&report).trim_end());
     Ok(())
-}
-
-/// The tree's place in the work tree (`""` for the whole tree).
-fn prefix_of(repo: &Repo, root: &str) -> String {
-    Path::new(root)
-        .strip_prefix(repo.workdir())
-        .map(|rel| rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
-        .unwrap_or_default()
 }

@@ -115,13 +115,7 @@ pub fn fold(
         return Ok(report);
     }
     let root_path = Path::new(&root);
-    let prefix = root_path
-        .strip_prefix(repo.workdir())
-        .map_err(|_| not_git())?
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/");
+    let prefix = repo.tree_prefix(root_path).ok_or_else(not_git)?;
     let tree_name =
         root_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
     let before = match cache.digest(plane_name, plane.generation) {
@@ -166,13 +160,7 @@ pub fn warm_cache(store: &Store, registry: &Registry, plane_name: &str, cache: &
     let not_git = || FoldError::NotGit { plane: plane_name.to_owned(), root: root.clone() };
     let synced = plane.meta.synced_commit.clone().ok_or_else(not_git)?;
     let repo = Repo::discover(Path::new(&root)).ok_or_else(not_git)?;
-    let prefix = Path::new(&root)
-        .strip_prefix(repo.workdir())
-        .map_err(|_| not_git())?
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/");
+    let prefix = repo.tree_prefix(Path::new(&root)).ok_or_else(not_git)?;
     if !repo.has_commit(&synced) || !repo.tracks(&synced, &prefix) {
         return Ok(0);
     }

@@ -139,6 +139,12 @@ impl Repo {
         &self.workdir
     }
 
+    /// `dir`'s place in the work tree, `/`-separated (`""` for the work tree itself); `None` outside it.
+    pub fn tree_prefix(&self, dir: &Path) -> Option<String> {
+        let rel = dir.strip_prefix(&self.workdir).ok()?;
+        Some(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+    }
+
     /// The directories where HEAD, refs and reflogs live: the worktree's own git directory and the
     /// common one (the same for an ordinary checkout).
     pub fn git_dirs(&self) -> Vec<PathBuf> {

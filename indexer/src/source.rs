@@ -68,8 +68,7 @@ impl Source {
         let disk = || Source::Disk { root: root.to_path_buf() };
         let Some(repo) = Repo::discover(root) else { return disk() };
         let Some(head) = repo.head().commit else { return disk() };
-        let Ok(rel) = root.strip_prefix(repo.workdir()) else { return disk() };
-        let prefix = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        let Some(prefix) = repo.tree_prefix(root) else { return disk() };
         if !repo.tracks(&head, &prefix) {
             return disk();
         }

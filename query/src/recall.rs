@@ -144,12 +144,11 @@ pub fn recall(s: &Session<'_>, revisions: &dyn Revisions, p: &RecallParams) -> R
         }
     };
     // The lines of the symbol at a revision, or of the whole file.
-    let span_at = |rev: &Revision, text: &str| -> Result<Option<(u32, u32)>> {
-        if symbol.is_none() {
-            return Ok(Some((1, text.lines().count().max(1) as u32)));
+    let span_at = |text: &str| -> Option<(u32, u32)> {
+        match symbol.as_deref() {
+            None => Some((1, text.lines().count().max(1) as u32)),
+            Some(key) => revisions.declaration(&path, text, &names, impl_trait(key)),
         }
-        let impl_trait = symbol.as_deref().and_then(impl_trait);
-        revisions.declaration(root, &rev.sha, &path, &names, impl_trait).map_err(revision_error)
     };
 
     if let Some(vs) = &p.vs {
@@ -157,7 +156,7 @@ pub fn recall(s: &Session<'_>, revisions: &dyn Revisions, p: &RecallParams) -> R
         let what = symbol.clone().unwrap_or_else(|| path.clone());
         let pick = |rev: &Revision| -> Result<Option<String>> {
             let Some(text) = text_at(rev)? else { return Ok(None) };
-            let Some((a, b)) = span_at(rev, &text)? else { return Ok(None) };
+            let Some((a, b)) = span_at(&text) else { return Ok(None) };
             Ok(Some(text.lines().skip(a as usize - 1).take((b - a + 1) as usize).map(|l| format!("{l}\n")).collect()))
         };
         let (old, new) = match (pick(&from)?, pick(&at)?) {
@@ -212,7 +211,7 @@ pub fn recall(s: &Session<'_>, revisions: &dyn Revisions, p: &RecallParams) -> R
     let all: Vec<&str> = text.lines().collect();
     let file_lines = all.len() as u32;
     let (start, end) = match (&symbol, range) {
-        (Some(key), _) => match span_at(&at, &text)? {
+        (Some(key), _) => match span_at(&text) {
             Some(span) => span,
             None => {
                 return Ok(Lookup::Found(output(Recalled::Absent {

@@ -50,15 +50,8 @@ pub trait Revisions: Sync {
     /// The files of the tree at `sha`, with the same confinement as the working tree's.
     fn files_at(&self, root: &Path, sha: &str) -> Result<Box<dyn SourceFiles + '_>, RevisionError>;
 
-    /// Lines (`line`, `end_line`) of the definition whose name path ends with `names` in `path` at
-    /// `sha` (and, for a Rust trait-impl method, whose `impl` is of trait `impl_trait`), found by
-    /// parsing that revision of the file; `None` when it holds no such definition.
-    fn declaration(
-        &self,
-        root: &Path,
-        sha: &str,
-        path: &str,
-        names: &[String],
-        impl_trait: Option<&str>,
-    ) -> Result<Option<(u32, u32)>, RevisionError>;
+    /// Lines (`line`, `end_line`) of the definition whose name path ends with `names` (and, for a
+    /// Rust trait-impl method, whose `impl` is of trait `impl_trait`), found by parsing `text`, a
+    /// revision of file `path`; `None` when it holds no such definition.
+    fn declaration(&self, path: &str, text: &str, names: &[String], impl_trait: Option<&str>) -> Option<(u32, u32)>;
 }

@@ -69,19 +69,8 @@ pub fn snippet(s: &Session<'_>, p: &SnippetParams) -> Result<Lookup<SnippetOutpu
             let next = shown_end + 1;
             read_on = Some(format!("{path}:{next}-{}", (next + cap - 1).min(file_lines)));
         }
-        let warning = edited_since(s, &plane, &path);
-        return Ok(Lookup::Found(SnippetOutput {
-            freshness: s.freshness(&plane),
-            plane: plane.meta.name.clone(),
-            symbol: symbol.as_ref().map(NodeLine::of),
-            lines: numbered(&all, start, shown_end),
-            path,
-            start,
-            end: shown_end,
-            file_lines,
-            read_on,
-            warning,
-        }));
+        let symbol = symbol.as_ref().map(NodeLine::of);
+        return Ok(Lookup::Found(output(s, &plane, path, symbol, &all, start, shown_end, read_on)));
     }
     let node = match find_symbol(s.store, &plane, &p.name)?.into_node() {
         Ok(node) => node,
@@ -100,19 +89,33 @@ pub fn snippet(s: &Session<'_>, p: &SnippetParams) -> Result<Lookup<SnippetOutpu
     let end = node.end_line.unwrap_or(start).max(start).min(file_lines);
     let shown_end = end.min(start + cap - 1);
     let read_on = (shown_end < end).then(|| format!("{path}:{}-{end}", shown_end + 1));
-    let warning = edited_since(s, &plane, &path);
-    Ok(Lookup::Found(SnippetOutput {
-        freshness: s.freshness(&plane),
+    Ok(Lookup::Found(output(s, &plane, path, Some(NodeLine::of(&node)), &all, start, shown_end, read_on)))
+}
+
+/// Lines `start..=end` of a file's lines `all`, with what the answer says around them.
+#[allow(clippy::too_many_arguments, reason = "the parts of one answer")]
+fn output(
+    s: &Session<'_>,
+    plane: &PlaneInfo,
+    path: String,
+    symbol: Option<NodeLine>,
+    all: &[&str],
+    start: u32,
+    end: u32,
+    read_on: Option<String>,
+) -> SnippetOutput {
+    SnippetOutput {
+        freshness: s.freshness(plane),
         plane: plane.meta.name.clone(),
-        symbol: Some(NodeLine::of(&node)),
-        lines: numbered(&all, start, shown_end),
+        warning: edited_since(s, plane, &path),
+        symbol,
+        lines: numbered(all, start, end),
+        file_lines: all.len() as u32,
         path,
         start,
-        end: shown_end,
-        file_lines,
+        end,
         read_on,
-        warning,
-    }))
+    }
 }
 
 /// A warning when `path` was modified after the plane was last written: its lines and symbols may

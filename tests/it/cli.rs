@@ -5,7 +5,7 @@ use std::process::{Command, Output, Stdio};
 
 use drsg_testdata::Fixture;
 
-fn drsg(db: &Path, args: &[&str], cwd: &Path) -> Output {
+pub(crate) fn drsg(db: &Path, args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_drsg"))
         .arg("--db")
         .arg(db)

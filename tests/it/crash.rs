@@ -8,18 +8,9 @@ use std::time::{Duration, Instant};
 
 use drsg_testdata::Fixture;
 
-const KILLS: usize = 50;
+use crate::cli::drsg;
 
-fn drsg(db: &Path, args: &[&str], cwd: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_drsg"))
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("DRSG_DB")
-        .output()
-        .unwrap()
-}
+const KILLS: usize = 50;
 
 /// The plane as sorted JSON lines (nodes and edges) with its synced commit.
 fn dump(db: &Path, cwd: &Path) -> (String, Vec<String>) {
