@@ -174,12 +174,15 @@ pub fn render_fold(report: &drsg_indexer::FoldReport) -> String {
         return format!("plane {} is in sync at commit {to}\n", report.plane);
     }
     let from = report.from.as_deref().map(drsg_query::short_sha).unwrap_or("(no commit)");
-    format!(
-        "folded {} from {from} to {to} in {} ms: {} files parsed, {} reused · nodes +{} ~{} −{} · edges +{} −{} ({} → {})\n",
+    let mut line = format!(
+        "folded {} from {from} to {to} in {} ms: {} files parsed, {} reused, {} of {} resolved{} · nodes +{} ~{} −{} · edges +{} −{} ({} → {})\n",
         report.plane,
         report.millis,
         report.files_parsed,
         report.files_reused,
+        report.files_resolved,
+        report.files,
+        if report.whole { ", plane written whole" } else { "" },
         report.nodes_added,
         report.nodes_changed,
         report.nodes_removed,
@@ -187,7 +190,11 @@ pub fn render_fold(report: &drsg_indexer::FoldReport) -> String {
         report.edges_removed,
         report.edges_before,
         report.edges_after
-    )
+    );
+    if let Some(err) = &report.history_error {
+        line.push_str(&format!("warning: the history plane was not refreshed: {err}\n"));
+    }
+    line
 }
 
 /// A log line on stderr, stamped with the UTC time.

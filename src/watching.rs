@@ -29,10 +29,11 @@ pub fn watch_plane(
         .with_context(|| format!("{root} is not in a git checkout; `drsg watch` follows commits, so it needs one"))?;
     let cache = FactsCache::default();
     reconcile(store, registry, plane, &repo, &root, &cache, log)?;
-    // Parse the synced tree once now, so the first fold parses only what the commit touched.
+    // Parse and resolve the synced tree once now, so the first fold parses and resolves only what the
+    // commit reaches.
     let warmed = drsg_indexer::warm_cache(store, registry, plane, &cache)?;
     if warmed > 0 {
-        log(&format!("facts of {warmed} files cached for the next folds"));
+        log(&format!("{warmed} files parsed and resolved for the next folds"));
     }
     let watch = GitWatch::start(&repo.git_dirs(), mode)?;
     log(&format!("watching {} ({}) for plane {plane}", repo.git_dirs()[0].display(), watch.backend()));

@@ -1,12 +1,13 @@
 //! The fold: move a code plane from its `synced_commit` to another commit of its repository.
 //!
-//! Files come from the target commit's tree; a file whose blob was parsed before (at any commit, in
-//! this process) is not parsed again (`FactsCache`). Resolution then runs over the whole table and
-//! the plane is written in one SQLite transaction that also stamps the new `synced_commit`, so a fold
-//! interrupted at any point leaves the previous commit's plane, and the result equals a fresh index
-//! of the target commit by construction. Re-resolving only the references whose binding can change is
-//! the next step (see the README's known gaps).
+//! The plane's warm state (see `warm`) is kept in the [`FactsCache`] between folds of one process; a
+//! fold without one first loads the state of the plane's commit. Moving the state to the target commit
+//! parses only files whose blob is new and resolves again only the files a change can reach; the
+//! difference is applied in one SQLite transaction that also stamps the new `synced_commit`, so a fold
+//! interrupted at any point leaves the previous commit's plane. When the difference is a large part of
+//! the plane, or does not apply, the plane is written whole from the new state instead.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
@@ -14,8 +15,10 @@ use drsg_parsers::Registry;
 use drsg_planes::{PlaneKind, Store};
 
 use crate::git::{GitError, Repo};
-use crate::run::{FactsCache, IndexOptions, Progress, RunReport, run_source};
+use crate::history::index_history;
+use crate::run::{FactsCache, IndexOptions, Progress};
 use crate::source::{CommitTree, Source};
+use crate::warm::Warm;
 
 /// What a fold did.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -37,10 +40,16 @@ pub struct FoldReport {
     pub edges_removed: u64,
     pub edges_before: u64,
     pub edges_after: u64,
+    /// Source files in the plane after the fold, and how many were resolved again.
+    pub files: u64,
+    pub files_resolved: u64,
+    /// True when the plane was written whole rather than by difference.
+    pub whole: bool,
     pub millis: u64,
-    /// The run behind the fold, when there was one.
-    #[serde(skip)]
-    pub run: Option<RunReport>,
+    /// Seconds per phase (`load`, `read`, `table`, `dirty`, `resolve`, `compare`, `write`, `history`).
+    pub phases: BTreeMap<&'static str, f64>,
+    /// Why the `_git` plane could not be refreshed (the code plane is folded all the same).
+    pub history_error: Option<String>,
 }
 
 /// Why a fold could not run. The plane is unchanged in every case.
@@ -58,6 +67,8 @@ pub enum FoldError {
     TreeGone { plane: String, root: String },
     #[error("`{prefix}` does not exist at {commit}: folding plane `{plane}` there would leave it empty")]
     Untracked { plane: String, prefix: String, commit: String },
+    #[error("the new plane has an edge to no node (a bug in drsg); the plane is unchanged")]
+    Inconsistent,
     #[error(transparent)]
     Git(#[from] GitError),
     #[error(transparent)]
@@ -92,12 +103,11 @@ pub fn fold(
     }
     let repo = Repo::discover(Path::new(&root)).ok_or_else(not_git)?;
     let target = repo.resolve(to.unwrap_or("HEAD"))?;
-    let from = Some(from);
     let mut report = FoldReport {
         plane: plane_name.to_owned(),
-        from: from.clone(),
+        from: Some(from.clone()),
         to: target.clone(),
-        in_sync: from.as_deref() == Some(target.as_str()),
+        in_sync: from == target,
         files_parsed: 0,
         files_reused: 0,
         nodes_added: 0,
@@ -107,8 +117,12 @@ pub fn fold(
         edges_removed: 0,
         edges_before: plane.edge_count,
         edges_after: plane.edge_count,
+        files: 0,
+        files_resolved: 0,
+        whole: false,
         millis: 0,
-        run: None,
+        phases: BTreeMap::new(),
+        history_error: None,
     };
     if report.in_sync {
         report.millis = started.elapsed().as_millis() as u64;
@@ -118,39 +132,114 @@ pub fn fold(
     let prefix = repo.tree_prefix(root_path).ok_or_else(not_git)?;
     let tree_name =
         root_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
-    let before = match cache.digest(plane_name, plane.generation) {
-        Some(digest) => digest,
-        None => store.plane_digest(plane.id).map_err(crate::Error::from)?,
-    };
     if !repo.tracks(&target, &prefix) {
         return Err(FoldError::Untracked { plane: plane_name.to_owned(), prefix, commit: target[..12].to_owned() });
     }
-    let source = Source::Commit(Box::new(CommitTree::new(repo, target, prefix)?));
     // The plane keeps the options it was built with (size limit, commit cap).
     let options = IndexOptions::recorded(&plane.meta.ledger).unwrap_or_else(|| options.clone());
-    let run = run_source(&source, root_path, &tree_name, plane_name, registry, store, &options, progress, cache)?;
-    let after = store
-        .plane(plane_name)
-        .map_err(crate::Error::from)?
-        .ok_or_else(|| FoldError::UnknownPlane(plane_name.to_owned()))?;
-    let now = store.plane_digest(after.id).map_err(crate::Error::from)?;
-    let changes = before.changes(&now);
-    cache.put_digest(plane_name, after.generation, now);
-    report.nodes_added = changes.nodes_added;
-    report.nodes_changed = changes.nodes_changed;
-    report.nodes_removed = changes.nodes_removed;
-    report.edges_added = changes.edges_added;
-    report.edges_removed = changes.edges_removed;
-    report.edges_after = after.edge_count;
-    report.files_reused = run.files_reused;
-    report.files_parsed = run.files - run.files_reused;
+    let built_by = serde_json::to_value(registry.fingerprints()).unwrap_or(serde_json::Value::Null);
+    let same_plugins = plane.meta.built_by == built_by;
+    let mut warm = cache
+        .take_warm(plane_name)
+        .filter(|w| w.generation == plane.generation && w.commit == from && w.max_file_size == options.max_file_size);
+    if warm.is_none() && same_plugins && repo.has_commit(&from) && repo.tracks(&from, &prefix) {
+        let t0 = Instant::now();
+        progress.phase("load", 0);
+        let at = Repo::discover(root_path).ok_or_else(not_git)?;
+        let source = Source::Commit(Box::new(CommitTree::new(at, from.clone(), prefix.clone())?));
+        let (loaded, parsed) = Warm::load(&source, &from, &tree_name, registry, &options, cache);
+        warm = Some(loaded);
+        report.files_parsed = parsed;
+        report.phases.insert("load", t0.elapsed().as_secs_f64());
+    }
+    let warm = warm.filter(|_| same_plugins);
+    progress.phase("fold", 0);
+    let tree = CommitTree::new(repo, target.clone(), prefix)?;
+    let source = Source::Commit(Box::new(tree));
+    let (mut next, info) = match warm {
+        Some(warm) => {
+            let (next, changes, advance) = warm.advance(&source, &target, &tree_name, registry, cache);
+            report.phases.extend(advance.phases);
+            report.files_parsed += advance.files_parsed;
+            report.files_reused = advance.files_reused;
+            report.files_resolved = advance.files_dirty;
+            report.nodes_added = changes.nodes_added;
+            report.nodes_changed = changes.upsert_nodes.len() as u64 - changes.nodes_added;
+            report.nodes_removed = changes.remove_nodes.len() as u64;
+            report.edges_added = changes.add_edges.len() as u64;
+            report.edges_removed = changes.remove_edges.len() as u64;
+            let t0 = Instant::now();
+            let meta = next.meta(plane_name, &root, registry, &options);
+            // Past a point, deleting and inserting row by row costs more than writing the plane afresh.
+            let large = changes.remove_edges.len() + changes.add_edges.len() > 20_000
+                && changes.remove_edges.len() + changes.add_edges.len() > next.edge_count() / 4;
+            let written = if large {
+                None
+            } else {
+                store.apply_plane_diff(&changes.into_diff(meta.clone(), plane.generation)).ok()
+            };
+            let (next, info) = match written {
+                Some(info) => (next, info),
+                None => {
+                    report.whole = true;
+                    // A state that does not add up is built again from the commit.
+                    let (next, (nodes, edges)) = match next.whole() {
+                        Some(whole) => (next, whole),
+                        None => {
+                            let next = Warm::load(&source, &target, &tree_name, registry, &options, cache).0;
+                            let whole = next.whole().ok_or(FoldError::Inconsistent)?;
+                            (next, whole)
+                        }
+                    };
+                    let meta = next.meta(plane_name, &root, registry, &options);
+                    (next, store.replace_plane(&meta, &nodes, &edges).map_err(crate::Error::from)?)
+                }
+            };
+            report.phases.insert("write", t0.elapsed().as_secs_f64());
+            (next, info)
+        }
+        None => {
+            // No state of the old commit (history rewritten, other plugins): build the new one and write it whole.
+            let t0 = Instant::now();
+            let before = store.plane_digest(plane.id).map_err(crate::Error::from)?;
+            let (next, parsed) = Warm::load(&source, &target, &tree_name, registry, &options, cache);
+            report.phases.insert("load", t0.elapsed().as_secs_f64());
+            let t0 = Instant::now();
+            let meta = next.meta(plane_name, &root, registry, &options);
+            let (nodes, edges) = next.whole().ok_or(FoldError::Inconsistent)?;
+            let info = store.replace_plane(&meta, &nodes, &edges).map_err(crate::Error::from)?;
+            report.phases.insert("write", t0.elapsed().as_secs_f64());
+            let changes = before.changes(&store.plane_digest(info.id).map_err(crate::Error::from)?);
+            report.whole = true;
+            report.files_parsed = parsed;
+            report.files_reused = next.files() as u64 - parsed;
+            report.files_resolved = next.files() as u64;
+            report.nodes_added = changes.nodes_added;
+            report.nodes_changed = changes.nodes_changed;
+            report.nodes_removed = changes.nodes_removed;
+            report.edges_added = changes.edges_added;
+            report.edges_removed = changes.edges_removed;
+            (next, info)
+        }
+    };
+    next.generation = info.generation;
+    report.files = next.files() as u64;
+    report.edges_after = info.edge_count;
+    cache.put_warm(plane_name, next);
+    let t0 = Instant::now();
+    if let Source::Commit(tree) = &source
+        && let Err(err) = index_history(&tree.repo, store, plane_name, options.max_commits)
+    {
+        report.history_error = Some(err.to_string());
+    }
+    report.phases.insert("history", t0.elapsed().as_secs_f64());
     report.millis = started.elapsed().as_millis() as u64;
-    report.run = Some(run);
     Ok(report)
 }
 
-/// Parse the files of plane `plane_name` at its synced commit into `cache`, writing nothing, so that
-/// the first fold of a long-running process parses only what changed. Returns the files parsed.
+/// Build the warm state of plane `plane_name` at its synced commit into `cache`, writing nothing, so
+/// that the first fold of a long-running process parses and resolves only what changed. Returns the
+/// files in the state (0 when the plane cannot be folded).
 pub fn warm_cache(store: &Store, registry: &Registry, plane_name: &str, cache: &FactsCache) -> Result<u64, FoldError> {
     let plane = store
         .plane(plane_name)
@@ -159,15 +248,20 @@ pub fn warm_cache(store: &Store, registry: &Registry, plane_name: &str, cache: &
     let root = plane.meta.synced_root.clone().unwrap_or_default();
     let not_git = || FoldError::NotGit { plane: plane_name.to_owned(), root: root.clone() };
     let synced = plane.meta.synced_commit.clone().ok_or_else(not_git)?;
-    let repo = Repo::discover(Path::new(&root)).ok_or_else(not_git)?;
-    let prefix = repo.tree_prefix(Path::new(&root)).ok_or_else(not_git)?;
-    if !repo.has_commit(&synced) || !repo.tracks(&synced, &prefix) {
+    let root_path = Path::new(&root);
+    let repo = Repo::discover(root_path).ok_or_else(not_git)?;
+    let prefix = repo.tree_prefix(root_path).ok_or_else(not_git)?;
+    let built_by = serde_json::to_value(registry.fingerprints()).unwrap_or(serde_json::Value::Null);
+    if !repo.has_commit(&synced) || !repo.tracks(&synced, &prefix) || plane.meta.built_by != built_by {
         return Ok(0);
     }
     let options = IndexOptions::recorded(&plane.meta.ledger).unwrap_or_default();
-    let source = Source::Commit(Box::new(CommitTree::new(repo, synced, prefix)?));
-    let walked = source.walk(registry, options.max_file_size);
-    let (outcomes, reused) =
-        crate::run::parse_all(&source, &walked.candidates, registry, options.max_file_size, cache, &crate::Silent);
-    Ok(outcomes.iter().filter(|o| o.is_ok()).count() as u64 - reused)
+    let tree_name =
+        root_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
+    let source = Source::Commit(Box::new(CommitTree::new(repo, synced.clone(), prefix)?));
+    let (mut warm, _) = Warm::load(&source, &synced, &tree_name, registry, &options, cache);
+    warm.generation = plane.generation;
+    let files = warm.files() as u64;
+    cache.put_warm(plane_name, warm);
+    Ok(files)
 }

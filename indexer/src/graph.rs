@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use drsg_parsers::{DefKind, Family, InheritKind, RefKind};
-use drsg_planes::{NewEdge, NodeData, PlaneBatch};
+use drsg_planes::{KeyedEdge, NewEdge, NodeData, PlaneBatch};
 use serde::Serialize;
 
 use crate::resolve::{Resolution, Resolver, Target};
@@ -27,10 +27,54 @@ pub struct Accounting {
     pub inherits_unresolved: u64,
 }
 
-struct Builder<'a> {
-    t: &'a Table,
-    r: &'a Resolver<'a>,
-    /// Symbols are nodes `0..base` (written before resolution); stand-ins follow.
+/// Where an edge ends, before it is a node: a symbol, or a stand-in made on first use.
+pub(crate) enum End<'a> {
+    Sym(SymId),
+    External(Family, &'a str),
+    /// An unresolved reference: its file and the name used.
+    Unresolved(&'a str, &'a str),
+}
+
+/// What receives the edges a builder makes.
+pub(crate) trait Sink {
+    fn edge(&mut self, t: &Table, src: SymId, dst: End<'_>, ty: &'static str, props_json: String);
+}
+
+/// The key and node of a stand-in (`ext::…`, `?::file::name`), which never takes a key of the tree.
+fn stand_in(taken: &dyn Fn(&str) -> bool, end: &End<'_>) -> (String, NodeData) {
+    match *end {
+        End::External(family, path) => {
+            let mut key = format!("ext::{path}");
+            if taken(&key) {
+                key.push_str("#external");
+            }
+            let sep = separator(family);
+            let name =
+                path.rsplit(sep).next().unwrap_or(path).rsplit(['.', ':', '/']).next().unwrap_or(path).to_owned();
+            let node = NodeData { key: key.clone(), labels: vec!["External".into()], name, ..NodeData::default() };
+            (key, node)
+        }
+        End::Unresolved(file, name) => {
+            let mut key = format!("?::{file}::{name}");
+            if taken(&key) {
+                key.push_str("#unresolved");
+            }
+            let node = NodeData {
+                key: key.clone(),
+                labels: vec!["UnresolvedRef".into()],
+                name: name.to_owned(),
+                file: Some(file.to_owned()),
+                ..NodeData::default()
+            };
+            (key, node)
+        }
+        End::Sym(_) => unreachable!("a symbol is not a stand-in"),
+    }
+}
+
+/// The sink of a whole-plane write: nodes are numbered (symbols `0..base`, written before resolution;
+/// stand-ins after, as they first appear) and handed to the store in batches.
+struct Numbered<'a> {
     base: usize,
     /// Stand-in nodes already handed over in earlier batches.
     emitted: usize,
@@ -39,6 +83,41 @@ struct Builder<'a> {
     extra: HashMap<String, usize>,
     /// Keys of the tree's symbols, so a stand-in never takes one (a crate named `ext`).
     taken: HashSet<&'a str>,
+}
+
+impl Numbered<'_> {
+    /// The stand-ins and edges made since the last batch.
+    fn take_batch(&mut self) -> PlaneBatch {
+        self.emitted += self.nodes.len();
+        PlaneBatch { nodes: std::mem::take(&mut self.nodes), edges: std::mem::take(&mut self.edges) }
+    }
+}
+
+impl Sink for Numbered<'_> {
+    fn edge(&mut self, _t: &Table, src: SymId, dst: End<'_>, ty: &'static str, props_json: String) {
+        let dst = match dst {
+            End::Sym(id) => id as usize,
+            end => {
+                let (key, node) = stand_in(&|k| self.taken.contains(k), &end);
+                match self.extra.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        let i = self.base + self.emitted + self.nodes.len();
+                        self.nodes.push(node);
+                        self.extra.insert(key, i);
+                        i
+                    }
+                }
+            }
+        };
+        self.edges.push(NewEdge { src: src as usize, dst, ty: ty.into(), props_json });
+    }
+}
+
+struct Builder<'a, S> {
+    t: &'a Table,
+    r: &'a Resolver<'a>,
+    sink: S,
     acc: Accounting,
 }
 
@@ -50,35 +129,101 @@ pub fn build(
     refs: Vec<Vec<drsg_parsers::Ref>>,
     mut emit: impl FnMut(PlaneBatch) -> bool,
 ) -> Option<Accounting> {
-    let base = t.syms.len();
-    let taken = t.syms.iter().map(|s| s.key.as_str()).collect();
-    let mut b = Builder {
-        t,
-        r,
-        base,
+    let sink = Numbered {
+        base: t.syms.len(),
         emitted: 0,
         nodes: Vec::with_capacity(1024),
         edges: Vec::new(),
         extra: HashMap::new(),
-        taken,
-        acc: Accounting::default(),
+        taken: t.syms.iter().map(|s| s.key.as_str()).collect(),
     };
-    b.structure();
+    let mut b = Builder { t, r, sink, acc: Accounting::default() };
+    for id in 0..t.syms.len() as SymId {
+        b.structure(id);
+    }
     for (fi, file_refs) in refs.into_iter().enumerate() {
         let fi = fi as u32;
         b.references(fi, &file_refs);
         drop(file_refs);
         b.imports(fi);
         b.inherits(fi);
-        if b.edges.len() >= BATCH_EDGES && !emit(b.take_batch()) {
+        if b.sink.edges.len() >= BATCH_EDGES && !emit(b.sink.take_batch()) {
             return None;
         }
     }
-    emit(b.take_batch()).then_some(b.acc)
+    emit(b.sink.take_batch()).then_some(b.acc)
 }
 
 /// Edges per batch handed to the store while resolution goes on.
 const BATCH_EDGES: usize = 16_384;
+
+/// What one file contributes to its plane: its symbols' nodes, the edges made from its facts (the
+/// structure edges into its symbols, its references, imports and inheritance), the stand-ins those
+/// edges end at, and its share of the ledger's counts.
+#[derive(Debug, Default, Clone)]
+pub struct FileOutput {
+    pub nodes: Vec<NodeData>,
+    pub edges: Vec<KeyedEdge>,
+    pub stand_ins: Vec<NodeData>,
+    pub acc: Accounting,
+}
+
+/// The sink of one file's output, nodes named by key.
+struct Keyed<'a> {
+    taken: &'a dyn Fn(&str) -> bool,
+    out: FileOutput,
+    seen: HashSet<String>,
+}
+
+impl Sink for Keyed<'_> {
+    fn edge(&mut self, t: &Table, src: SymId, dst: End<'_>, ty: &'static str, props_json: String) {
+        let dst = match dst {
+            End::Sym(id) => t.syms[id as usize].key.clone(),
+            end => {
+                let (key, node) = stand_in(self.taken, &end);
+                if self.seen.insert(key.clone()) {
+                    self.out.stand_ins.push(node);
+                }
+                key
+            }
+        };
+        let src = t.syms[src as usize].key.clone();
+        self.out.edges.push(KeyedEdge { src, dst, ty: ty.into(), props_json });
+    }
+}
+
+/// The output of file `fi`, whose symbols are `syms`. `taken` tells the keys of the tree's symbols.
+pub fn file_output(t: &Table, r: &Resolver<'_>, fi: u32, syms: &[SymId], taken: &dyn Fn(&str) -> bool) -> FileOutput {
+    let sink = Keyed { taken, out: FileOutput::default(), seen: HashSet::new() };
+    let mut b = Builder { t, r, sink, acc: Accounting::default() };
+    for &id in syms {
+        b.structure(id);
+    }
+    b.references(fi, &t.files[fi as usize].facts.refs);
+    b.imports(fi);
+    b.inherits(fi);
+    let mut out = b.sink.out;
+    out.acc = b.acc;
+    out.nodes = syms.iter().map(|&id| symbol_node(t, id)).collect();
+    out
+}
+
+impl Accounting {
+    /// Adds another file's counts.
+    pub fn add(&mut self, other: &Accounting) {
+        self.call_sites += other.call_sites;
+        self.resolved += other.resolved;
+        self.external += other.external;
+        self.unresolved += other.unresolved;
+        for (reason, n) in &other.unresolved_by_reason {
+            *self.unresolved_by_reason.entry(reason.clone()).or_insert(0) += n;
+        }
+        self.references_bound += other.references_bound;
+        self.references_unbound += other.references_unbound;
+        self.imports_unresolved += other.imports_unresolved;
+        self.inherits_unresolved += other.inherits_unresolved;
+    }
+}
 
 /// One node per symbol, in symbol order (node index = symbol id).
 pub fn symbol_nodes(t: &Table) -> Vec<NodeData> {
@@ -113,89 +258,46 @@ fn symbol_node(t: &Table, id: SymId) -> NodeData {
     }
 }
 
-impl Builder<'_> {
-    /// The stand-ins and edges made since the last batch.
-    fn take_batch(&mut self) -> PlaneBatch {
-        self.emitted += self.nodes.len();
-        PlaneBatch { nodes: std::mem::take(&mut self.nodes), edges: std::mem::take(&mut self.edges) }
+impl<S: Sink> Builder<'_, S> {
+    /// The edge from symbol `id`'s parent to it.
+    fn structure(&mut self, id: SymId) {
+        let sym = &self.t.syms[id as usize];
+        let Some(parent) = sym.parent else { return };
+        let parent_kind = self.t.syms[parent as usize].kind;
+        let ty = if parent_kind.is_type() && matches!(sym.kind, SymKind::Def(DefKind::Method)) {
+            "HAS_METHOD"
+        } else {
+            "CONTAINS"
+        };
+        self.edge(parent, End::Sym(id), ty, &EdgeProps::default());
     }
 
-    fn structure(&mut self) {
-        for id in 0..self.t.syms.len() as SymId {
-            let sym = &self.t.syms[id as usize];
-            let Some(parent) = sym.parent else { continue };
-            let parent_kind = self.t.syms[parent as usize].kind;
-            let ty = if parent_kind.is_type() && matches!(sym.kind, SymKind::Def(DefKind::Method)) {
-                "HAS_METHOD"
-            } else {
-                "CONTAINS"
-            };
-            self.edge(parent as usize, id as usize, ty, &EdgeProps::default());
-        }
-    }
-
-    fn edge(&mut self, src: usize, dst: usize, ty: &'static str, props: &EdgeProps<'_>) {
+    fn edge(&mut self, src: SymId, dst: End<'_>, ty: &'static str, props: &EdgeProps<'_>) {
         let props_json = if props.is_empty() {
             String::new()
         } else {
             serde_json::to_string(props).expect("plain fields serialize")
         };
-        self.edges.push(NewEdge { src, dst, ty: ty.into(), props_json });
+        self.sink.edge(self.t, src, dst, ty, props_json);
     }
 
-    fn external_node(&mut self, family: Family, path: &str) -> usize {
-        let mut key = format!("ext::{path}");
-        if self.taken.contains(key.as_str()) {
-            key.push_str("#external");
-        }
-        if let Some(&i) = self.extra.get(&key) {
-            return i;
-        }
-        let sep = separator(family);
-        let name = path.rsplit(sep).next().unwrap_or(path).rsplit(['.', ':', '/']).next().unwrap_or(path).to_owned();
-        let i = self.base + self.emitted + self.nodes.len();
-        self.nodes.push(NodeData { key: key.clone(), labels: vec!["External".into()], name, ..NodeData::default() });
-        self.extra.insert(key, i);
-        i
-    }
-
-    fn unresolved_node(&mut self, file: &str, name: &str) -> usize {
-        let mut key = format!("?::{file}::{name}");
-        if self.taken.contains(key.as_str()) {
-            key.push_str("#unresolved");
-        }
-        if let Some(&i) = self.extra.get(&key) {
-            return i;
-        }
-        let i = self.base + self.emitted + self.nodes.len();
-        self.nodes.push(NodeData {
-            key: key.clone(),
-            labels: vec!["UnresolvedRef".into()],
-            name: name.to_owned(),
-            file: Some(file.to_owned()),
-            ..NodeData::default()
-        });
-        self.extra.insert(key, i);
-        i
-    }
-
-    /// The node a reference from `scope` starts at: the enclosing definition, else the file's module.
-    fn source_of(&self, fi: u32, scope: Option<u32>) -> usize {
+    /// The symbol a reference from `scope` starts at: the enclosing definition, else the file's module.
+    fn source_of(&self, fi: u32, scope: Option<u32>) -> SymId {
         let mut cur = scope;
         let defs = &self.t.files[fi as usize].facts.defs;
         while let Some(di) = cur {
             if let Some(id) = self.t.sym_of_def(fi, di) {
-                return id as usize;
+                return id;
             }
             cur = defs[di as usize].parent;
         }
-        self.t.file_module[fi as usize] as usize
+        self.t.file_module[fi as usize]
     }
 
-    fn target_node(&mut self, family: Family, target: &Target) -> usize {
+    fn target_end<'t>(family: Family, target: &'t Target) -> End<'t> {
         match target {
-            Target::Sym(id) => *id as usize,
-            Target::External(path) => self.external_node(family, path),
+            Target::Sym(id) => End::Sym(*id),
+            Target::External(path) => End::External(family, path),
         }
     }
 
@@ -209,11 +311,11 @@ impl Builder<'_> {
             let mut props = EdgeProps { line: Some(r.line), text: Some(&r.text), ..EdgeProps::default() };
             if !call_site {
                 match resolution {
-                    Resolution::Resolved { target, by } if target as usize != src => {
+                    Resolution::Resolved { target, by } if target != src => {
                         self.acc.references_bound += 1;
                         props.resolved_by = Some(by.as_str());
                         props.confidence = Some(by.confidence());
-                        self.edge(src, target as usize, "REFERENCES", &props);
+                        self.edge(src, End::Sym(target), "REFERENCES", &props);
                     }
                     _ => self.acc.references_unbound += 1,
                 }
@@ -232,22 +334,22 @@ impl Builder<'_> {
                     };
                     props.resolved_by = Some(by.as_str());
                     props.confidence = Some(by.confidence());
-                    self.edge(src, *target as usize, ty, &props);
+                    self.edge(src, End::Sym(*target), ty, &props);
                 }
                 Resolution::External(path) => {
                     self.acc.external += 1;
-                    let dst = self.external_node(family, path);
                     props.resolved_by = Some("external");
                     props.confidence = Some("high");
-                    self.edge(src, dst, if instantiate { "INSTANTIATES" } else { "CALLS" }, &props);
+                    let ty = if instantiate { "INSTANTIATES" } else { "CALLS" };
+                    self.edge(src, End::External(family, path), ty, &props);
                 }
                 Resolution::Unresolved(reason) => {
                     self.acc.unresolved += 1;
                     *self.acc.unresolved_by_reason.entry(reason_category(reason)).or_insert(0) += 1;
                     let name = r.path.last().map(String::as_str).filter(|n| !n.is_empty()).unwrap_or("(computed)");
-                    let dst = self.unresolved_node(&file.path, name);
                     props.reason = Some(reason);
-                    self.edge(src, dst, if instantiate { "INSTANTIATES" } else { "CALLS" }, &props);
+                    let ty = if instantiate { "INSTANTIATES" } else { "CALLS" };
+                    self.edge(src, End::Unresolved(&file.path, name), ty, &props);
                 }
             }
         }
@@ -261,8 +363,7 @@ impl Builder<'_> {
             let src = self.source_of(fi, imp.scope);
             match self.r.import_target(fi, ii as u32) {
                 Ok(target) => {
-                    let dst = self.target_node(family, &target);
-                    if dst == src || !seen.insert((src, dst)) {
+                    if target == Target::Sym(src) || !seen.insert((src, target.clone())) {
                         continue;
                     }
                     let written = match &imp.name {
@@ -280,7 +381,7 @@ impl Builder<'_> {
                         reexport: imp.reexport,
                         ..EdgeProps::default()
                     };
-                    self.edge(src, dst, "IMPORTS", &props);
+                    self.edge(src, Self::target_end(family, &target), "IMPORTS", &props);
                 }
                 Err(_) => self.acc.imports_unresolved += 1,
             }
@@ -297,14 +398,13 @@ impl Builder<'_> {
             };
             match target {
                 Ok(target) => {
-                    let dst = self.target_node(family, &target);
                     let ty = match inh.kind {
                         InheritKind::Extends => "EXTENDS",
                         InheritKind::Implements => "IMPLEMENTS",
                     };
                     let written = inh.target.join(separator(family));
                     let props = EdgeProps { line: Some(inh.line), text: Some(&written), ..EdgeProps::default() };
-                    self.edge(child as usize, dst, ty, &props);
+                    self.edge(child, Self::target_end(family, &target), ty, &props);
                 }
                 Err(_) => self.acc.inherits_unresolved += 1,
             }

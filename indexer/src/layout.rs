@@ -15,7 +15,7 @@ use crate::source::TreeView;
 use crate::walk::ManifestKind;
 
 /// A Cargo package found in the tree.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CargoPackage {
     /// Directory of the manifest, relative to the root (`""` for the root).
     pub dir: String,
@@ -25,7 +25,7 @@ pub struct CargoPackage {
 }
 
 /// An npm package found in the tree.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NpmPackage {
     pub dir: String,
     pub name: String,
@@ -34,7 +34,7 @@ pub struct NpmPackage {
 }
 
 /// `compilerOptions.baseUrl` and `paths` of a tsconfig/jsconfig.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TsConfig {
     pub dir: String,
     /// Relative to the tree root.
@@ -43,7 +43,7 @@ pub struct TsConfig {
     pub paths: Vec<(String, Vec<String>)>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Layout {
     pub tree_name: String,
     pub cargo: Vec<CargoPackage>,

@@ -18,6 +18,7 @@ mod run;
 pub mod source;
 mod table;
 pub mod walk;
+mod warm;
 
 use std::path::PathBuf;
 

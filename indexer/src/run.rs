@@ -93,15 +93,37 @@ enum ToStore {
     Done(Resolved),
 }
 
+/// Files per language, bytes, and the files that parsed with errors (path, error count, first line).
+pub(crate) struct FileCounts {
+    pub(crate) files_by_language: BTreeMap<&'static str, u64>,
+    pub(crate) bytes: u64,
+    pub(crate) parse_errors: Vec<(String, u32, u32)>,
+}
+
+impl FileCounts {
+    pub(crate) fn of(files: &[ParsedFile]) -> FileCounts {
+        let mut counts = FileCounts { files_by_language: BTreeMap::new(), bytes: 0, parse_errors: Vec::new() };
+        for file in files {
+            *counts.files_by_language.entry(file.lang.name()).or_insert(0) += 1;
+            counts.bytes += file.bytes;
+            if file.facts.parse_errors > 0 {
+                let first = file.facts.diagnostics.first().map(|d| d.line).unwrap_or(0);
+                counts.parse_errors.push((file.path.clone(), file.facts.parse_errors, first));
+            }
+        }
+        counts
+    }
+}
+
 /// What resolution hands over at the end.
-struct Resolved {
-    accounting: Accounting,
-    symbols: u64,
-    manifest_errors: Vec<(String, String)>,
+pub(crate) struct Resolved {
+    pub(crate) accounting: Accounting,
+    pub(crate) symbols: u64,
+    pub(crate) manifest_errors: Vec<(String, String)>,
 }
 
 /// The plane's ledger (SPEC §2): files per language, skips, parse errors, unresolved counts.
-fn ledger(
+pub(crate) fn ledger(
     files_by_language: &BTreeMap<&'static str, u64>,
     bytes: u64,
     skipped: &[(String, SkipReason)],
@@ -159,24 +181,27 @@ pub fn index_tree(
     let tree_name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
     let plane = options.plane.clone().unwrap_or_else(|| tree_name.clone());
     let source = Source::for_dir(&root);
-    let cache = FactsCache::default();
+    let cache = FactsCache::off();
     let mut report = run_source(&source, &root, &tree_name, &plane, registry, store, options, progress, &cache)?;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
 
 /// Facts already parsed, by blob id and path (facts depend on the path: test files are told by it),
-/// so that a fold, or a branch switch back, parses no file twice; and the digest each fold left of
-/// its plane, so that the next fold of the same generation need not read it again.
+/// so that a fold, or a branch switch back, parses no file twice; and each plane's warm state (its
+/// symbol table and per-file output at its synced commit), so that the next fold resolves only what
+/// changed.
 #[derive(Default)]
 pub struct FactsCache {
+    /// Set for a one-off run: nothing is kept, so each file's facts are freed once its edges are built.
+    off: bool,
     entries: std::sync::Mutex<HashMap<(String, String), Cached>>,
-    digests: std::sync::Mutex<HashMap<String, (u64, drsg_planes::PlaneDigest)>>,
+    warm: std::sync::Mutex<HashMap<String, crate::warm::Warm>>,
 }
 
 #[derive(Clone)]
 struct Cached {
-    facts: drsg_parsers::FileFacts,
+    facts: std::sync::Arc<drsg_parsers::FileFacts>,
     lines: u32,
     bytes: u64,
 }
@@ -186,21 +211,31 @@ impl FactsCache {
         self.entries.lock().ok()?.get(&(blob.to_owned(), path.to_owned())).cloned()
     }
 
+    /// A cache that keeps nothing.
+    pub fn off() -> FactsCache {
+        FactsCache { off: true, ..FactsCache::default() }
+    }
+
     fn put(&self, blob: &str, path: &str, cached: Cached) {
+        if self.off {
+            return;
+        }
         if let Ok(mut entries) = self.entries.lock() {
             entries.insert((blob.to_owned(), path.to_owned()), cached);
         }
     }
 
-    /// The digest of plane `plane` at `generation`, if this cache holds it.
-    pub(crate) fn digest(&self, plane: &str, generation: u64) -> Option<drsg_planes::PlaneDigest> {
-        let digests = self.digests.lock().ok()?;
-        digests.get(plane).filter(|(g, _)| *g == generation).map(|(_, d)| d.clone())
+    /// Takes plane `plane`'s warm state out of the cache.
+    pub(crate) fn take_warm(&self, plane: &str) -> Option<crate::warm::Warm> {
+        self.warm.lock().ok()?.remove(plane)
     }
 
-    pub(crate) fn put_digest(&self, plane: &str, generation: u64, digest: drsg_planes::PlaneDigest) {
-        if let Ok(mut digests) = self.digests.lock() {
-            digests.insert(plane.to_owned(), (generation, digest));
+    pub(crate) fn put_warm(&self, plane: &str, warm: crate::warm::Warm) {
+        if self.off {
+            return;
+        }
+        if let Ok(mut states) = self.warm.lock() {
+            states.insert(plane.to_owned(), warm);
         }
     }
 
@@ -261,17 +296,7 @@ pub(crate) fn run_source(
 
     progress.phase("resolve", 0);
     let t0 = Instant::now();
-    let mut files_by_language: BTreeMap<&'static str, u64> = BTreeMap::new();
-    let mut bytes = 0;
-    let mut parse_errors = Vec::new();
-    for file in &files {
-        *files_by_language.entry(file.lang.name()).or_insert(0) += 1;
-        bytes += file.bytes;
-        if file.facts.parse_errors > 0 {
-            let first = file.facts.diagnostics.first().map(|d| d.line).unwrap_or(0);
-            parse_errors.push((file.path.clone(), file.facts.parse_errors, first));
-        }
-    }
+    let FileCounts { files_by_language, bytes, parse_errors } = FileCounts::of(&files);
     let file_count = files.len() as u64;
     let synced_commit = source.commit().map(str::to_owned);
     let skip_counts = walk::count_skips(&skipped);
@@ -289,16 +314,20 @@ pub(crate) fn run_source(
     // the symbols' nodes and text as soon as the table exists, then edges in batches as they resolve.
     let (to_store, from_resolver) = mpsc::sync_channel::<ToStore>(4);
     let resolve = move || {
-        let mut table = Table::build(files, layout);
-        let impl_self = add_impl_methods(&mut table);
-        table.dedupe_keys();
+        let (mut table, impl_self) = prepare(files, layout);
         if to_store.send(ToStore::Symbols(graph::symbol_nodes(&table))).is_err() {
             return;
         }
-        let refs: Vec<_> = table.files.iter_mut().map(|f| std::mem::take(&mut f.facts.refs)).collect();
-        let mut resolver = Resolver::new(&table);
-        resolver.impl_self = impl_self;
-        resolver.supers = supers(&table, &resolver);
+        // Facts the cache does not share are freed file by file as their edges are built.
+        let refs: Vec<_> = table
+            .files
+            .iter_mut()
+            .map(|f| match std::sync::Arc::get_mut(&mut f.facts) {
+                Some(facts) => std::mem::take(&mut facts.refs),
+                None => f.facts.refs.clone(),
+            })
+            .collect();
+        let resolver = resolver(&table, impl_self);
         let sent = graph::build(&table, &resolver, refs, |batch| to_store.send(ToStore::Batch(batch)).is_ok());
         if let Some(accounting) = sent {
             let manifest_errors = table.layout.manifest_errors.clone();
@@ -389,6 +418,23 @@ pub(crate) fn run_source(
     })
 }
 
+/// The symbol table of `files`: modules and definitions, then Rust impl methods, keys made unique.
+/// Returns each impl method's resolved self type too, for [`resolver`].
+pub(crate) fn prepare(files: Vec<ParsedFile>, layout: Layout) -> (Table, HashMap<(u32, u32), Target>) {
+    let mut table = Table::build(files, layout);
+    let impl_self = add_impl_methods(&mut table);
+    table.dedupe_keys();
+    (table, impl_self)
+}
+
+/// The resolver of a prepared table, with the parents of every type resolved.
+pub(crate) fn resolver(table: &Table, impl_self: HashMap<(u32, u32), Target>) -> Resolver<'_> {
+    let mut resolver = Resolver::new(table);
+    resolver.impl_self = impl_self;
+    resolver.supers = supers(table, &resolver);
+    resolver
+}
+
 /// A file parsed, or the reason it was skipped.
 pub(crate) type Parsed = Result<ParsedFile, (String, SkipReason)>;
 
@@ -428,7 +474,7 @@ pub(crate) fn parse_all(
                         Ok(text) => {
                             let (plugin, lang) =
                                 registry.for_path(&candidate.path).expect("the walk kept only files a plugin takes");
-                            let facts = parse_file(plugin, lang, &candidate.path, &text);
+                            let facts = std::sync::Arc::new(parse_file(plugin, lang, &candidate.path, &text));
                             let lines = text.lines().count() as u32;
                             let bytes = text.len() as u64;
                             if let Some(blob) = blob {
@@ -467,6 +513,9 @@ fn resident_mb(field: &str) -> Option<u64> {
 fn add_impl_methods(table: &mut Table) -> HashMap<(u32, u32), Target> {
     let mut pending = Vec::new();
     let mut impl_self = HashMap::new();
+    if !table.files.iter().any(|f| f.facts.defs.iter().any(|d| d.impl_block.is_some())) {
+        return impl_self;
+    }
     {
         let resolver = Resolver::new(table);
         for (fi, file) in table.files.iter().enumerate() {

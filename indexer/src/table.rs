@@ -5,6 +5,7 @@
 //! (`my_crate::Client::connect`, `<my_crate::Client as my_crate::Connect>::connect`).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use drsg_parsers::{DefKind, Family, FileFacts, Lang};
 
@@ -13,11 +14,12 @@ use crate::layout::Layout;
 pub type SymId = u32;
 
 /// One parsed source file.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ParsedFile {
     pub path: String,
     pub lang: Lang,
-    pub facts: FileFacts,
+    /// Shared with the cache of parsed blobs, so a fold takes an unchanged file's facts without a copy.
+    pub facts: Arc<FileFacts>,
     pub lines: u32,
     pub bytes: u64,
     pub is_test: bool,

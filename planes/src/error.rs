@@ -80,6 +80,16 @@ pub enum Error {
         /// What was wrong.
         detail: String,
     },
+    /// A difference computed against one generation of a plane met another.
+    #[error("plane `{plane}` changed while a difference was being computed (generation {found}, expected {expected})")]
+    Stale {
+        /// The plane being written.
+        plane: String,
+        /// The generation the difference was computed against.
+        expected: u64,
+        /// The generation found.
+        found: u64,
+    },
     /// Two nodes of one plane share a key.
     #[error("plane `{plane}` has more than one node with key `{key}`")]
     DuplicateKey {

@@ -12,9 +12,10 @@
 //!
 //! The main type is [`Store`]: [`Store::open`] / [`Store::open_existing`] for a directory and
 //! [`Store::in_memory`] for tests. Writes replace a whole plane in one SQLite transaction
-//! ([`Store::replace_plane`]); the text index follows and, because SQLite is the source of truth,
+//! ([`Store::replace_plane`]), or by difference ([`Store::apply_plane_diff`]); the text index follows and, because SQLite is the source of truth,
 //! is reconciled to it on open ([`Store::reconcile_text`]).
 
+mod diff;
 mod error;
 mod lock;
 mod model;
@@ -24,6 +25,7 @@ mod store;
 mod text;
 mod tokenizer;
 
+pub use diff::{KeyedEdge, PlaneDiff};
 pub use error::{Error, Result};
 pub use model::{
     Adjacent, DigestChanges, Direction, Edge, EdgeSummary, NewEdge, Node, NodeData, PlaneBatch, PlaneDigest, PlaneInfo,

@@ -362,7 +362,7 @@ impl Store {
 type Batch<'b> = (Cow<'b, [NodeData]>, Cow<'b, [NewEdge]>);
 
 /// The text documents of `nodes`, whose ids are `ids`.
-fn text_docs<'a>(nodes: &'a [NodeData], ids: &'a [i64]) -> impl Iterator<Item = TextDoc<'a>> {
+pub(crate) fn text_docs<'a>(nodes: &'a [NodeData], ids: &'a [i64]) -> impl Iterator<Item = TextDoc<'a>> {
     nodes.iter().zip(ids).map(|(node, &node_id)| {
         let props = TextProps::of(&node.props_json);
         TextDoc {
@@ -433,7 +433,7 @@ fn validate(meta: &PlaneMeta, nodes: &[NodeData], edges: &[NewEdge]) -> Result<(
     Ok(())
 }
 
-fn upsert_plane(conn: &Connection, meta: &PlaneMeta, generation: i64) -> rusqlite::Result<i64> {
+pub(crate) fn upsert_plane(conn: &Connection, meta: &PlaneMeta, generation: i64) -> rusqlite::Result<i64> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));

@@ -232,6 +232,29 @@ impl TextIndex {
         })
     }
 
+    /// Replaces the documents of nodes `stale` (removed or rewritten) of plane `name` with `docs`, and
+    /// commits with the plane's new stamp.
+    pub(crate) fn replace_docs<'a>(
+        &mut self,
+        name: &str,
+        stale: &[i64],
+        docs: impl IntoIterator<Item = TextDoc<'a>>,
+        stamp: Stamp,
+    ) -> Result<()> {
+        self.atomically(|text| {
+            let field = text.fields.node_id;
+            for &id in stale {
+                let term = Term::from_field_u64(field, u64::try_from(id).expect("sqlite row ids are positive"));
+                text.writer()?.delete_term(term);
+            }
+            for doc in docs {
+                text.add_doc(name, &doc)?;
+            }
+            text.stamps.insert(name.to_owned(), stamp);
+            text.commit()
+        })
+    }
+
     /// Drops whatever was staged and not committed.
     pub(crate) fn abort(&mut self) {
         self.writer = None;

@@ -82,12 +82,12 @@ fn the_loop_folds_every_head_move_and_stops_cleanly() {
         let (rx, stop, thread) = start(&db, mode);
         wait_for(&rx, "in sync at");
         let start = wait_for(&rx, "watching");
-        assert!(start.iter().any(|l| l == "facts of 2 files cached for the next folds"), "{start:?}");
+        assert!(start.iter().any(|l| l == "2 files parsed and resolved for the next folds"), "{start:?}");
         fx.write("c.py", "def c():\n    pass\n");
         fx.commit_all("add c");
         let lines = wait_for(&rx, &format!(" to {} in ", short(&fx, "HEAD")));
-        // The loop cached the synced tree's facts at start: the first fold parses the new file only.
-        assert!(lines.last().unwrap().contains(": 1 files parsed, 2 reused"), "{mode:?} {lines:?}");
+        // The loop built the synced tree's state at start: the first fold parses and resolves the new file only.
+        assert!(lines.last().unwrap().contains(": 1 files parsed, 2 reused, 1 of 3 resolved ·"), "{mode:?} {lines:?}");
         fx.git(&["checkout", "-q", "-b", "other", "HEAD~1"]);
         fx.write("d.py", "def d():\n    pass\n");
         fx.commit_all("add d");

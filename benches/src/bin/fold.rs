@@ -56,11 +56,14 @@ fn main() {
             fold(&mut store, &registry, &plane, Some("base"), &opts, &cache, &Silent).expect("fold back");
         }
         let last = last.expect("at least one run");
-        if let Some(run) = &last.run {
-            let phases: Vec<String> = run.phases.iter().map(|(k, v)| format!("{k} {:.0} ms", v * 1000.0)).collect();
-            let counting = last.millis as f64 - run.seconds * 1000.0;
-            println!("    where the time goes: {} · comparing before/after {counting:.0} ms", phases.join(", "));
-        }
+        let phases: Vec<String> = last.phases.iter().map(|(k, v)| format!("{k} {:.1} ms", v * 1000.0)).collect();
+        println!(
+            "    where the time goes: {} · {} of {} files resolved again{}",
+            phases.join(", "),
+            last.files_resolved,
+            last.files,
+            if last.whole { " · written whole" } else { "" }
+        );
         let min = times.iter().copied().fold(f64::MAX, f64::min);
         println!(
             "{:<28} {:>10.0} {:>10.0} {:>8} {:>8}",

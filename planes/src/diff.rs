@@ -1,0 +1,195 @@
+//! Writing a plane by difference: the nodes and edges a fold removes, adds and changes, named by key,
+//! applied in one SQLite transaction that also writes the plane's new meta, then mirrored in the text
+//! index. Nodes that stay keep their row ids.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+
+use crate::error::{Error, Result};
+use crate::model::{NodeData, PlaneInfo, PlaneMeta};
+use crate::schema;
+use crate::store::{SqlContext, Store, text_docs};
+use crate::text::Stamp;
+
+/// An edge named by the keys of its ends.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KeyedEdge {
+    pub src: String,
+    pub dst: String,
+    /// `CALLS`, `CONTAINS`, …
+    pub ty: Cow<'static, str>,
+    /// A JSON object, or `""` when the edge has no properties.
+    pub props_json: String,
+}
+
+/// A change to one plane, as [`Store::apply_plane_diff`] writes it.
+#[derive(Debug, Clone)]
+pub struct PlaneDiff {
+    /// The plane's meta after the change (its name names the plane).
+    pub meta: PlaneMeta,
+    /// The generation the difference was computed against: if the plane was written since, nothing is
+    /// applied and [`Error::Stale`] says so.
+    pub base_generation: u64,
+    /// Keys of nodes to delete; their edges must be among `remove_edges`.
+    pub remove_nodes: Vec<String>,
+    /// Nodes to add, or to overwrite when their key exists (the row id stays).
+    pub upsert_nodes: Vec<NodeData>,
+    /// Edges to delete, one stored row each (edges may repeat; each listed copy removes one).
+    pub remove_edges: Vec<KeyedEdge>,
+    pub add_edges: Vec<KeyedEdge>,
+}
+
+impl PlaneDiff {
+    /// Whether the difference changes no node and no edge.
+    pub fn is_empty(&self) -> bool {
+        self.remove_nodes.is_empty()
+            && self.upsert_nodes.is_empty()
+            && self.remove_edges.is_empty()
+            && self.add_edges.is_empty()
+    }
+}
+
+impl Store {
+    /// Applies `diff` to its plane in one SQLite transaction (bumping the generation), then updates the
+    /// text documents of the nodes it touched. Any part that does not match the stored plane (an edge or
+    /// node to remove that is not there, a node removed with edges left, a dangling new edge) rolls
+    /// everything back with an error: the caller then rewrites the plane whole.
+    pub fn apply_plane_diff(&mut self, diff: &PlaneDiff) -> Result<PlaneInfo> {
+        self.planes_cache.get_mut().take();
+        let name = &diff.meta.name;
+        let invalid = |detail: String| Error::InvalidInput { plane: name.clone(), detail };
+        if let Some(node) = diff.upsert_nodes.iter().find(|n| n.labels.is_empty()) {
+            return Err(invalid(format!("node `{}` has no label", node.key)));
+        }
+        let Store { conn, text, shown, .. } = self;
+        let shown: &std::path::Path = shown;
+        let context = "applying a plane difference";
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(shown, context)?;
+        let current: Option<(i64, i64)> = tx
+            .query_row("SELECT id, generation FROM planes WHERE name = ?1", [name], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .optional()
+            .ctx(shown, context)?;
+        let Some((plane_id, generation)) = current else {
+            return Err(invalid("there is no such plane to change".into()));
+        };
+        if generation as u64 != diff.base_generation {
+            return Err(Error::Stale { plane: name.clone(), expected: diff.base_generation, found: generation as u64 });
+        }
+        let new_generation = schema::next_generation(&tx).ctx(shown, context)?;
+        let mut ids: HashMap<&str, i64> = HashMap::new();
+        let missing = |key: &str| invalid(format!("no node `{key}`"));
+        for edge in &diff.remove_edges {
+            let src =
+                node_id(&tx, plane_id, &edge.src, &mut ids).ctx(shown, context)?.ok_or_else(|| missing(&edge.src))?;
+            let dst =
+                node_id(&tx, plane_id, &edge.dst, &mut ids).ctx(shown, context)?.ok_or_else(|| missing(&edge.dst))?;
+            let props = (!edge.props_json.is_empty()).then_some(edge.props_json.as_str());
+            let removed = tx
+                .prepare_cached(
+                    "DELETE FROM edges WHERE id = (SELECT id FROM edges
+                     WHERE src = ?1 AND type = ?2 AND dst = ?3 AND props IS ?4 LIMIT 1)",
+                )
+                .and_then(|mut s| s.execute(params![src, edge.ty.as_ref(), dst, props]))
+                .ctx(shown, context)?;
+            if removed != 1 {
+                return Err(invalid(format!("no edge {} -{}-> {} to remove", edge.src, edge.ty, edge.dst)));
+            }
+        }
+        let mut gone = Vec::with_capacity(diff.remove_nodes.len());
+        for key in &diff.remove_nodes {
+            let id = node_id(&tx, plane_id, key, &mut ids).ctx(shown, context)?.ok_or_else(|| missing(key))?;
+            ids.remove(key.as_str());
+            let attached: bool = tx
+                .prepare_cached(
+                    "SELECT EXISTS(SELECT 1 FROM edges WHERE src = ?1) OR EXISTS(SELECT 1 FROM edges WHERE dst = ?1)",
+                )
+                .and_then(|mut s| s.query_row([id], |row| row.get(0)))
+                .ctx(shown, context)?;
+            if attached {
+                return Err(invalid(format!("node `{key}` would be removed with edges left")));
+            }
+            tx.prepare_cached("DELETE FROM nodes WHERE id = ?1")
+                .and_then(|mut s| s.execute([id]))
+                .ctx(shown, context)?;
+            gone.push(id);
+        }
+        let mut upserted = Vec::with_capacity(diff.upsert_nodes.len());
+        {
+            let mut stmt = tx
+                .prepare_cached(
+                    "INSERT INTO nodes(plane, key, label, labels, name, file, line, end_line, props)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                     ON CONFLICT(plane, key) DO UPDATE SET
+                         label = excluded.label, labels = excluded.labels, name = excluded.name, file = excluded.file,
+                         line = excluded.line, end_line = excluded.end_line, props = excluded.props
+                     RETURNING id",
+                )
+                .ctx(shown, context)?;
+            for node in &diff.upsert_nodes {
+                let labels = serde_json::to_string(&node.labels).expect("strings serialize");
+                let props = (!node.props_json.is_empty()).then_some(node.props_json.as_str());
+                let id: i64 = stmt
+                    .query_row(
+                        params![
+                            plane_id,
+                            node.key,
+                            node.label(),
+                            labels,
+                            node.name,
+                            node.file,
+                            node.line,
+                            node.end_line,
+                            props
+                        ],
+                        |row| row.get(0),
+                    )
+                    .ctx(shown, context)?;
+                upserted.push(id);
+            }
+        }
+        ids.extend(diff.upsert_nodes.iter().map(|n| n.key.as_str()).zip(upserted.iter().copied()));
+        for edge in &diff.add_edges {
+            let src =
+                node_id(&tx, plane_id, &edge.src, &mut ids).ctx(shown, context)?.ok_or_else(|| missing(&edge.src))?;
+            let dst =
+                node_id(&tx, plane_id, &edge.dst, &mut ids).ctx(shown, context)?.ok_or_else(|| missing(&edge.dst))?;
+            let props = (!edge.props_json.is_empty()).then_some(edge.props_json.as_str());
+            tx.prepare_cached("INSERT INTO edges(plane, src, dst, type, props) VALUES (?1, ?2, ?3, ?4, ?5)")
+                .and_then(|mut s| s.execute(params![plane_id, src, dst, edge.ty.as_ref(), props]))
+                .ctx(shown, context)?;
+        }
+        crate::store::upsert_plane(&tx, &diff.meta, new_generation).ctx(shown, context)?;
+        tx.commit().ctx(shown, context)?;
+        let stamp = Stamp { generation: new_generation as u64, commit: diff.meta.synced_commit.clone() };
+        let stale: Vec<i64> = gone.iter().chain(&upserted).copied().collect();
+        text.replace_docs(name, &stale, text_docs(&diff.upsert_nodes, &upserted), stamp)?;
+        self.plane(name)?.ok_or_else(|| Error::Corrupt {
+            path: self.shown.clone(),
+            detail: format!("plane `{name}` vanished after being written"),
+        })
+    }
+}
+
+/// The row id of node `key` of plane `plane_id`, remembered in `ids`.
+fn node_id<'k>(
+    tx: &rusqlite::Transaction<'_>,
+    plane_id: i64,
+    key: &'k str,
+    ids: &mut HashMap<&'k str, i64>,
+) -> rusqlite::Result<Option<i64>> {
+    if let Some(&id) = ids.get(key) {
+        return Ok(Some(id));
+    }
+    let id: Option<i64> = tx
+        .prepare_cached("SELECT id FROM nodes WHERE plane = ?1 AND key = ?2")?
+        .query_row(params![plane_id, key], |row| row.get(0))
+        .optional()?;
+    if let Some(id) = id {
+        ids.insert(key, id);
+    }
+    Ok(id)
+}

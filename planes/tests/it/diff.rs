@@ -1,0 +1,110 @@
+//! Writing a plane by difference: what changes, what stays (row ids, text documents), and bad
+//! differences refused with nothing changed.
+#![allow(clippy::unwrap_used, reason = "a failed unwrap is a failed test, with its value shown")]
+
+use drsg_planes::{Error, KeyedEdge, NewEdge, NodeData, PlaneDiff, Store};
+use serde_json::json;
+
+use crate::fixture::{demo_plane, node, render_edges, search_keys};
+
+fn keyed(nodes: &[NodeData], e: &NewEdge) -> KeyedEdge {
+    KeyedEdge {
+        src: nodes[e.src].key.clone(),
+        dst: nodes[e.dst].key.clone(),
+        ty: e.ty.clone(),
+        props_json: e.props_json.clone(),
+    }
+}
+
+fn empty_diff(meta: drsg_planes::PlaneMeta, base_generation: u64) -> PlaneDiff {
+    PlaneDiff {
+        meta,
+        base_generation,
+        remove_nodes: Vec::new(),
+        upsert_nodes: Vec::new(),
+        remove_edges: Vec::new(),
+        add_edges: Vec::new(),
+    }
+}
+
+#[test]
+fn a_difference_changes_only_what_it_names() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    let mut store = Store::open(&db).expect("open");
+    let (mut meta, nodes, edges) = demo_plane("demo");
+    let before = store.replace_plane(&meta, &nodes, &edges).expect("write");
+    let server_id = store.node_by_key(before.id, "demo::HttpServer").unwrap().unwrap().id;
+    let parse_id = store.node_by_key(before.id, "demo::parseJSONBody").unwrap().unwrap().id;
+
+    meta.synced_commit = Some("b".repeat(40));
+    let mut diff = empty_diff(meta.clone(), before.generation);
+    // parseJSONBody stops reading files and calls a new helper; its signature changes.
+    diff.remove_edges.push(keyed(&nodes, &edges[4]));
+    diff.remove_nodes.push("std::fs::read".into());
+    let mut parse = nodes[1].clone();
+    parse.props_json = json!({"signature": "fn parseJSONBody(input: &[u8]) -> Body"}).to_string();
+    diff.upsert_nodes.push(parse);
+    diff.upsert_nodes.push(node("demo::decodeHelper", &["Function"], Some("src/lib.rs"), Some(9), json!({})));
+    diff.add_edges.push(KeyedEdge {
+        src: "demo::parseJSONBody".into(),
+        dst: "demo::decodeHelper".into(),
+        ty: "CALLS".into(),
+        props_json: json!({"line": 4, "ref": "decodeHelper"}).to_string(),
+    });
+    let after = store.apply_plane_diff(&diff).expect("apply");
+
+    assert!(after.generation > before.generation);
+    assert_eq!(after.meta.synced_commit, meta.synced_commit);
+    assert_eq!((after.node_count, after.edge_count), (6, 6));
+    // Nodes that stay keep their ids; a changed node keeps its id too.
+    assert_eq!(store.node_by_key(after.id, "demo::HttpServer").unwrap().unwrap().id, server_id);
+    assert_eq!(store.node_by_key(after.id, "demo::parseJSONBody").unwrap().unwrap().id, parse_id);
+    assert_eq!(store.node_by_key(after.id, "std::fs::read").unwrap(), None);
+    let rendered = render_edges(&store, after.id, Some(&["CALLS"]));
+    assert!(rendered.contains("demo::parseJSONBody -CALLS-> demo::decodeHelper"), "{rendered}");
+    assert!(!rendered.contains("std::fs::read"), "{rendered}");
+    // The text index follows: the new node is found, the changed one by its new signature only.
+    assert_eq!(search_keys(&store, Some(after.id), "decodeHelper"), ["demo::decodeHelper"]);
+    assert_eq!(search_keys(&store, Some(after.id), "u8").first().map(String::as_str), Some("demo::parseJSONBody"));
+    drop(store);
+    // Both halves were committed together: opening again rebuilds no text documents.
+    let store = Store::open_existing(&db).expect("reopen");
+    assert!(store.text_reconciled_planes().is_empty(), "{:?}", store.text_reconciled_planes());
+}
+
+#[test]
+fn a_difference_that_does_not_match_the_plane_changes_nothing() {
+    let mut store = Store::in_memory().expect("store");
+    let (meta, nodes, edges) = demo_plane("demo");
+    let info = store.replace_plane(&meta, &nodes, &edges).expect("write");
+    let snapshot = |store: &Store| (store.plane("demo").unwrap(), render_edges(store, info.id, None));
+    let start = snapshot(&store);
+
+    let stale = empty_diff(meta.clone(), info.generation + 7);
+    assert!(matches!(store.apply_plane_diff(&stale), Err(Error::Stale { .. })));
+
+    let mut missing_edge = empty_diff(meta.clone(), info.generation);
+    let mut wrong = keyed(&nodes, &edges[3]);
+    wrong.props_json = json!({"line": 99}).to_string();
+    missing_edge.remove_edges.push(wrong);
+    assert!(matches!(store.apply_plane_diff(&missing_edge), Err(Error::InvalidInput { .. })));
+
+    let mut attached = empty_diff(meta.clone(), info.generation);
+    attached.remove_nodes.push("demo::HttpServer".into());
+    let err = store.apply_plane_diff(&attached).unwrap_err();
+    assert!(err.to_string().contains("edges left"), "{err}");
+
+    let mut dangling = empty_diff(meta.clone(), info.generation);
+    dangling.upsert_nodes.push(node("demo::x", &["Function"], None, None, json!({})));
+    dangling.add_edges.push(KeyedEdge {
+        src: "demo::x".into(),
+        dst: "demo::nowhere".into(),
+        ty: "CALLS".into(),
+        props_json: String::new(),
+    });
+    assert!(store.apply_plane_diff(&dangling).is_err());
+
+    assert_eq!(snapshot(&store), start, "a refused difference left a trace");
+    assert_eq!(store.node_by_key(info.id, "demo::x").unwrap(), None);
+}
