@@ -156,6 +156,7 @@ pub fn fold(
     progress.phase("fold", 0);
     let tree = CommitTree::new(repo, target.clone(), prefix)?;
     let source = Source::Commit(Box::new(tree));
+    report.phases.insert("setup", started.elapsed().as_secs_f64() - report.phases.get("load").copied().unwrap_or(0.0));
     let (mut next, info) = match warm {
         Some(warm) => {
             let (next, changes, advance) = warm.advance(&source, &target, &tree_name, registry, cache);

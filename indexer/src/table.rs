@@ -250,27 +250,27 @@ impl Table {
 
     /// Make keys unique: later duplicates (by file, then line) get `#2`, `#3`, …
     pub fn dedupe_keys(&mut self) {
-        let mut order: Vec<SymId> = (0..self.syms.len() as SymId).collect();
+        // Duplicates are rare: find them by hashing, then order only them.
+        let mut by_key: HashMap<&str, Vec<SymId>> = HashMap::with_capacity(self.syms.len());
+        for (id, sym) in self.syms.iter().enumerate() {
+            by_key.entry(sym.key.as_str()).or_default().push(id as SymId);
+        }
+        let mut groups: Vec<Vec<SymId>> = by_key.into_values().filter(|ids| ids.len() > 1).collect();
         let line = |t: &Table, id: SymId| t.def_of(id).map(|d| d.line).unwrap_or(0);
-        order.sort_by(|&a, &b| {
-            let (sa, sb) = (&self.syms[a as usize], &self.syms[b as usize]);
-            let (fa, fb) = (&self.files[sa.file as usize].path, &self.files[sb.file as usize].path);
-            sa.key
-                .cmp(&sb.key)
-                .then_with(|| source_rank(fa).cmp(&source_rank(fb)))
-                .then_with(|| fa.cmp(fb))
-                .then_with(|| line(self, a).cmp(&line(self, b)))
-        });
-        let mut run = 1usize;
-        let mut base = String::new();
-        for &cur in &order {
-            if self.syms[cur as usize].key == base {
-                run += 1;
-                let key = format!("{base}#{run}");
-                self.syms[cur as usize].key = key;
-            } else {
-                base.clone_from(&self.syms[cur as usize].key);
-                run = 1;
+        for group in &mut groups {
+            group.sort_by(|&a, &b| {
+                let (sa, sb) = (&self.syms[a as usize], &self.syms[b as usize]);
+                let (fa, fb) = (&self.files[sa.file as usize].path, &self.files[sb.file as usize].path);
+                source_rank(fa)
+                    .cmp(&source_rank(fb))
+                    .then_with(|| fa.cmp(fb))
+                    .then_with(|| line(self, a).cmp(&line(self, b)))
+            });
+        }
+        for group in groups {
+            for (run, &id) in group.iter().enumerate().skip(1) {
+                let key = format!("{}#{}", self.syms[id as usize].key, run + 1);
+                self.syms[id as usize].key = key;
             }
         }
     }

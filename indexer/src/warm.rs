@@ -250,6 +250,8 @@ impl Warm {
                     .collect()
             };
             phases.insert("resolve", t0.elapsed().as_secs_f64());
+            // Freeing the old table's maps takes milliseconds the fold need not wait for.
+            std::thread::spawn(move || drop(old));
             (table, outputs, by_path, dirty, phases)
         });
         report.phases.extend(phases);
@@ -484,9 +486,10 @@ fn dirty_files(
     // `#2` moving), and those below a directory that gained or lost a file (a package appearing above
     // a module). Impl methods whose type changed mention a changed name, so they are dirty below anyway.
     let mut candidates: HashSet<&str> = HashSet::new();
+    let changed = Names::new(names.iter().map(String::as_str));
     for sym in old.syms.iter().map(|s| (s, old)).chain(new.syms.iter().map(|s| (s, new))) {
         let (sym, t) = sym;
-        if names.contains(&sym.name) {
+        if changed.contains(&sym.name) {
             candidates.insert(t.files[sym.file as usize].path.as_str());
         }
     }
@@ -508,7 +511,7 @@ fn dirty_files(
     // What others reach through a changed name may change: close over the surface items naming one.
     let mut frontier: Vec<String> = names.iter().cloned().collect();
     while !frontier.is_empty() {
-        let wanted: HashSet<&str> = frontier.iter().map(String::as_str).collect();
+        let wanted = Names::new(frontier.iter().map(String::as_str));
         let mut next = Vec::new();
         for file in &new.files {
             passes_on(&file.facts, &wanted, &mut |name| {
@@ -522,7 +525,7 @@ fn dirty_files(
         names.extend(next.iter().cloned());
         frontier = next;
     }
-    let names: HashSet<&str> = names.iter().map(String::as_str).collect();
+    let names = Names::new(names.iter().map(String::as_str));
     for (fi, file) in new.files.iter().enumerate() {
         if !dirty[fi] && mentions_any(&file.facts, &names) {
             dirty[fi] = true;
@@ -660,12 +663,31 @@ fn source_parts(source: &str) -> impl Iterator<Item = &str> {
     source.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '-')).filter(|p| !p.is_empty())
 }
 
-fn any_in<'a>(parts: impl IntoIterator<Item = &'a String>, names: &HashSet<&str>) -> bool {
+/// A set of names, with a filter on their lengths that rejects most strings before hashing them.
+struct Names<'a> {
+    set: HashSet<&'a str>,
+    /// Bit `n` set when some name is `n` bytes long (names of 128 bytes or more always pass).
+    lengths: u128,
+}
+
+impl<'a> Names<'a> {
+    fn new(names: impl IntoIterator<Item = &'a str>) -> Names<'a> {
+        let set: HashSet<&str> = names.into_iter().collect();
+        let lengths = set.iter().filter(|n| n.len() < 128).fold(0u128, |bits, n| bits | 1 << n.len());
+        Names { set, lengths }
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        (name.len() >= 128 || self.lengths >> name.len() & 1 == 1) && self.set.contains(name)
+    }
+}
+
+fn any_in<'a>(parts: impl IntoIterator<Item = &'a String>, names: &Names<'_>) -> bool {
     parts.into_iter().any(|p| names.contains(p.as_str()))
 }
 
 /// Calls `add` with the names of surface items of `facts` that mention one of `names`.
-fn passes_on(facts: &FileFacts, names: &HashSet<&str>, add: &mut dyn FnMut(&str)) {
+fn passes_on(facts: &FileFacts, names: &Names<'_>, add: &mut dyn FnMut(&str)) {
     let defs = &facts.defs;
     for def in defs {
         let returns = def.returns.iter().flatten();
@@ -715,7 +737,7 @@ fn hint_path(hint: &TypeHint) -> &[String] {
 }
 
 /// Whether anything in `facts` names one of `names`.
-fn mentions_any(facts: &FileFacts, names: &HashSet<&str>) -> bool {
+fn mentions_any(facts: &FileFacts, names: &Names<'_>) -> bool {
     let refs = facts.refs.iter().any(|r| {
         any_in(&r.path, names) || matches!(&r.qualifier, Qualifier::Expr { call: Some(call) } if any_in(call, names))
     });

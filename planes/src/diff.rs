@@ -164,9 +164,11 @@ impl Store {
         }
         crate::store::upsert_plane(&tx, &diff.meta, new_generation).ctx(shown, context)?;
         tx.commit().ctx(shown, context)?;
-        let stamp = Stamp { generation: new_generation as u64, commit: diff.meta.synced_commit.clone() };
-        let stale: Vec<i64> = gone.iter().chain(&upserted).copied().collect();
-        text.replace_docs(name, &stale, text_docs(&diff.upsert_nodes, &upserted), stamp)?;
+        if crate::store::has_text(&diff.meta) {
+            let stamp = Stamp { generation: new_generation as u64, commit: diff.meta.synced_commit.clone() };
+            let stale: Vec<i64> = gone.iter().chain(&upserted).copied().collect();
+            text.replace_docs(name, &stale, text_docs(&diff.upsert_nodes, &upserted), stamp)?;
+        }
         self.plane(name)?.ok_or_else(|| Error::Corrupt {
             path: self.shown.clone(),
             detail: format!("plane `{name}` vanished after being written"),

@@ -168,7 +168,7 @@ impl Store {
         {
             let mut stmt = self
                 .conn
-                .prepare_cached("SELECT name, generation, synced_commit FROM planes")
+                .prepare_cached("SELECT name, generation, synced_commit FROM planes WHERE kind = 'code'")
                 .ctx(&self.shown, "listing planes")?;
             let rows = stmt
                 .query_map([], |row| {
@@ -269,8 +269,13 @@ impl Store {
                 return Err(err);
             }
         };
-        let stamp = Stamp { generation: generation as u64, commit: meta.synced_commit.clone() };
-        self.text.commit_plane(&meta.name, stamp)?;
+        if has_text(&meta) {
+            let stamp = Stamp { generation: generation as u64, commit: meta.synced_commit.clone() };
+            self.text.commit_plane(&meta.name, stamp)?;
+        } else if self.text.has_plane(&meta.name) {
+            // Documents of a plane that was a code plane before.
+            self.text.remove_plane(&meta.name)?;
+        }
         self.plane(&meta.name)?.ok_or_else(|| Error::Corrupt {
             path: self.shown.clone(),
             detail: format!("plane `{}` vanished after being written", meta.name),
@@ -302,7 +307,10 @@ impl Store {
         let mut ids: Vec<i64> = (first_id..).take(first.len()).collect();
         let (staged, written) = std::thread::scope(|scope| {
             let ids = &ids;
-            let staging = scope.spawn(|| text.stage_plane(&meta.name, text_docs(first, ids)));
+            let staging = scope.spawn(|| match has_text(meta) {
+                true => text.stage_plane(&meta.name, text_docs(first, ids)),
+                false => Ok(()),
+            });
             let written = insert_nodes(&tx, shown, &meta.name, plane_id, first, ids);
             let staged = staging.join().unwrap_or_else(|_| {
                 Err(Error::Corrupt { path: shown.to_path_buf(), detail: "staging the text index panicked".into() })
@@ -315,7 +323,9 @@ impl Store {
             validate(meta, &nodes, &[])?;
             let next = first_id + ids.len() as i64;
             let more: Vec<i64> = (next..).take(nodes.len()).collect();
-            text.add_staged(&meta.name, text_docs(&nodes, &more))?;
+            if has_text(meta) {
+                text.add_staged(&meta.name, text_docs(&nodes, &more))?;
+            }
             insert_nodes(&tx, shown, &meta.name, plane_id, &nodes, &more)?;
             ids.extend(more);
             if let Some((i, edge)) = edges.iter().enumerate().find(|(_, e)| e.src >= ids.len() || e.dst >= ids.len()) {
@@ -356,6 +366,12 @@ impl Store {
         self.text.remove_plane(name)?;
         Ok(true)
     }
+}
+
+/// Whether a plane's nodes get text documents: only code planes hold symbols that `search` ranks; the
+/// history and deployment planes are read by their own verbs, and writing them costs no text commit.
+pub(crate) fn has_text(meta: &PlaneMeta) -> bool {
+    meta.kind == crate::model::PlaneKind::Code
 }
 
 /// Nodes and edges of one streamed batch, borrowed or owned.

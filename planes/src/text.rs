@@ -261,6 +261,11 @@ impl TextIndex {
         self.stamps = self.committed_stamps().ok().flatten().unwrap_or_default();
     }
 
+    /// Whether the last commit recorded documents of plane `name`.
+    pub(crate) fn has_plane(&self, name: &str) -> bool {
+        self.stamps.contains_key(name)
+    }
+
     /// Drops the documents of plane `name` and commits.
     pub(crate) fn remove_plane(&mut self, name: &str) -> Result<()> {
         self.atomically(|text| {

@@ -149,6 +149,11 @@ fn commit_payload_records_each_plane() {
     let mut git = meta("demo_git");
     git.synced_commit = None;
     let git_info = store.replace_plane(&git, &nodes[..1], &[]).expect("write git");
+    // A history plane holds no symbols: it gets no documents and no stamp.
+    let mut history = meta("demo_history");
+    history.kind = drsg_planes::PlaneKind::Git;
+    let history_info = store.replace_plane(&history, &nodes, &edges).expect("write history");
+    assert_eq!(search_keys(&store, Some(history_info.id), "parseJSONBody"), Vec::<String>::new());
 
     let tantivy_meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(db.join("text/meta.json")).expect("meta.json")).expect("json");
