@@ -35,8 +35,13 @@ pub struct Rebase {
     pub finished_at: i64,
 }
 
-/// Reads the repository and replaces the `<plane>_git` plane. `max_commits` bounds the commits read
+/// Reads the repository and writes the `<plane>_git` plane. `max_commits` bounds the commits read
 /// (newest first); `None` reads them all.
+///
+/// The plane is append-mostly: a commit or rebase it recorded before stays, even when no ref or
+/// reflog reaches it any more (a reset, an amend, a rebase, an expired reflog); such a commit is
+/// marked `reachable: false`, except beyond the commit cap, where it keeps what the plane last said.
+/// Branch and tag pointers move in place.
 pub fn index_history(
     repo: &Repo,
     store: &mut Store,
@@ -51,7 +56,9 @@ pub fn index_history(
     tips.extend(head.commit.clone());
     let mut commits = repo.commits(&dedup(tips), max_commits)?;
     let capped = max_commits.is_some_and(|m| commits.len() >= m);
-    let reachable: HashSet<String> = commits.iter().map(|c| c.sha.clone()).collect();
+    let mut reachable: HashSet<String> = commits.iter().map(|c| c.sha.clone()).collect();
+    let plane_name = format!("{code_plane}_git");
+    let before = recorded_before(store, &plane_name)?;
     // The tip a rebase replaced is known only from the reflog: record that one commit, unreachable.
     // (Were it still reachable beyond the cap, it would be marked unreachable: the cap's price.)
     let mut recorded = reachable.clone();
@@ -62,9 +69,28 @@ pub fn index_history(
             commits.push(c);
         }
     }
+    // What the plane recorded before stays: read again from the repository while the object exists,
+    // else as recorded.
+    for (old, was_reachable) in before.commits {
+        if !recorded.insert(old.sha.clone()) {
+            continue;
+        }
+        if capped && was_reachable {
+            reachable.insert(old.sha.clone());
+        }
+        commits.push(repo.commit(&old.sha).unwrap_or(old));
+    }
+    let mut rebases = rebases;
+    for old in before.rebases {
+        let known = rebases.iter().any(|r| r.branch == old.branch && r.replaced == old.replaced && r.onto == old.onto);
+        if !known {
+            rebases.push(old);
+        }
+    }
+    rebases.sort_by(|a, b| a.finished_at.cmp(&b.finished_at).then_with(|| a.branch.cmp(&b.branch)));
     let (nodes, edges) = git_plane(&head, &refs, &commits, &reachable, &rebases);
     let summary = HistorySummary {
-        plane: format!("{code_plane}_git"),
+        plane: plane_name,
         commits: commits.len() as u64,
         branches: refs.iter().filter(|r| r.kind != RefKind::Tag).count() as u64,
         tags: refs.iter().filter(|r| r.kind == RefKind::Tag).count() as u64,
@@ -89,6 +115,55 @@ pub fn index_history(
     };
     store.replace_plane(&meta, &nodes, &edges).map_err(Error::from)?;
     Ok(summary)
+}
+
+/// Commits (with whether they were reachable) and rebases a `_git` plane holds.
+#[derive(Default)]
+struct Recorded {
+    commits: Vec<(CommitInfo, bool)>,
+    rebases: Vec<Rebase>,
+}
+
+fn recorded_before(store: &Store, plane: &str) -> Result<Recorded, Error> {
+    let mut out = Recorded::default();
+    let Some(info) = store.plane(plane)? else { return Ok(out) };
+    let commits = store.nodes_by_label(info.id, "Commit")?;
+    let sha_of: HashMap<i64, &str> =
+        commits.iter().filter_map(|n| Some((n.id, n.props.get("sha")?.as_str()?))).collect();
+    let mut parents: HashMap<i64, Vec<(u64, &str)>> = HashMap::new();
+    let edges = store.edges(info.id, Some(&["PARENT"]))?;
+    for e in &edges {
+        if let Some(&parent) = sha_of.get(&e.dst) {
+            let order = e.props.get("order").and_then(Value::as_u64).unwrap_or(0);
+            parents.entry(e.src).or_default().push((order, parent));
+        }
+    }
+    for node in &commits {
+        let Some(&sha) = sha_of.get(&node.id) else { continue };
+        let text = |k: &str| node.props.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let mut ps = parents.remove(&node.id).unwrap_or_default();
+        ps.sort();
+        let commit = CommitInfo {
+            sha: sha.to_owned(),
+            parents: ps.into_iter().map(|(_, p)| p.to_owned()).collect(),
+            summary: text("summary"),
+            author: text("author"),
+            committed_at: node.props.get("committed_at").and_then(Value::as_i64).unwrap_or(0),
+        };
+        let reachable = node.props.get("reachable").and_then(Value::as_bool).unwrap_or(true);
+        out.commits.push((commit, reachable));
+    }
+    for node in store.nodes_by_label(info.id, "Rebase")? {
+        let text = |k: &str| node.props.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+        out.rebases.push(Rebase {
+            branch: text("branch"),
+            onto: text("onto"),
+            replaced: text("replaced"),
+            steps: node.props.get("steps").and_then(Value::as_u64).unwrap_or(0),
+            finished_at: node.props.get("finished_at").and_then(Value::as_i64).unwrap_or(0),
+        });
+    }
+    Ok(out)
 }
 
 fn dedup(mut list: Vec<String>) -> Vec<String> {

@@ -244,7 +244,10 @@ impl Answer for HistoryOutput {
             ));
         });
         if h.unreachable > 0 {
-            t.line(format_args!("  ({} more commits are known only from the reflog)", h.unreachable));
+            t.line(format_args!(
+                "  ({} more commits no ref reaches any more: replaced by a rebase, amended, or reset away)",
+                h.unreachable
+            ));
         }
         t.line(format_args!("{}", h.freshness));
     }

@@ -77,6 +77,42 @@ fn history_shows_head_branches_tags_rebases_and_commits() {
 }
 
 #[test]
+fn commits_once_recorded_stay_when_no_ref_reaches_them() {
+    let fx = Fixture::inline("//- /a.py\ndef a():\n    pass\n");
+    fx.write("b.py", "def b():\n    pass\n");
+    fx.commit_all("second");
+    let amended_away = fx.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let mut store = Store::open(&fx.outside().join("g.drsg")).unwrap();
+    index(&fx, &mut store);
+    // Amend the commit, then drop it from the reflog too: only the plane still knows it.
+    fx.write("b.py", "def b():\n    return 1\n");
+    fx.git(&["add", "-A"]);
+    fx.git(&["commit", "-q", "--amend", "-m", "second, amended"]);
+    fx.git(&["reflog", "expire", "--expire=now", "--all"]);
+    let registry = drsg_plugins::builtin();
+    let cache = drsg_indexer::FactsCache::default();
+    let options = drsg_indexer::IndexOptions::default();
+    drsg_indexer::fold(&mut store, &registry, "repo", None, &options, &cache, &drsg_indexer::Silent).unwrap();
+    let plane = store.plane("repo_git").unwrap().unwrap();
+    let old =
+        store.node_by_key(plane.id, &format!("commit:{amended_away}")).unwrap().expect("the amended commit stays");
+    assert_eq!(old.props["reachable"], false);
+    assert_eq!(old.props["summary"], "second");
+    let parent = store.edges_out(old.id, Some("PARENT")).unwrap();
+    assert_eq!(parent.len(), 1, "its parent edge stays too");
+    let (text, json) = check_history(&store, None);
+    assert_eq!(json["unreachable"], 1, "{text}");
+    assert!(text.contains("commits: 2 reachable"), "{text}");
+    // Once git has deleted the object, indexing again keeps the commit as the plane recorded it.
+    fx.git(&["gc", "-q", "--prune=now"]);
+    index(&fx, &mut store);
+    let plane = store.plane("repo_git").unwrap().unwrap();
+    let kept = store.node_by_key(plane.id, &format!("commit:{amended_away}")).unwrap().expect("still there");
+    assert_eq!((kept.props["summary"].as_str(), kept.props["reachable"].as_bool()), (Some("second"), Some(false)));
+    assert_eq!(store.edges_out(kept.id, Some("PARENT")).unwrap().len(), 1);
+}
+
+#[test]
 fn detached_head_and_a_capped_history() {
     let fx = repository();
     fx.git(&["checkout", "-q", "--detach", "v1.0"]);
