@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fold benchmark: commits the Django corpus (from ../shared/corpora.sh) into a fresh repository as tag
-# `base`, adds tags `n1`, `n10`, `n100` (commits on top of base touching that many files), then runs
+# `base`, adds tags `n1`, `n10`, `n100` (commits on top of base adding a function to that many files)
+# and `e1` (a comment line on top of one file: an edit that keeps every definition), then runs
 # the `fold` bench: median fold time for each, a branch switch, and commit-to-folded via the watch loop.
 #
 #   benches/fold.sh [RUNS]     (default 5)
@@ -29,5 +30,10 @@ for n in 1 10 100; do
   git -C "$repo" commit -q -am "touch $n files"
   git -C "$repo" tag "n$n"
 done
+# An edit that keeps every definition: a comment line on top of one file (its lines shift).
+git -C "$repo" checkout -q -B edit1 base
+sed -i '1i # drsg bench edit' "$repo/${files[0]}"
+git -C "$repo" commit -q -am "edit 1 file"
+git -C "$repo" tag e1
 git -C "$repo" checkout -q main
 "$bin/fold" "$repo" "$tmp/db.drsg" "$runs"

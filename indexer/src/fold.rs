@@ -45,6 +45,8 @@ pub struct FoldReport {
     pub files_resolved: u64,
     /// True when the plane was written whole rather than by difference.
     pub whole: bool,
+    /// False when the symbol table was kept: the same files declare the same definitions.
+    pub table_rebuilt: bool,
     pub millis: u64,
     /// Seconds per phase (`load`, `read`, `table`, `dirty`, `resolve`, `compare`, `write`, `history`).
     pub phases: BTreeMap<&'static str, f64>,
@@ -120,6 +122,7 @@ pub fn fold(
         files: 0,
         files_resolved: 0,
         whole: false,
+        table_rebuilt: true,
         millis: 0,
         phases: BTreeMap::new(),
         history_error: None,
@@ -164,6 +167,7 @@ pub fn fold(
             report.files_parsed += advance.files_parsed;
             report.files_reused = advance.files_reused;
             report.files_resolved = advance.files_dirty;
+            report.table_rebuilt = advance.table_rebuilt;
             report.nodes_added = changes.nodes_added;
             report.nodes_changed = changes.upsert_nodes.len() as u64 - changes.nodes_added;
             report.nodes_removed = changes.remove_nodes.len() as u64;

@@ -435,6 +435,22 @@ pub(crate) fn resolver(table: &Table, impl_self: HashMap<(u32, u32), Target>) ->
     resolver
 }
 
+/// A resolver from per-file indexes already built, with the types' parents given or resolved again.
+pub(crate) fn resolver_from(
+    table: &Table,
+    index: Vec<std::sync::Arc<crate::resolve::FileIndex>>,
+    impl_self: HashMap<(u32, u32), Target>,
+    parents: Option<HashMap<u32, Vec<Target>>>,
+) -> Resolver<'_> {
+    let mut resolver = Resolver::with_index(table, index);
+    resolver.impl_self = impl_self;
+    resolver.supers = match parents {
+        Some(known) => known,
+        None => supers(table, &resolver),
+    };
+    resolver
+}
+
 /// A file parsed, or the reason it was skipped.
 pub(crate) type Parsed = Result<ParsedFile, (String, SkipReason)>;
 

@@ -25,7 +25,8 @@ use serde_json::Value;
 
 use crate::graph::{FileOutput, file_output};
 use crate::layout::Layout;
-use crate::run::{FactsCache, FileCounts, IndexOptions, Resolved, ledger, parse_all, prepare, resolver};
+use crate::resolve::{FileIndex, ResolverParts};
+use crate::run::{FactsCache, FileCounts, IndexOptions, Resolved, ledger, parse_all, prepare, resolver, resolver_from};
 use crate::source::Source;
 use crate::table::{ParsedFile, SymId, Table};
 use crate::walk::{self, SkipReason};
@@ -44,6 +45,8 @@ pub(crate) struct Warm {
     outputs: Vec<FileOutput>,
     /// Stand-in key → how many files' outputs name it.
     stand_ins: HashMap<String, u32>,
+    /// The resolver's per-file indexes, impl self types and types' parents over `table`.
+    parts: ResolverParts,
 }
 
 /// What moving the warm state did, for the fold's report.
@@ -54,6 +57,8 @@ pub(crate) struct Advance {
     pub(crate) files_dirty: u64,
     pub(crate) files: u64,
     pub(crate) layout_changed: bool,
+    /// False when the old symbol table was kept (same files declaring the same definitions).
+    pub(crate) table_rebuilt: bool,
     /// Seconds per phase.
     pub(crate) phases: BTreeMap<&'static str, f64>,
 }
@@ -169,15 +174,17 @@ impl Warm {
         let snap = snapshot(source, tree_name, registry, options.max_file_size, cache, None);
         let parsed = snap.parsed;
         let (table, impl_self) = prepare(snap.files, snap.layout);
-        let (table, outputs) = on_resolve_stack(move || {
+        let (table, outputs, parts) = on_resolve_stack(move || {
             let reserved = reserved_keys(&table);
             let taken = |k: &str| reserved.binary_search_by(|r| r.as_str().cmp(k)).is_ok();
-            let outputs = {
+            let (outputs, parts) = {
                 let r = resolver(&table, impl_self);
                 let syms = syms_by_file(&table);
-                (0..table.files.len()).map(|fi| file_output(&table, &r, fi as u32, &syms[fi], &taken)).collect()
+                let outputs =
+                    (0..table.files.len()).map(|fi| file_output(&table, &r, fi as u32, &syms[fi], &taken)).collect();
+                (outputs, r.into_parts())
             };
-            (table, outputs)
+            (table, outputs, parts)
         });
         let mut warm = Warm {
             commit: commit.to_owned(),
@@ -188,6 +195,7 @@ impl Warm {
             skipped: snap.skipped,
             outputs,
             stand_ins: HashMap::new(),
+            parts,
         };
         for out in &warm.outputs {
             for node in &out.stand_ins {
@@ -215,31 +223,66 @@ impl Warm {
         report.files = snap.files.len() as u64;
         let layout_changed = snap.layout != self.table.layout;
         report.layout_changed = layout_changed;
-        let t0 = std::time::Instant::now();
-        let (table, impl_self) = prepare(snap.files, snap.layout);
-        report.phases.insert("table", t0.elapsed().as_secs_f64());
-        let Warm { table: old, outputs: old_outputs, mut stand_ins, blobs: old_blobs, .. } = self;
         let max_file_size = self.max_file_size;
-        let new_blobs = &snap.blobs;
-        let (table, outputs, old_outputs, dirty, phases) = on_resolve_stack(move || {
+        let Warm { table: old, outputs: old_outputs, mut stand_ins, blobs: old_blobs, parts: old_parts, .. } = self;
+        let old_outputs: Vec<(String, FileOutput)> =
+            old.files.iter().map(|f| f.path.clone()).zip(old_outputs).collect();
+        let Snapshot { files, blobs: new_blobs, skipped, layout, .. } = snap;
+        let blobs_ref = &new_blobs;
+        let (table, outputs, parts, old_outputs, dirty, phases) = on_resolve_stack(move || {
             let mut phases = BTreeMap::new();
             let t0 = std::time::Instant::now();
-            let reserved = reserved_keys(&table);
-            let old_reserved = reserved_keys(&old);
-            let dirty = if layout_changed || reserved != old_reserved {
-                vec![true; table.files.len()]
-            } else {
-                dirty_files(&old, &old_blobs, &table, new_blobs)
+            let (table, index, impl_self, parents, dirty) = match same_table(old, files, layout_changed) {
+                TableFate::Kept(table, changed, names) => {
+                    // Same files, same definitions: the table stands; only changed files' indexes are new.
+                    let mut index = old_parts.index;
+                    let mut dirty = vec![false; table.files.len()];
+                    for &fi in &changed {
+                        index[fi] = std::sync::Arc::new(FileIndex::of(&table.files[fi].facts));
+                        dirty[fi] = true;
+                    }
+                    let parents = names.is_empty().then_some(old_parts.supers);
+                    mark_mentions(&mut dirty, &table.files, &names);
+                    (table, Some(index), old_parts.impl_self, parents, dirty)
+                }
+                TableFate::Rebuild(old, files) => {
+                    let t1 = std::time::Instant::now();
+                    let (table, impl_self) = prepare(files, layout);
+                    phases.insert("table", t1.elapsed().as_secs_f64());
+                    // A file's index depends on its facts alone: keep those of files kept.
+                    let known: HashMap<*const FileFacts, &std::sync::Arc<FileIndex>> =
+                        old.files.iter().map(|f| std::sync::Arc::as_ptr(&f.facts)).zip(&old_parts.index).collect();
+                    let index: Vec<std::sync::Arc<FileIndex>> = table
+                        .files
+                        .iter()
+                        .map(|f| match known.get(&std::sync::Arc::as_ptr(&f.facts)) {
+                            Some(ix) => std::sync::Arc::clone(ix),
+                            None => std::sync::Arc::new(FileIndex::of(&f.facts)),
+                        })
+                        .collect();
+                    drop(known);
+                    let dirty = if layout_changed || reserved_keys(&table) != reserved_keys(&old) {
+                        vec![true; table.files.len()]
+                    } else {
+                        dirty_files(&old, &old_blobs, &table, blobs_ref)
+                    };
+                    // Freeing the old table's maps takes milliseconds the fold need not wait for.
+                    std::thread::spawn(move || drop(old));
+                    (table, Some(index), impl_self, None, dirty)
+                }
             };
-            phases.insert("dirty", t0.elapsed().as_secs_f64());
+            phases.insert("dirty", t0.elapsed().as_secs_f64() - phases.get("table").copied().unwrap_or(0.0));
             let t0 = std::time::Instant::now();
+            let reserved = reserved_keys(&table);
             let taken = |k: &str| reserved.binary_search_by(|r| r.as_str().cmp(k)).is_ok();
-            let mut by_path: HashMap<String, FileOutput> =
-                old.files.iter().map(|f| f.path.clone()).zip(old_outputs).collect();
-            let outputs: Vec<FileOutput> = {
-                let r = resolver(&table, impl_self);
+            let mut by_path: HashMap<String, FileOutput> = old_outputs.into_iter().collect();
+            let (outputs, parts) = {
+                let r = match index {
+                    Some(index) => resolver_from(&table, index, impl_self, parents),
+                    None => resolver(&table, impl_self),
+                };
                 let syms = syms_by_file(&table);
-                (0..table.files.len())
+                let outputs: Vec<FileOutput> = (0..table.files.len())
                     .map(|fi| {
                         if dirty[fi] {
                             file_output(&table, &r, fi as u32, &syms[fi], &taken)
@@ -247,13 +290,13 @@ impl Warm {
                             by_path.remove(&table.files[fi].path).expect("a clean file was in the old state")
                         }
                     })
-                    .collect()
+                    .collect();
+                (outputs, r.into_parts())
             };
             phases.insert("resolve", t0.elapsed().as_secs_f64());
-            // Freeing the old table's maps takes milliseconds the fold need not wait for.
-            std::thread::spawn(move || drop(old));
-            (table, outputs, by_path, dirty, phases)
+            (table, outputs, parts, by_path, dirty, phases)
         });
+        report.table_rebuilt = phases.contains_key("table");
         report.phases.extend(phases);
         let t0 = std::time::Instant::now();
         // `old_outputs` now holds the old outputs of dirty and removed files.
@@ -267,10 +310,11 @@ impl Warm {
             generation: 0,
             max_file_size,
             table,
-            blobs: snap.blobs,
-            skipped: snap.skipped,
+            blobs: new_blobs,
+            skipped,
             outputs,
             stand_ins,
+            parts,
         };
         (warm, changes, report)
     }
@@ -439,6 +483,92 @@ impl Changes {
 
 // ---- which files to resolve again -------------------------------------------------------------
 
+/// The old table with the new files' facts swapped in, when that is the table a fresh build would
+/// make: no file came or went, the layout is the same, every changed file declares the same
+/// definitions in the same order, and no impl block names a changed name (its methods' keys stand).
+/// Returns it with the changed files' indexes and the changed names (closed), or gives both back.
+fn same_table(mut old: Table, files: Vec<ParsedFile>, layout_changed: bool) -> TableFate {
+    let fits = !layout_changed
+        && old.files.len() == files.len()
+        && old.files.iter().zip(&files).all(|(a, b)| a.path == b.path && a.lang == b.lang);
+    let changed: Vec<usize> = if fits {
+        (0..files.len()).filter(|&fi| !std::sync::Arc::ptr_eq(&old.files[fi].facts, &files[fi].facts)).collect()
+    } else {
+        Vec::new()
+    };
+    let same_defs = fits && changed.iter().all(|&fi| def_shapes(&old.files[fi].facts).eq(def_shapes(&files[fi].facts)));
+    if !same_defs {
+        return TableFate::Rebuild(old, files);
+    }
+    let mut names = HashSet::new();
+    for &fi in &changed {
+        surface_changes(&old.files[fi].facts, &files[fi].facts, &mut names);
+    }
+    close_over(&mut names, &files);
+    let set = Names::new(names.iter().map(String::as_str));
+    let impl_named = !names.is_empty()
+        && files.iter().any(|f| {
+            f.facts.defs.iter().any(|d| {
+                d.impl_block.as_ref().is_some_and(|b| any_in(b.self_ty.iter().chain(b.trait_.iter().flatten()), &set))
+            })
+        });
+    if impl_named {
+        return TableFate::Rebuild(old, files);
+    }
+    for (fi, file) in files.into_iter().enumerate() {
+        old.files[fi] = file;
+    }
+    TableFate::Kept(old, changed, names)
+}
+
+/// Whether a fold keeps the old symbol table (with the files that changed and the changed names), or
+/// builds one from the new files.
+enum TableFate {
+    Kept(Table, Vec<usize>, HashSet<String>),
+    Rebuild(Table, Vec<ParsedFile>),
+}
+
+/// What a definition contributes to the symbol table: its name, kind, parent, impl block and whether
+/// it is a `mod x;` declaration.
+fn def_shapes(
+    facts: &FileFacts,
+) -> impl Iterator<Item = (&str, drsg_parsers::DefKind, Option<u32>, &Option<drsg_parsers::ImplBlock>, bool)> {
+    facts.defs.iter().map(|d| (d.name.as_str(), d.kind, d.parent, &d.impl_block, d.external_body))
+}
+
+/// Adds to `names`, to a fixed point, the names of surface items of `files` that mention one of them.
+fn close_over(names: &mut HashSet<String>, files: &[ParsedFile]) {
+    let mut frontier: Vec<String> = names.iter().cloned().collect();
+    while !frontier.is_empty() {
+        let wanted = Names::new(frontier.iter().map(String::as_str));
+        let mut next = Vec::new();
+        for file in files {
+            passes_on(&file.facts, &wanted, &mut |name| {
+                if !names.contains(name) {
+                    next.push(name.to_owned());
+                }
+            });
+        }
+        next.sort();
+        next.dedup();
+        names.extend(next.iter().cloned());
+        frontier = next;
+    }
+}
+
+/// Marks the files that mention one of `names`.
+fn mark_mentions(dirty: &mut [bool], files: &[ParsedFile], names: &HashSet<String>) {
+    if names.is_empty() {
+        return;
+    }
+    let names = Names::new(names.iter().map(String::as_str));
+    for (fi, file) in files.iter().enumerate() {
+        if !dirty[fi] && mentions_any(&file.facts, &names) {
+            dirty[fi] = true;
+        }
+    }
+}
+
 /// Dirty flags for the files of `new`, given the state `old` it replaces.
 fn dirty_files(
     old: &Table,
@@ -509,28 +639,8 @@ fn dirty_files(
         }
     }
     // What others reach through a changed name may change: close over the surface items naming one.
-    let mut frontier: Vec<String> = names.iter().cloned().collect();
-    while !frontier.is_empty() {
-        let wanted = Names::new(frontier.iter().map(String::as_str));
-        let mut next = Vec::new();
-        for file in &new.files {
-            passes_on(&file.facts, &wanted, &mut |name| {
-                if !names.contains(name) {
-                    next.push(name.to_owned());
-                }
-            });
-        }
-        next.sort();
-        next.dedup();
-        names.extend(next.iter().cloned());
-        frontier = next;
-    }
-    let names = Names::new(names.iter().map(String::as_str));
-    for (fi, file) in new.files.iter().enumerate() {
-        if !dirty[fi] && mentions_any(&file.facts, &names) {
-            dirty[fi] = true;
-        }
-    }
+    close_over(&mut names, &new.files);
+    mark_mentions(&mut dirty, &new.files, &names);
     dirty
 }
 

@@ -57,13 +57,18 @@ impl Store {
     /// node to remove that is not there, a node removed with edges left, a dangling new edge) rolls
     /// everything back with an error: the caller then rewrites the plane whole.
     pub fn apply_plane_diff(&mut self, diff: &PlaneDiff) -> Result<PlaneInfo> {
-        self.planes_cache.get_mut().take();
         let name = &diff.meta.name;
+        let known_counts = self
+            .planes_cache
+            .get_mut()
+            .as_ref()
+            .and_then(|list| list.iter().find(|p| &p.meta.name == name))
+            .map(|p| (p.node_count, p.edge_count));
         let invalid = |detail: String| Error::InvalidInput { plane: name.clone(), detail };
         if let Some(node) = diff.upsert_nodes.iter().find(|n| n.labels.is_empty()) {
             return Err(invalid(format!("node `{}` has no label", node.key)));
         }
-        let Store { conn, text, shown, .. } = self;
+        let Store { conn, shown, .. } = self;
         let shown: &std::path::Path = shown;
         let context = "applying a plane difference";
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(shown, context)?;
@@ -99,10 +104,18 @@ impl Store {
                 return Err(invalid(format!("no edge {} -{}-> {} to remove", edge.src, edge.ty, edge.dst)));
             }
         }
-        let mut gone = Vec::with_capacity(diff.remove_nodes.len());
+        // Text documents to drop: removed symbols, and symbols whose indexed text changes.
+        let mut stale = Vec::new();
         for key in &diff.remove_nodes {
             let id = node_id(&tx, plane_id, key, &mut ids).ctx(shown, context)?.ok_or_else(|| missing(key))?;
             ids.remove(key.as_str());
+            let label: String = tx
+                .prepare_cached("SELECT label FROM nodes WHERE id = ?1")
+                .and_then(|mut s| s.query_row([id], |row| row.get(0)))
+                .ctx(shown, context)?;
+            if crate::text::is_searchable(&label) {
+                stale.push(id);
+            }
             let attached: bool = tx
                 .prepare_cached(
                     "SELECT EXISTS(SELECT 1 FROM edges WHERE src = ?1) OR EXISTS(SELECT 1 FROM edges WHERE dst = ?1)",
@@ -115,7 +128,36 @@ impl Store {
             tx.prepare_cached("DELETE FROM nodes WHERE id = ?1")
                 .and_then(|mut s| s.execute([id]))
                 .ctx(shown, context)?;
-            gone.push(id);
+        }
+        // Which upserted nodes need a new document: new ones, and those whose indexed text changes.
+        let mut text_changed = Vec::with_capacity(diff.upsert_nodes.len());
+        let mut existed = 0u64;
+        for node in &diff.upsert_nodes {
+            let before: Option<TextRow> = tx
+                .prepare_cached(
+                    "SELECT name, label, file, props ->> '$.signature', props ->> '$.doc'
+                     FROM nodes WHERE plane = ?1 AND key = ?2",
+                )
+                .and_then(|mut s| {
+                    s.query_row(params![plane_id, node.key], |row| {
+                        Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?))
+                    })
+                    .optional()
+                })
+                .ctx(shown, context)?;
+            let props = crate::store::TextProps::of(&node.props_json);
+            let now = (
+                node.name.as_str(),
+                node.label(),
+                node.file.as_deref(),
+                props.signature.as_deref(),
+                props.doc.as_deref(),
+            );
+            let same = before.as_ref().is_some_and(|(name, label, file, signature, doc)| {
+                (name.as_str(), label.as_str(), file.as_deref(), signature.as_deref(), doc.as_deref()) == now
+            });
+            text_changed.push(!same);
+            existed += u64::from(before.is_some());
         }
         let mut upserted = Vec::with_capacity(diff.upsert_nodes.len());
         {
@@ -164,17 +206,39 @@ impl Store {
         }
         crate::store::upsert_plane(&tx, &diff.meta, new_generation).ctx(shown, context)?;
         tx.commit().ctx(shown, context)?;
+        let inserted = text_changed.len() as u64 - existed;
+        let counts = known_counts.map(|(nodes, edges)| {
+            (
+                nodes + inserted - diff.remove_nodes.len() as u64,
+                edges + diff.add_edges.len() as u64 - diff.remove_edges.len() as u64,
+            )
+        });
+        // The cached plane list follows SQLite first, so a text failure below leaves it right.
+        let info = self.after_write(name, counts)?;
         if crate::store::has_text(&diff.meta) {
             let stamp = Stamp { generation: new_generation as u64, commit: diff.meta.synced_commit.clone() };
-            let stale: Vec<i64> = gone.iter().chain(&upserted).copied().collect();
-            text.replace_docs(name, &stale, text_docs(&diff.upsert_nodes, &upserted), stamp)?;
+            let (nodes, node_ids): (Vec<NodeData>, Vec<i64>) = diff
+                .upsert_nodes
+                .iter()
+                .zip(&upserted)
+                .zip(&text_changed)
+                .filter(|(_, changed)| **changed)
+                .map(|((node, &id), _)| (node.clone(), id))
+                .unzip();
+            stale.extend(&node_ids);
+            if stale.is_empty() && nodes.iter().all(|n| !crate::text::is_searchable(n.label())) {
+                // Lines moved, no indexed text changed: no commit now.
+                self.text.defer_stamp(name, stamp);
+            } else {
+                self.text.replace_docs(name, &stale, text_docs(&nodes, &node_ids), stamp)?;
+            }
         }
-        self.plane(name)?.ok_or_else(|| Error::Corrupt {
-            path: self.shown.clone(),
-            detail: format!("plane `{name}` vanished after being written"),
-        })
+        Ok(info)
     }
 }
+
+/// A node's indexed text as stored: name, label, file, signature, doc.
+type TextRow = (String, String, Option<String>, Option<String>, Option<String>);
 
 /// The row id of node `key` of plane `plane_id`, remembered in `ids`.
 fn node_id<'k>(

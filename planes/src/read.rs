@@ -11,6 +11,8 @@ use crate::store::{SqlContext, Store};
 // `(plane, key)` order instead of using the narrower name or label index and sorting the few rows.
 const NODE_COLUMNS: &str = "id, plane, key, labels, name, file, line, end_line, props";
 const EDGE_COLUMNS: &str = "id, plane, src, dst, type, props";
+const PLANE_COLUMNS_UNCOUNTED: &str =
+    "p.id, p.name, p.kind, p.synced_commit, p.synced_root, p.built_by, p.ledger, p.generation, p.updated_at";
 const PLANE_COLUMNS: &str = "p.id, p.name, p.kind, p.synced_commit, p.synced_root, p.built_by, p.ledger, \
      p.generation, p.updated_at, \
      (SELECT count(*) FROM nodes WHERE plane = p.id), (SELECT count(*) FROM edges WHERE plane = p.id)";
@@ -357,7 +359,19 @@ impl Store {
             .ctx(&self.shown, "reading a plane name")
     }
 
-    fn query_planes(&self, context: &str, filter: &str, params: impl Params) -> Result<Vec<PlaneInfo>> {
+    /// Plane `name` without counting its rows (the counts read 0).
+    pub(crate) fn query_planes_uncounted(&self, name: &str) -> Result<Option<PlaneInfo>> {
+        let context = "reading a plane";
+        let sql = format!("SELECT {PLANE_COLUMNS_UNCOUNTED}, 0, 0 FROM planes p WHERE p.name = ?1");
+        let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.shown, context)?;
+        let mut rows = stmt.query([name]).ctx(&self.shown, context)?;
+        match rows.next().ctx(&self.shown, context)? {
+            Some(row) => Ok(Some(self.plane_from_row(row).ctx(&self.shown, context)??)),
+            None => Ok(None),
+        }
+    }
+
+    pub(crate) fn query_planes(&self, context: &str, filter: &str, params: impl Params) -> Result<Vec<PlaneInfo>> {
         let sql = format!("SELECT {PLANE_COLUMNS} FROM planes p WHERE {filter}");
         let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.shown, context)?;
         let mut rows = stmt.query(params).ctx(&self.shown, context)?;

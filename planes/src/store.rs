@@ -252,7 +252,6 @@ impl Store {
         batches: impl Iterator<Item = Batch<'b>>,
         finish: impl FnOnce() -> Option<PlaneMeta>,
     ) -> Result<PlaneInfo> {
-        self.planes_cache.get_mut().take();
         validate(meta, first, &[])?;
         let shown = self.shown.clone();
         let shown = &shown;
@@ -262,13 +261,14 @@ impl Store {
         self.conn.pragma_update(None, "foreign_keys", false).ctx(shown, context)?;
         let result = self.write_plane_rows(meta, first, batches, finish);
         self.conn.pragma_update(None, "foreign_keys", true).ctx(shown, context)?;
-        let (generation, meta) = match result {
+        let (generation, meta, counts) = match result {
             Ok(done) => done,
             Err(err) => {
                 self.text.abort();
                 return Err(err);
             }
         };
+        let info = self.after_write(&meta.name, Some(counts))?;
         if has_text(&meta) {
             let stamp = Stamp { generation: generation as u64, commit: meta.synced_commit.clone() };
             self.text.commit_plane(&meta.name, stamp)?;
@@ -276,10 +276,30 @@ impl Store {
             // Documents of a plane that was a code plane before.
             self.text.remove_plane(&meta.name)?;
         }
-        self.plane(&meta.name)?.ok_or_else(|| Error::Corrupt {
+        Ok(info)
+    }
+
+    /// Plane `name` as just written, its row counts given (`None`: counted), updated in the cached
+    /// plane list: the other planes' counts stand, since this process is the only writer.
+    pub(crate) fn after_write(&mut self, name: &str, counts: Option<(u64, u64)>) -> Result<PlaneInfo> {
+        let vanished = || Error::Corrupt {
             path: self.shown.clone(),
-            detail: format!("plane `{}` vanished after being written", meta.name),
-        })
+            detail: format!("plane `{name}` vanished after being written"),
+        };
+        let mut info = match counts {
+            Some(_) => self.query_planes_uncounted(name)?,
+            None => self.query_planes("reading a plane", "p.name = ?1", [name])?.pop(),
+        }
+        .ok_or_else(vanished)?;
+        if let Some((nodes, edges)) = counts {
+            (info.node_count, info.edge_count) = (nodes, edges);
+        }
+        if let Some(list) = self.planes_cache.get_mut() {
+            list.retain(|p| p.id != info.id);
+            list.push(info.clone());
+            list.sort_by(|a, b| a.meta.name.cmp(&b.meta.name));
+        }
+        Ok(info)
     }
 
     /// The SQLite half of a plane write. The first nodes' text documents are staged on a second thread
@@ -291,7 +311,7 @@ impl Store {
         first: &[NodeData],
         batches: impl Iterator<Item = Batch<'b>>,
         finish: impl FnOnce() -> Option<PlaneMeta>,
-    ) -> Result<(i64, PlaneMeta)> {
+    ) -> Result<(i64, PlaneMeta, (u64, u64))> {
         let Store { conn, text, shown, .. } = self;
         let shown: &Path = shown;
         let context = "replacing a plane";
@@ -319,7 +339,9 @@ impl Store {
         });
         written?;
         staged?;
+        let mut edge_count = 0;
         for (nodes, edges) in batches {
+            edge_count += edges.len() as u64;
             validate(meta, &nodes, &[])?;
             let next = first_id + ids.len() as i64;
             let more: Vec<i64> = (next..).take(nodes.len()).collect();
@@ -344,7 +366,7 @@ impl Store {
         }
         upsert_plane(&tx, &final_meta, generation).ctx(shown, context)?;
         tx.commit().ctx(shown, context)?;
-        Ok((generation, final_meta))
+        Ok((generation, final_meta, (ids.len() as u64, edge_count)))
     }
 
     /// Deletes plane `name` with its nodes, edges and text documents; `false` when there was none.
@@ -535,15 +557,15 @@ pub(crate) fn insert_edges(conn: &Connection, plane_id: i64, ids: &[i64], edges:
 
 /// The properties the text index reads, picked out of a node's JSON without building a map.
 #[derive(Default, serde::Deserialize)]
-struct TextProps<'a> {
+pub(crate) struct TextProps<'a> {
     #[serde(borrow)]
-    signature: Option<std::borrow::Cow<'a, str>>,
+    pub(crate) signature: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow)]
-    doc: Option<std::borrow::Cow<'a, str>>,
+    pub(crate) doc: Option<std::borrow::Cow<'a, str>>,
 }
 
 impl<'a> TextProps<'a> {
-    fn of(props_json: &'a str) -> TextProps<'a> {
+    pub(crate) fn of(props_json: &'a str) -> TextProps<'a> {
         if props_json.is_empty() { TextProps::default() } else { serde_json::from_str(props_json).unwrap_or_default() }
     }
 }

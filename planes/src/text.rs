@@ -96,8 +96,10 @@ pub(crate) struct TextIndex {
     reader: IndexReader,
     writer: Option<IndexWriter>,
     fields: Fields,
-    /// What the last commit recorded.
+    /// What the last commit recorded, with stamps deferred since (see [`TextIndex::defer_stamp`]).
     stamps: BTreeMap<String, Stamp>,
+    /// True when `stamps` holds a stamp no commit has recorded yet.
+    unsaved_stamps: bool,
     /// Database path for error messages.
     shown: PathBuf,
 }
@@ -136,7 +138,15 @@ impl TextIndex {
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(text_error(shown, "opening the text index reader"))?;
-        let mut text = TextIndex { index, reader, writer: None, fields, stamps: BTreeMap::new(), shown: shown.into() };
+        let mut text = TextIndex {
+            index,
+            reader,
+            writer: None,
+            fields,
+            stamps: BTreeMap::new(),
+            unsaved_stamps: false,
+            shown: shown.into(),
+        };
         text.stamps = text.committed_stamps()?.unwrap_or_default();
         Ok(text)
     }
@@ -258,7 +268,16 @@ impl TextIndex {
     /// Drops whatever was staged and not committed.
     pub(crate) fn abort(&mut self) {
         self.writer = None;
+        self.unsaved_stamps = false;
         self.stamps = self.committed_stamps().ok().flatten().unwrap_or_default();
+    }
+
+    /// Records plane `name`'s new stamp when its documents did not change (a write that moved lines
+    /// only): the stamp is committed with the next commit or when the index is closed. A process that
+    /// dies first leaves the old stamp, and the next open rebuilds the plane's documents.
+    pub(crate) fn defer_stamp(&mut self, name: &str, stamp: Stamp) {
+        self.stamps.insert(name.to_owned(), stamp);
+        self.unsaved_stamps = true;
     }
 
     /// Whether the last commit recorded documents of plane `name`.
@@ -281,6 +300,7 @@ impl TextIndex {
         if result.is_err() {
             // Dropping the writer discards what was not committed.
             self.writer = None;
+            self.unsaved_stamps = false;
             self.stamps = self.committed_stamps().ok().flatten().unwrap_or_default();
         }
         result
@@ -338,6 +358,7 @@ impl TextIndex {
         let mut prepared = writer.prepare_commit().map_err(&error)?;
         prepared.set_payload(&payload);
         prepared.commit().map_err(&error)?;
+        self.unsaved_stamps = false;
         self.reader.reload().map_err(self.error("reloading the text index"))
     }
 
@@ -404,6 +425,10 @@ impl TextIndex {
 
 impl Drop for TextIndex {
     fn drop(&mut self) {
+        if self.unsaved_stamps {
+            // Errors change nothing now: the next open compares stamps and rebuilds what disagrees.
+            let _ = self.commit();
+        }
         if let Some(writer) = self.writer.take() {
             // Let background merges finish so the directory is left tidy; errors change nothing now.
             let _ = writer.wait_merging_threads();

@@ -86,9 +86,10 @@ enum Found {
     Local(Option<Target>),
 }
 
-/// Lookup indexes over one file's facts.
+/// Lookup indexes over one file's facts (they depend on nothing else, so a fold keeps those of
+/// unchanged files).
 #[derive(Default)]
-struct FileIndex {
+pub struct FileIndex {
     /// (scope, alias) → imports.
     imports: HashMap<(Option<u32>, String), Vec<u32>>,
     /// scope → glob imports.
@@ -99,9 +100,37 @@ struct FileIndex {
     exports: HashMap<String, Vec<u32>>,
 }
 
+impl FileIndex {
+    pub fn of(facts: &drsg_parsers::FileFacts) -> FileIndex {
+        let mut ix = FileIndex::default();
+        for (i, imp) in facts.imports.iter().enumerate() {
+            if imp.glob {
+                ix.globs.entry(imp.scope).or_default().push(i as u32);
+            } else if !imp.alias.is_empty() {
+                ix.imports.entry((imp.scope, imp.alias.clone())).or_default().push(i as u32);
+            }
+        }
+        for (i, b) in facts.bindings.iter().enumerate() {
+            ix.bindings.entry((b.scope, b.name.clone())).or_default().push(i as u32);
+        }
+        for (i, e) in facts.exports.iter().enumerate() {
+            ix.exports.entry(e.exported.clone()).or_default().push(i as u32);
+        }
+        ix
+    }
+}
+
+/// What a resolver computed over a whole table that a fold may keep.
+#[derive(Default)]
+pub struct ResolverParts {
+    pub index: Vec<std::sync::Arc<FileIndex>>,
+    pub impl_self: HashMap<(u32, u32), Target>,
+    pub supers: HashMap<SymId, Vec<Target>>,
+}
+
 pub struct Resolver<'t> {
     t: &'t Table,
-    index: Vec<FileIndex>,
+    index: Vec<std::sync::Arc<FileIndex>>,
     /// Rust: (file, def) of an impl method → its resolved self type.
     pub impl_self: HashMap<(u32, u32), Target>,
     /// Resolved `extends`/`implements` targets of each type.
@@ -127,27 +156,13 @@ const MAX_NESTING: u32 = 160;
 
 impl<'t> Resolver<'t> {
     pub fn new(t: &'t Table) -> Resolver<'t> {
-        let index = t
-            .files
-            .iter()
-            .map(|file| {
-                let mut ix = FileIndex::default();
-                for (i, imp) in file.facts.imports.iter().enumerate() {
-                    if imp.glob {
-                        ix.globs.entry(imp.scope).or_default().push(i as u32);
-                    } else if !imp.alias.is_empty() {
-                        ix.imports.entry((imp.scope, imp.alias.clone())).or_default().push(i as u32);
-                    }
-                }
-                for (i, b) in file.facts.bindings.iter().enumerate() {
-                    ix.bindings.entry((b.scope, b.name.clone())).or_default().push(i as u32);
-                }
-                for (i, e) in file.facts.exports.iter().enumerate() {
-                    ix.exports.entry(e.exported.clone()).or_default().push(i as u32);
-                }
-                ix
-            })
-            .collect();
+        let index = t.files.iter().map(|file| std::sync::Arc::new(FileIndex::of(&file.facts))).collect();
+        Resolver::with_index(t, index)
+    }
+
+    /// A resolver over `t` whose files' indexes are given (one per file, in order).
+    pub fn with_index(t: &'t Table, index: Vec<std::sync::Arc<FileIndex>>) -> Resolver<'t> {
+        debug_assert_eq!(index.len(), t.files.len());
         let crate_of = |fi: u32| t.layout.rust_module(&t.files[fi as usize].path).map(|m| m.crate_name);
         let mut crates = HashMap::new();
         for (name, root) in t.layout.crate_roots() {
@@ -175,6 +190,11 @@ impl<'t> Resolver<'t> {
             family: std::cell::Cell::new(Family::Rust),
             value_name: RefCell::new(None),
         }
+    }
+
+    /// The per-file indexes, impl self types and types' parents, to build a later resolver from.
+    pub fn into_parts(self) -> ResolverParts {
+        ResolverParts { index: self.index, impl_self: self.impl_self, supers: self.supers }
     }
 
     /// Whether lookups of `name` skip modules (the value pass of a Rust call).

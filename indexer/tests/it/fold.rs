@@ -420,6 +420,8 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
     let mut reused = 0;
     // Folds that resolved only part of the tree and wrote a difference: the incremental path itself.
     let mut partial = 0;
+    // Folds that kept the symbol table (the same files declare the same definitions).
+    let mut kept = 0;
     for seed in 1..=histories {
         let fx = Fixture::inline(concat!(
             "//- /pkg/__init__.py\n//- /pkg/sub/__init__.py\n//- /pkg/m0.py\ndef f0(x):\n    return x\n",
@@ -444,6 +446,9 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
             if !report.in_sync && !report.whole && report.files_resolved < report.files {
                 partial += 1;
             }
+            if !report.in_sync && !report.table_rebuilt {
+                kept += 1;
+            }
             let fresh = fresh_index(&fx);
             let (a, b) = (canonical(&folded), canonical(&fresh));
             if a != b {
@@ -463,6 +468,7 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
     // Folds reuse the facts of files they have seen (the property of the cache, not a timing).
     assert!(histories == 0 || reused > 0, "no fold reused a parsed file");
     assert!(histories < 10 || partial * 2 > steps, "only {partial} of {steps} folds were incremental");
+    assert!(histories < 10 || kept * 30 > steps, "only {kept} of {steps} folds kept the symbol table");
 }
 
 #[test]
@@ -606,6 +612,17 @@ fn a_change_reaches_files_that_only_name_what_depends_on_it() {
         "stale edges to C1.n1 remain: {:#?}",
         edges(&store)
     );
+
+    // Edits that keep every definition keep the symbol table: a body, then a return type another file relies on.
+    fx.write("pkg/f.py", &std::fs::read_to_string(fx.path().join("pkg/f.py")).unwrap().replace("y.n1()", "y.n2()"));
+    fx.commit_all("a body edit");
+    let report = fold_and_compare(&mut store, &cache, &fx, "a body edit");
+    assert!(!report.table_rebuilt && report.files_resolved == 1, "{report:?}");
+    assert!(edges(&store).iter().any(|e| e.starts_with("CALLS pkg.f.use -> pkg.b.C2.n2")), "{:#?}", edges(&store));
+    fx.write("pkg/a.py", &std::fs::read_to_string(fx.path().join("pkg/a.py")).unwrap().replace("-> C3", "-> C1"));
+    fx.commit_all("make5 returns a C1");
+    let report = fold_and_compare(&mut store, &cache, &fx, "a return type changed");
+    assert!(!report.table_rebuilt && report.files_resolved == 2, "a.py and f.py: {report:?}");
 
     fx.write("web/index.ts", "export { C } from \"./b\";\n");
     fx.commit_all("the barrel re-exports b's C");

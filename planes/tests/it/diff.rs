@@ -52,9 +52,14 @@ fn a_difference_changes_only_what_it_names() {
         ty: "CALLS".into(),
         props_json: json!({"line": 4, "ref": "decodeHelper"}).to_string(),
     });
+    store.planes().expect("the plane list is cached");
     let after = store.apply_plane_diff(&diff).expect("apply");
 
     assert!(after.generation > before.generation);
+    // The cached counts were updated, not left stale.
+    let counted = (store.nodes(after.id).unwrap().len() as u64, store.edges(after.id, None).unwrap().len() as u64);
+    assert_eq!((after.node_count, after.edge_count), counted);
+    assert_eq!(store.plane("demo").unwrap().unwrap(), after);
     assert_eq!(after.meta.synced_commit, meta.synced_commit);
     assert_eq!((after.node_count, after.edge_count), (6, 6));
     // Nodes that stay keep their ids; a changed node keeps its id too.
@@ -107,4 +112,32 @@ fn a_difference_that_does_not_match_the_plane_changes_nothing() {
 
     assert_eq!(snapshot(&store), start, "a refused difference left a trace");
     assert_eq!(store.node_by_key(info.id, "demo::x").unwrap(), None);
+}
+
+#[test]
+fn a_difference_that_moves_lines_only_commits_its_text_stamp_at_close() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    let mut store = Store::open(&db).expect("open");
+    let (meta, nodes, edges) = demo_plane("demo");
+    let before = store.replace_plane(&meta, &nodes, &edges).expect("write");
+    let payload = || -> serde_json::Value {
+        let text = std::fs::read_to_string(db.join("text/meta.json")).expect("meta.json");
+        let meta: serde_json::Value = serde_json::from_str(&text).expect("json");
+        serde_json::from_str(meta["payload"].as_str().expect("payload")).expect("payload json")
+    };
+    let mut diff = empty_diff(meta.clone(), before.generation);
+    let mut moved = nodes[1].clone();
+    moved.line = Some(30);
+    diff.upsert_nodes.push(moved);
+    let after = store.apply_plane_diff(&diff).expect("apply");
+    assert_eq!(store.node_by_key(after.id, "demo::parseJSONBody").unwrap().unwrap().line, Some(30));
+    // No text changed: the index was not committed, and still finds the node.
+    assert_eq!(payload()["planes"]["demo"]["generation"], before.generation);
+    assert_eq!(search_keys(&store, Some(after.id), "parseJSONBody"), ["demo::parseJSONBody"]);
+    drop(store);
+    // Closing committed the stamp: opening again rebuilds nothing.
+    assert_eq!(payload()["planes"]["demo"]["generation"], after.generation);
+    let store = Store::open_existing(&db).expect("reopen");
+    assert!(store.text_reconciled_planes().is_empty(), "{:?}", store.text_reconciled_planes());
 }
