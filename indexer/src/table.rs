@@ -59,6 +59,8 @@ pub struct Sym {
     pub def: Option<u32>,
     /// The containing symbol (module, type, function).
     pub parent: Option<SymId>,
+    /// Replaced by a fold that kept the table (see [`Table::replace_defs`]): no lookup reaches it.
+    pub dead: bool,
 }
 
 /// All symbols of a tree.
@@ -75,6 +77,10 @@ pub struct Table {
     /// JS/TS: path without extension → file index (for relative import resolution).
     pub js_stems: HashMap<String, u32>,
     pub layout: Layout,
+    /// Keys more than one symbol had before [`Table::dedupe_keys`] numbered them.
+    pub duplicated: std::collections::HashSet<String>,
+    /// Symbols marked dead by [`Table::replace_defs`].
+    pub dead: usize,
 }
 
 /// Which of several files sharing a module key keeps the plain key: TypeScript sources, then
@@ -112,6 +118,8 @@ impl Table {
             js_stems: HashMap::new(),
             files,
             layout,
+            duplicated: Default::default(),
+            dead: 0,
         };
         for (fi, file) in table.files.iter().enumerate() {
             let family = file.lang.family();
@@ -126,6 +134,7 @@ impl Table {
                 file: fi as u32,
                 def: None,
                 parent: None,
+                dead: false,
             });
             table.file_module.push(id);
             table.module_by_key.entry(key).or_insert(id);
@@ -202,6 +211,7 @@ impl Table {
                 file: fi as u32,
                 def: Some(di as u32),
                 parent: Some(parent_sym),
+                dead: false,
             });
             out.push(Some(id));
         }
@@ -228,10 +238,102 @@ impl Table {
         let id = self.syms.len() as SymId;
         let name = def.name.clone();
         let kind = SymKind::Def(def.kind);
-        self.syms.push(Sym { key, name: name.clone(), kind, file: fi, def: Some(di), parent: Some(owner) });
+        self.syms.push(Sym {
+            key,
+            name: name.clone(),
+            kind,
+            file: fi,
+            def: Some(di),
+            parent: Some(owner),
+            dead: false,
+        });
         self.children.entry(owner).or_default().entry(name).or_default().push(id);
         self.def_sym[fi as usize][di as usize] = Some(id);
         id
+    }
+
+    /// Whether [`Table::replace_defs`] may put `new`'s definitions in place of file `fi`'s and leave the
+    /// table a fresh build would make: no definition (old or new) is an impl method or a module, none
+    /// of the old ones takes part in a duplicate key or owns a symbol of another file, and each new one
+    /// is alone under its key. Call before swapping in the file's new facts.
+    pub fn can_replace_defs(&self, fi: usize, new: &FileFacts) -> bool {
+        let blocks =
+            |defs: &[drsg_parsers::Def]| defs.iter().any(|d| d.impl_block.is_some() || d.kind == DefKind::Module);
+        if blocks(&self.files[fi].facts.defs) || blocks(&new.defs) {
+            return false;
+        }
+        let old: std::collections::HashSet<SymId> = self.def_sym[fi].iter().flatten().copied().collect();
+        if old.iter().any(|&id| self.grouped(&self.syms[id as usize].key)) {
+            return false;
+        }
+        let owns_other =
+            |id: &SymId| self.children.get(id).is_some_and(|m| m.values().flatten().any(|c| !old.contains(c)));
+        if old.iter().any(owns_other) {
+            return false;
+        }
+        let module = self.file_module[fi];
+        let module_key = &self.syms[module as usize].key;
+        if self.grouped(module_key) {
+            return false;
+        }
+        let sep = separator(self.files[fi].lang.family());
+        let mut keys: Vec<String> = Vec::with_capacity(new.defs.len());
+        let mut seen = std::collections::HashSet::new();
+        for def in &new.defs {
+            let parent_key = match def.parent {
+                Some(p) => keys.get(p as usize).cloned().unwrap_or_default(),
+                None => {
+                    if self.members(module, &def.name).iter().any(|m| !old.contains(m)) {
+                        return false;
+                    }
+                    module_key.clone()
+                }
+            };
+            let key = format!("{parent_key}{sep}{}", def.name);
+            if parent_key.is_empty()
+                || !seen.insert(key.clone())
+                || self.module_by_key.contains_key(&key)
+                || self.duplicated.contains(&key)
+            {
+                return false;
+            }
+            keys.push(key);
+        }
+        true
+    }
+
+    /// Puts the definitions of file `fi` (whose new facts were swapped in after
+    /// [`Table::can_replace_defs`] said yes) in place of the old ones: those are marked dead, the new
+    /// ones appended.
+    pub fn replace_defs(&mut self, fi: usize) {
+        let old: Vec<SymId> = self.def_sym[fi].iter().flatten().copied().collect();
+        for &id in &old {
+            self.syms[id as usize].dead = true;
+            self.children.remove(&id);
+            let sym = &self.syms[id as usize];
+            if let Some(members) = sym.parent.and_then(|p| self.children.get_mut(&p))
+                && let Some(list) = members.get_mut(&sym.name)
+            {
+                list.retain(|&c| c != id);
+                if list.is_empty() {
+                    members.remove(&sym.name);
+                }
+            }
+        }
+        self.dead += old.len();
+        let defs = self.add_defs(fi);
+        self.def_sym[fi] = defs;
+    }
+
+    /// Whether `key` is one of several symbols' keys (numbered or not).
+    fn grouped(&self, key: &str) -> bool {
+        self.duplicated.contains(key)
+            || key.rsplit_once('#').is_some_and(|(base, n)| n.parse::<u32>().is_ok() && self.duplicated.contains(base))
+    }
+
+    /// Symbols that are not dead.
+    pub fn live(&self) -> usize {
+        self.syms.len() - self.dead
     }
 
     pub fn members(&self, id: SymId, name: &str) -> &[SymId] {
@@ -255,7 +357,13 @@ impl Table {
         for (id, sym) in self.syms.iter().enumerate() {
             by_key.entry(sym.key.as_str()).or_default().push(id as SymId);
         }
-        let mut groups: Vec<Vec<SymId>> = by_key.into_values().filter(|ids| ids.len() > 1).collect();
+        let mut groups: Vec<Vec<SymId>> = Vec::new();
+        for (key, ids) in by_key {
+            if ids.len() > 1 {
+                self.duplicated.insert(key.to_owned());
+                groups.push(ids);
+            }
+        }
         let line = |t: &Table, id: SymId| t.def_of(id).map(|d| d.line).unwrap_or(0);
         for group in &mut groups {
             group.sort_by(|&a, &b| {

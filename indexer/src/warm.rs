@@ -142,7 +142,7 @@ fn snapshot(
 /// Symbols of each file of a table, in symbol order.
 fn syms_by_file(t: &Table) -> Vec<Vec<SymId>> {
     let mut out = vec![Vec::new(); t.files.len()];
-    for (id, sym) in t.syms.iter().enumerate() {
+    for (id, sym) in t.syms.iter().enumerate().filter(|(_, s)| !s.dead) {
         out[sym.file as usize].push(id as SymId);
     }
     out
@@ -328,7 +328,7 @@ impl Warm {
         }
         let resolved = Resolved {
             accounting,
-            symbols: self.table.syms.len() as u64,
+            symbols: self.table.live() as u64,
             manifest_errors: self.table.layout.manifest_errors.clone(),
         };
         let skip_counts = walk::count_skips(&self.skipped);
@@ -484,8 +484,9 @@ impl Changes {
 // ---- which files to resolve again -------------------------------------------------------------
 
 /// The old table with the new files' facts swapped in, when that is the table a fresh build would
-/// make: no file came or went, the layout is the same, every changed file declares the same
-/// definitions in the same order, and no impl block names a changed name (its methods' keys stand).
+/// make (up to symbol ids): no file came or went, the layout is the same, every changed file declares
+/// the same definitions in the same order or may have them replaced in place
+/// ([`Table::can_replace_defs`]), and no impl block names a changed name (its methods' keys stand).
 /// Returns it with the changed files' indexes and the changed names (closed), or gives both back.
 fn same_table(mut old: Table, files: Vec<ParsedFile>, layout_changed: bool) -> TableFate {
     let fits = !layout_changed
@@ -496,8 +497,16 @@ fn same_table(mut old: Table, files: Vec<ParsedFile>, layout_changed: bool) -> T
     } else {
         Vec::new()
     };
-    let same_defs = fits && changed.iter().all(|&fi| def_shapes(&old.files[fi].facts).eq(def_shapes(&files[fi].facts)));
-    if !same_defs {
+    // Files whose definitions changed get new symbols in place, when that is safe; too many dead
+    // symbols, and the table is built afresh.
+    let reshaped: Vec<usize> = changed
+        .iter()
+        .copied()
+        .filter(|&fi| !def_shapes(&old.files[fi].facts).eq(def_shapes(&files[fi].facts)))
+        .collect();
+    let patchable =
+        fits && old.dead * 4 <= old.syms.len() && reshaped.iter().all(|&fi| old.can_replace_defs(fi, &files[fi].facts));
+    if !patchable {
         return TableFate::Rebuild(old, files);
     }
     let mut names = HashSet::new();
@@ -517,6 +526,9 @@ fn same_table(mut old: Table, files: Vec<ParsedFile>, layout_changed: bool) -> T
     }
     for (fi, file) in files.into_iter().enumerate() {
         old.files[fi] = file;
+    }
+    for &fi in &reshaped {
+        old.replace_defs(fi);
     }
     TableFate::Kept(old, changed, names)
 }
@@ -617,7 +629,7 @@ fn dirty_files(
     // a module). Impl methods whose type changed mention a changed name, so they are dirty below anyway.
     let mut candidates: HashSet<&str> = HashSet::new();
     let changed = Names::new(names.iter().map(String::as_str));
-    for sym in old.syms.iter().map(|s| (s, old)).chain(new.syms.iter().map(|s| (s, new))) {
+    for sym in old.syms.iter().map(|s| (s, old)).chain(new.syms.iter().map(|s| (s, new))).filter(|(s, _)| !s.dead) {
         let (sym, t) = sym;
         if changed.contains(&sym.name) {
             candidates.insert(t.files[sym.file as usize].path.as_str());
@@ -650,7 +662,7 @@ type SymShape<'t> = (&'t str, &'static str, Option<(&'t str, &'static str)>);
 /// Per file path among `paths`: the shapes of its symbols.
 fn sym_shapes<'t>(t: &'t Table, paths: &HashSet<&str>) -> HashMap<&'t str, Vec<SymShape<'t>>> {
     let mut out: HashMap<&str, Vec<_>> = HashMap::new();
-    for sym in &t.syms {
+    for sym in t.syms.iter().filter(|s| !s.dead) {
         if !paths.contains(t.files[sym.file as usize].path.as_str()) {
             continue;
         }

@@ -173,6 +173,7 @@ impl<'t> Resolver<'t> {
         let mut macros: HashMap<(String, String), Vec<SymId>> = HashMap::new();
         for (id, sym) in t.syms.iter().enumerate() {
             if sym.kind == SymKind::Def(DefKind::Macro)
+                && !sym.dead
                 && let Some(krate) = crate_of(sym.file)
             {
                 macros.entry((krate, sym.name.clone())).or_default().push(id as SymId);

@@ -469,6 +469,7 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
     assert!(histories == 0 || reused > 0, "no fold reused a parsed file");
     assert!(histories < 10 || partial * 2 > steps, "only {partial} of {steps} folds were incremental");
     assert!(histories < 10 || kept * 30 > steps, "only {kept} of {steps} folds kept the symbol table");
+    eprintln!("{steps} folds: {partial} incremental, {kept} kept the symbol table");
 }
 
 #[test]
@@ -623,6 +624,24 @@ fn a_change_reaches_files_that_only_name_what_depends_on_it() {
     fx.commit_all("make5 returns a C1");
     let report = fold_and_compare(&mut store, &cache, &fx, "a return type changed");
     assert!(!report.table_rebuilt && report.files_resolved == 2, "a.py and f.py: {report:?}");
+
+    // A new definition is put in place too, and what named it elsewhere is resolved again.
+    let f = std::fs::read_to_string(fx.path().join("pkg/f.py")).unwrap();
+    fx.write("pkg/f.py", &format!("{f}\n\ndef later():\n    return use()\n"));
+    fx.write(
+        "pkg/k.py",
+        &std::fs::read_to_string(fx.path().join("pkg/k.py"))
+            .unwrap()
+            .replace("self.c = C3()", "self.c = C3()\n        later()"),
+    );
+    fx.commit_all("a function added, and called from k.py");
+    let report = fold_and_compare(&mut store, &cache, &fx, "a function added");
+    assert!(!report.table_rebuilt, "{report:?}");
+    // A definition whose key a submodule holds (`pkg.f` in pkg/__init__.py) needs the table rebuilt.
+    fx.write("pkg/__init__.py", "def f():\n    pass\n");
+    fx.commit_all("pkg.f defined twice");
+    let report = fold_and_compare(&mut store, &cache, &fx, "a key held by a submodule");
+    assert!(report.table_rebuilt, "{report:?}");
 
     fx.write("web/index.ts", "export { C } from \"./b\";\n");
     fx.commit_all("the barrel re-exports b's C");
