@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use drsg_parsers::{Def, FileFacts, Qualifier, Registry, TypeHint};
 use drsg_planes::{KeyedEdge, NewEdge, NodeData, PlaneDiff, PlaneKind, PlaneMeta};
+use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::graph::{FileOutput, file_output};
@@ -553,14 +554,19 @@ fn close_over(names: &mut HashSet<String>, files: &[ParsedFile]) {
     let mut frontier: Vec<String> = names.iter().cloned().collect();
     while !frontier.is_empty() {
         let wanted = Names::new(frontier.iter().map(String::as_str));
-        let mut next = Vec::new();
-        for file in files {
-            passes_on(&file.facts, &wanted, &mut |name| {
-                if !names.contains(name) {
-                    next.push(name.to_owned());
-                }
-            });
-        }
+        let known: &HashSet<String> = names;
+        let mut next: Vec<String> = files
+            .par_iter()
+            .flat_map_iter(|file| {
+                let mut found = Vec::new();
+                passes_on(&file.facts, &wanted, &mut |name| {
+                    if !known.contains(name) {
+                        found.push(name.to_owned());
+                    }
+                });
+                found
+            })
+            .collect();
         next.sort();
         next.dedup();
         names.extend(next.iter().cloned());
@@ -574,11 +580,9 @@ fn mark_mentions(dirty: &mut [bool], files: &[ParsedFile], names: &HashSet<Strin
         return;
     }
     let names = Names::new(names.iter().map(String::as_str));
-    for (fi, file) in files.iter().enumerate() {
-        if !dirty[fi] && mentions_any(&file.facts, &names) {
-            dirty[fi] = true;
-        }
-    }
+    let hits: Vec<bool> =
+        files.par_iter().zip(dirty.par_iter()).map(|(file, &d)| d || mentions_any(&file.facts, &names)).collect();
+    dirty.copy_from_slice(&hits);
 }
 
 /// Dirty flags for the files of `new`, given the state `old` it replaces.
