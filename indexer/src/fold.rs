@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use drsg_parsers::Registry;
-use drsg_planes::{PlaneKind, Store};
+use drsg_planes::{PlaneInfo, PlaneKind, PlaneMeta, Store};
 
 use crate::git::{GitError, Repo};
 use crate::history::index_history;
@@ -187,17 +187,17 @@ pub fn fold(
                 Some(info) => (next, info),
                 None => {
                     report.whole = true;
-                    // A state that does not add up is built again from the commit.
-                    let (next, (nodes, edges)) = match next.whole() {
-                        Some(whole) => (next, whole),
-                        None => {
+                    match write_whole(store, &next, &meta) {
+                        Ok(info) => (next, info),
+                        // A state that does not add up is built again from the commit.
+                        Err(FoldError::Inconsistent) => {
                             let next = Warm::load(&source, &target, &tree_name, registry, &options, cache).0;
-                            let whole = next.whole().ok_or(FoldError::Inconsistent)?;
-                            (next, whole)
+                            let meta = next.meta(plane_name, &root, registry, &options);
+                            let info = write_whole(store, &next, &meta)?;
+                            (next, info)
                         }
-                    };
-                    let meta = next.meta(plane_name, &root, registry, &options);
-                    (next, store.replace_plane(&meta, &nodes, &edges).map_err(crate::Error::from)?)
+                        Err(err) => return Err(err),
+                    }
                 }
             };
             report.phases.insert("write", t0.elapsed().as_secs_f64());
@@ -211,8 +211,7 @@ pub fn fold(
             report.phases.insert("load", t0.elapsed().as_secs_f64());
             let t0 = Instant::now();
             let meta = next.meta(plane_name, &root, registry, &options);
-            let (nodes, edges) = next.whole().ok_or(FoldError::Inconsistent)?;
-            let info = store.replace_plane(&meta, &nodes, &edges).map_err(crate::Error::from)?;
+            let info = write_whole(store, &next, &meta)?;
             report.phases.insert("write", t0.elapsed().as_secs_f64());
             let changes = before.changes(&store.plane_digest(info.id).map_err(crate::Error::from)?);
             report.whole = true;
@@ -240,6 +239,12 @@ pub fn fold(
     report.phases.insert("history", t0.elapsed().as_secs_f64());
     report.millis = started.elapsed().as_millis() as u64;
     Ok(report)
+}
+
+/// Writes the plane of state `next` whole, with `meta`.
+fn write_whole(store: &mut Store, next: &Warm, meta: &PlaneMeta) -> Result<PlaneInfo, FoldError> {
+    let (nodes, edges) = next.whole().ok_or(FoldError::Inconsistent)?;
+    Ok(store.replace_plane(meta, &nodes, &edges).map_err(crate::Error::from)?)
 }
 
 /// Build the warm state of plane `plane_name` at its synced commit into `cache`, writing nothing, so

@@ -159,7 +159,7 @@ pub(crate) fn ledger(
 }
 
 /// Stack of the resolution thread.
-const RESOLVE_STACK: usize = 256 * 1024 * 1024;
+pub(crate) const RESOLVE_STACK: usize = 256 * 1024 * 1024;
 
 /// How many skipped files and parse errors the ledger names (the rest are counted).
 const LEDGER_EXAMPLES: usize = 20;

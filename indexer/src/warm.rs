@@ -57,22 +57,18 @@ pub(crate) struct Advance {
     pub(crate) files_reused: u64,
     pub(crate) files_dirty: u64,
     pub(crate) files: u64,
-    pub(crate) layout_changed: bool,
     /// False when the old symbol table was kept (same files declaring the same definitions).
     pub(crate) table_rebuilt: bool,
     /// Seconds per phase.
     pub(crate) phases: BTreeMap<&'static str, f64>,
 }
 
-/// Stack of the thread that resolves (see `run::RESOLVE_STACK`).
-const RESOLVE_STACK: usize = 256 * 1024 * 1024;
-
 /// Runs `work` on a thread with a roomy stack: resolution nests deeply on some trees.
 fn on_resolve_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("drsg-resolve".into())
-            .stack_size(RESOLVE_STACK)
+            .stack_size(crate::run::RESOLVE_STACK)
             .spawn_scoped(scope, work)
             .expect("spawn the resolution thread")
             .join()
@@ -223,7 +219,6 @@ impl Warm {
         report.files_reused = snap.reused;
         report.files = snap.files.len() as u64;
         let layout_changed = snap.layout != self.table.layout;
-        report.layout_changed = layout_changed;
         let max_file_size = self.max_file_size;
         let Warm { table: old, outputs: old_outputs, mut stand_ins, blobs: old_blobs, parts: old_parts, .. } = self;
         let old_outputs: Vec<(String, FileOutput)> =
@@ -244,7 +239,7 @@ impl Warm {
                     }
                     let parents = names.is_empty().then_some(old_parts.supers);
                     mark_mentions(&mut dirty, &table.files, &names);
-                    (table, Some(index), old_parts.impl_self, parents, dirty)
+                    (table, index, old_parts.impl_self, parents, dirty)
                 }
                 TableFate::Rebuild(old, files) => {
                     let t1 = std::time::Instant::now();
@@ -269,7 +264,7 @@ impl Warm {
                     };
                     // Freeing the old table's maps takes milliseconds the fold need not wait for.
                     std::thread::spawn(move || drop(old));
-                    (table, Some(index), impl_self, None, dirty)
+                    (table, index, impl_self, None, dirty)
                 }
             };
             phases.insert("dirty", t0.elapsed().as_secs_f64() - phases.get("table").copied().unwrap_or(0.0));
@@ -278,10 +273,7 @@ impl Warm {
             let taken = |k: &str| reserved.binary_search_by(|r| r.as_str().cmp(k)).is_ok();
             let mut by_path: HashMap<String, FileOutput> = old_outputs.into_iter().collect();
             let (outputs, parts) = {
-                let r = match index {
-                    Some(index) => resolver_from(&table, index, impl_self, parents),
-                    None => resolver(&table, impl_self),
-                };
+                let r = resolver_from(&table, index, impl_self, parents);
                 let syms = syms_by_file(&table);
                 let outputs: Vec<FileOutput> = (0..table.files.len())
                     .map(|fi| {

@@ -10,7 +10,7 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use crate::error::{Error, Result};
 use crate::model::{NodeData, PlaneInfo, PlaneMeta};
 use crate::schema;
-use crate::store::{SqlContext, Store, text_docs};
+use crate::store::{NodeRow, SqlContext, Store, text_docs};
 use crate::text::Stamp;
 
 /// An edge named by the keys of its ends.
@@ -172,23 +172,9 @@ impl Store {
                 )
                 .ctx(shown, context)?;
             for node in &diff.upsert_nodes {
-                let labels = serde_json::to_string(&node.labels).expect("strings serialize");
-                let props = (!node.props_json.is_empty()).then_some(node.props_json.as_str());
+                let row = NodeRow::of(node);
                 let id: i64 = stmt
-                    .query_row(
-                        params![
-                            plane_id,
-                            node.key,
-                            node.label(),
-                            labels,
-                            node.name,
-                            node.file,
-                            node.line,
-                            node.end_line,
-                            props
-                        ],
-                        |row| row.get(0),
-                    )
+                    .query_row(rusqlite::params_from_iter(row.columns(&plane_id)), |row| row.get(0))
                     .ctx(shown, context)?;
                 upserted.push(id);
             }

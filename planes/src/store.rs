@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, TransactionBehavior, params};
+use rusqlite::{Connection, ToSql, TransactionBehavior, params};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -518,30 +518,42 @@ pub(crate) fn insert_nodes(
         )
         .ctx(shown, context)?;
     for (node, &id) in nodes.iter().zip(ids) {
-        let labels = serde_json::to_string(&node.labels).expect("strings serialize");
-        stmt.execute(params![
-            plane_id,
-            node.key,
-            node.label(),
-            labels,
-            node.name,
-            node.file,
-            node.line,
-            node.end_line,
-            (!node.props_json.is_empty()).then_some(node.props_json.as_str()),
-            id
-        ])
-        .map_err(|source| {
-            let unique =
-                source.sqlite_error().map(|e| e.extended_code) == Some(rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE);
-            if unique {
-                Error::DuplicateKey { plane: plane.to_owned(), key: node.key.clone() }
-            } else {
-                Error::Sqlite { path: shown.to_path_buf(), context: context.to_owned(), source }
-            }
-        })?;
+        let row = NodeRow::of(node);
+        stmt.execute(rusqlite::params_from_iter(row.columns(&plane_id).into_iter().chain([&id as &dyn ToSql])))
+            .map_err(|source| {
+                let unique =
+                    source.sqlite_error().map(|e| e.extended_code) == Some(rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE);
+                if unique {
+                    Error::DuplicateKey { plane: plane.to_owned(), key: node.key.clone() }
+                } else {
+                    Error::Sqlite { path: shown.to_path_buf(), context: context.to_owned(), source }
+                }
+            })?;
     }
     Ok(())
+}
+
+/// A node's stored columns after `plane`: key, label, labels, name, file, line, end_line, props (the
+/// order of the `?1`–`?9` parameters of every statement writing a node).
+pub(crate) struct NodeRow<'a> {
+    node: &'a NodeData,
+    label: &'a str,
+    labels: String,
+    props: Option<&'a str>,
+}
+
+impl<'a> NodeRow<'a> {
+    pub(crate) fn of(node: &'a NodeData) -> NodeRow<'a> {
+        let labels = serde_json::to_string(&node.labels).expect("strings serialize");
+        let props = (!node.props_json.is_empty()).then_some(node.props_json.as_str());
+        NodeRow { node, label: node.label(), labels, props }
+    }
+
+    /// `?1` (the plane) to `?9`.
+    pub(crate) fn columns<'r>(&'r self, plane_id: &'r i64) -> [&'r dyn ToSql; 9] {
+        let n = self.node;
+        [plane_id, &n.key, &self.label, &self.labels, &n.name, &n.file, &n.line, &n.end_line, &self.props]
+    }
 }
 
 /// Inserts `edges`, whose ends index into `ids`, into plane `plane_id`.
