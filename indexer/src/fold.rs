@@ -157,7 +157,7 @@ pub fn fold(
     }
     let warm = warm.filter(|_| same_plugins);
     progress.phase("fold", 0);
-    let tree = CommitTree::new(repo, target.clone(), prefix)?;
+    let tree = CommitTree::after(repo, target.clone(), prefix.clone(), warm.as_ref().and_then(|w| w.listing(&prefix)))?;
     let source = Source::Commit(Box::new(tree));
     report.phases.insert("setup", started.elapsed().as_secs_f64() - report.phases.get("load").copied().unwrap_or(0.0));
     let (mut next, info) = match warm {

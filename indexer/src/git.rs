@@ -1,6 +1,7 @@
 //! Git access (gix), turned into plain values: HEAD, refs, commits, reflogs, trees and blobs.
 //! The only module of the crate that reads a repository.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use gix::bstr::ByteSlice;
@@ -121,6 +122,36 @@ pub struct ReflogEntry {
     pub time: i64,
 }
 
+/// A commit's tree below a prefix: its entries and its directories, by path relative to the prefix.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Listing {
+    pub files: BTreeMap<String, TreeEntry>,
+    /// Every directory (`""` for the prefix itself) → the id of its tree.
+    pub dirs: BTreeMap<String, gix::ObjectId>,
+}
+
+impl Listing {
+    /// Copies directory `dir` (which must be here) with everything below it into `out`.
+    fn copy_dir(&self, dir: &str, out: &mut Listing) {
+        let below = format!("{dir}/");
+        out.dirs.insert(dir.to_owned(), self.dirs[dir]);
+        for (path, id) in self
+            .dirs
+            .range::<str, _>((std::ops::Bound::Included(below.as_str()), std::ops::Bound::Unbounded))
+            .take_while(|(p, _)| p.starts_with(&below))
+        {
+            out.dirs.insert(path.clone(), *id);
+        }
+        for (path, entry) in self
+            .files
+            .range::<str, _>((std::ops::Bound::Included(below.as_str()), std::ops::Bound::Unbounded))
+            .take_while(|(p, _)| p.starts_with(&below))
+        {
+            out.files.insert(path.clone(), entry.clone());
+        }
+    }
+}
+
 /// An open repository.
 pub struct Repo {
     repo: gix::Repository,
@@ -236,18 +267,54 @@ impl Repo {
         Ok(commit.id.to_string())
     }
 
-    /// The files of `commit`'s tree below `prefix` (`""` for the whole tree), sorted by path.
+    /// The entries of `commit`'s tree below `prefix` (paths relative to it), sorted by path.
     pub fn tree_files(&self, commit: &str, prefix: &str) -> Result<Vec<TreeEntry>, GitError> {
+        Ok(self.tree_listing(commit, prefix, None)?.files.into_values().collect())
+    }
+
+    /// `commit`'s tree below `prefix` (paths relative to it). With `previous` (a listing of the same
+    /// prefix at another commit), a subtree whose id did not change is copied from it instead of read:
+    /// a commit touching a few files reads a few trees.
+    pub fn tree_listing(&self, commit: &str, prefix: &str, previous: Option<&Listing>) -> Result<Listing, GitError> {
         let id = self.object_id(commit)?;
         let commit = self.repo.find_commit(id).map_err(|e| self.read_error(e))?;
         let tree = commit.tree().map_err(|e| self.read_error(e))?;
-        let mut recorder = gix::traverse::tree::Recorder::default();
-        tree.traverse().breadthfirst(&mut recorder).map_err(|e| self.read_error(e))?;
         let prefix = prefix.trim_matches('/');
-        let mut out = Vec::new();
-        for entry in recorder.records {
+        let mut out = Listing::default();
+        let top = if prefix.is_empty() {
+            tree.id
+        } else {
+            match tree.lookup_entry_by_path(prefix).map_err(|e| self.read_error(e))? {
+                Some(entry) if entry.mode().is_tree() => entry.object_id(),
+                _ => return Ok(out),
+            }
+        };
+        self.list_tree(top, "", previous, &mut out)?;
+        Ok(out)
+    }
+
+    fn list_tree(
+        &self,
+        id: gix::ObjectId,
+        dir: &str,
+        previous: Option<&Listing>,
+        out: &mut Listing,
+    ) -> Result<(), GitError> {
+        out.dirs.insert(dir.to_owned(), id);
+        let tree = self.repo.find_tree(id).map_err(|e| self.read_error(e))?;
+        let decoded = tree.decode().map_err(|e| self.read_error(e))?;
+        for entry in &decoded.entries {
+            let name = entry.filename.to_str_lossy();
+            let path = if dir.is_empty() { name.into_owned() } else { format!("{dir}/{name}") };
             let mode = entry.mode;
-            let kind = if mode.is_link() {
+            let kind = if mode.is_tree() {
+                let sub = entry.oid.to_owned();
+                match previous {
+                    Some(previous) if previous.dirs.get(&path) == Some(&sub) => previous.copy_dir(&path, out),
+                    _ => self.list_tree(sub, &path, previous, out)?,
+                }
+                continue;
+            } else if mode.is_link() {
                 EntryKind::Link
             } else if mode.is_commit() {
                 EntryKind::Submodule
@@ -256,19 +323,9 @@ impl Repo {
             } else {
                 continue;
             };
-            let full = entry.filepath.to_str_lossy();
-            let path = if prefix.is_empty() {
-                full.into_owned()
-            } else {
-                match full.strip_prefix(prefix).and_then(|rest| rest.strip_prefix('/')) {
-                    Some(rest) => rest.to_owned(),
-                    None => continue,
-                }
-            };
-            out.push(TreeEntry { path, id: entry.oid.to_string(), kind });
+            out.files.insert(path.clone(), TreeEntry { path, id: entry.oid.to_string(), kind });
         }
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
+        Ok(())
     }
 
     /// Whether `commit`'s tree holds anything below `prefix`.

@@ -24,8 +24,8 @@ use std::path::PathBuf;
 
 pub use fold::{FoldError, FoldReport, fold, warm_cache};
 pub use git::{
-    BlobReader, Checkout, CommitInfo, EntryKind, GitError, Head, LocalBlobs, PathChange, RefInfo, RefKind, ReflogEntry,
-    Repo, TreeEntry, checkout,
+    BlobReader, Checkout, CommitInfo, EntryKind, GitError, Head, Listing, LocalBlobs, PathChange, RefInfo, RefKind,
+    ReflogEntry, Repo, TreeEntry, checkout,
 };
 pub use graph::{Accounting, reason_category};
 pub use run::{FactsCache, IndexOptions, Progress, RunReport, Silent, index_tree, is_test_path};

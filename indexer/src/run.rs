@@ -16,7 +16,7 @@ use crate::history::{HistorySummary, index_history};
 use crate::layout::Layout;
 use crate::resolve::{Resolver, Target};
 use crate::source::Source;
-use crate::table::{ParsedFile, Table};
+use crate::table::{ParsedFile, SymId, Table};
 use crate::walk::{self, SkipReason};
 
 /// Settings of a run.
@@ -431,23 +431,21 @@ pub(crate) fn prepare(files: Vec<ParsedFile>, layout: Layout) -> (Table, HashMap
 pub(crate) fn resolver(table: &Table, impl_self: HashMap<(u32, u32), Target>) -> Resolver<'_> {
     let mut resolver = Resolver::new(table);
     resolver.impl_self = impl_self;
-    resolver.supers = supers(table, &resolver);
+    set_supers(table, &mut resolver, vec![None; table.files.len()]);
     resolver
 }
 
-/// A resolver from per-file indexes already built, with the types' parents given or resolved again.
+/// A resolver from per-file indexes already built, with each file's parent links given (`Some`) or
+/// resolved again (`None`).
 pub(crate) fn resolver_from(
     table: &Table,
     index: Vec<std::sync::Arc<crate::resolve::FileIndex>>,
     impl_self: HashMap<(u32, u32), Target>,
-    parents: Option<HashMap<u32, Vec<Target>>>,
+    links: Vec<Option<Vec<(SymId, Target)>>>,
 ) -> Resolver<'_> {
     let mut resolver = Resolver::with_index(table, index);
     resolver.impl_self = impl_self;
-    resolver.supers = match parents {
-        Some(known) => known,
-        None => supers(table, &resolver),
-    };
+    set_supers(table, &mut resolver, links);
     resolver
 }
 
@@ -597,20 +595,38 @@ fn enclosing_owner(table: &Table, fi: u32, parent: Option<u32>) -> u32 {
     parent.and_then(|p| table.sym_of_def(fi, p)).unwrap_or(table.file_module[fi as usize])
 }
 
-/// Resolved parents of every type: `extends`, `implements`, and Rust trait impls.
-fn supers(table: &Table, resolver: &Resolver<'_>) -> HashMap<u32, Vec<Target>> {
-    let mut out: HashMap<u32, Vec<Target>> = HashMap::new();
-    for (fi, file) in table.files.iter().enumerate() {
-        for inh in &file.facts.inherits {
-            if let Some((child, Ok(target))) = resolver.inherit_ends(fi as u32, inh) {
-                let list = out.entry(child).or_default();
-                if !list.contains(&target) {
-                    list.push(target);
-                }
-            }
+/// Sets the resolved parents of every type (`extends`, `implements`, Rust trait impls) from each
+/// file's links, resolving those not `known`. Resolution does not look at parents here, so a file's
+/// links depend on what it names alone; merged in file order, they give each type its parents in the
+/// order a fresh build has.
+fn set_supers(table: &Table, resolver: &mut Resolver<'_>, known: Vec<Option<Vec<(SymId, Target)>>>) {
+    debug_assert_eq!(known.len(), table.files.len());
+    resolver.supers.clear();
+    let links: Vec<Vec<(SymId, Target)>> = known
+        .into_iter()
+        .enumerate()
+        .map(|(fi, links)| {
+            links.unwrap_or_else(|| {
+                let inherits = &table.files[fi].facts.inherits;
+                inherits
+                    .iter()
+                    .filter_map(|inh| match resolver.inherit_ends(fi as u32, inh) {
+                        Some((child, Ok(target))) => Some((child, target)),
+                        _ => None,
+                    })
+                    .collect()
+            })
+        })
+        .collect();
+    let mut supers: HashMap<SymId, Vec<Target>> = HashMap::new();
+    for (child, target) in links.iter().flatten() {
+        let list = supers.entry(*child).or_default();
+        if !list.contains(target) {
+            list.push(target.clone());
         }
     }
-    out
+    resolver.supers = supers;
+    resolver.links = links;
 }
 
 /// Test files by path: Rust `tests/`, Python `test_*.py`/`*_test.py`/`conftest.py`/`tests/`,

@@ -1,12 +1,12 @@
 //! Where a run reads its files: the tree of a commit (a git checkout: what HEAD holds, never the
 //! uncommitted edits), or a directory on disk (anything else).
 
-use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use drsg_parsers::Registry;
 
-use crate::git::{BlobReader, EntryKind, GitError, Repo, TreeEntry};
+use crate::git::{BlobReader, EntryKind, GitError, Listing, Repo, TreeEntry};
 use crate::walk::{self, Candidate, SkipReason, WalkOutcome, manifest_kind};
 
 /// Read access to a tree, for manifests and layout questions.
@@ -28,35 +28,39 @@ pub struct CommitTree {
     pub commit: String,
     /// The indexed directory relative to the work tree (`""` for the whole tree).
     pub prefix: String,
-    files: BTreeMap<String, TreeEntry>,
-    dirs: HashSet<String>,
+    listing: Arc<Listing>,
 }
 
 impl CommitTree {
     pub fn new(repo: Repo, commit: String, prefix: String) -> Result<CommitTree, GitError> {
-        let entries = repo.tree_files(&commit, &prefix)?;
-        let mut dirs = HashSet::from([String::new()]);
-        for e in &entries {
-            let mut dir = e.path.as_str();
-            while let Some((parent, _)) = dir.rsplit_once('/') {
-                if !dirs.insert(parent.to_owned()) {
-                    break;
-                }
-                dir = parent;
-            }
-        }
-        let files = entries.into_iter().map(|e| (e.path.clone(), e)).collect();
-        Ok(CommitTree { repo, commit, prefix, files, dirs })
+        CommitTree::after(repo, commit, prefix, None)
+    }
+
+    /// The tree of `commit`, reading only the subtrees that differ from `previous` (a listing of the
+    /// same prefix).
+    pub fn after(
+        repo: Repo,
+        commit: String,
+        prefix: String,
+        previous: Option<&Listing>,
+    ) -> Result<CommitTree, GitError> {
+        let listing = Arc::new(repo.tree_listing(&commit, &prefix, previous)?);
+        Ok(CommitTree { repo, commit, prefix, listing })
     }
 
     /// The blob id of a file.
     pub fn blob_id(&self, rel: &str) -> Option<&str> {
-        self.files.get(rel).filter(|e| e.kind == EntryKind::File).map(|e| e.id.as_str())
+        self.listing.files.get(rel).filter(|e| e.kind == EntryKind::File).map(|e| e.id.as_str())
     }
 
     /// Every file entry, by path.
     pub fn entries(&self) -> impl Iterator<Item = &TreeEntry> {
-        self.files.values()
+        self.listing.files.values()
+    }
+
+    /// The entries and directories, shared.
+    pub fn listing(&self) -> &Arc<Listing> {
+        &self.listing
     }
 }
 
@@ -101,7 +105,7 @@ impl Source {
             Source::Commit(tree) => tree,
         };
         let mut out = WalkOutcome::default();
-        for entry in tree.files.values() {
+        for entry in tree.entries() {
             let rel = &entry.path;
             // Hidden files and directories are skipped, as the walk on disk skips them.
             if rel.split('/').any(|part| part.starts_with('.')) {
@@ -143,7 +147,7 @@ impl Source {
             Source::Disk { root } => TextReader::Disk { root: root.clone() },
             Source::Commit(tree) => TextReader::Commit {
                 blobs: Box::new(tree.repo.blob_reader()),
-                ids: tree.files.iter().map(|(p, e)| (p.clone(), e.id.clone())).collect(),
+                listing: Arc::clone(&tree.listing),
                 max_file_size,
             },
         }
@@ -153,13 +157,13 @@ impl Source {
 /// Reads candidates' texts.
 pub enum TextReader {
     Disk { root: PathBuf },
-    Commit { blobs: Box<BlobReader>, ids: BTreeMap<String, String>, max_file_size: u64 },
+    Commit { blobs: Box<BlobReader>, listing: Arc<Listing>, max_file_size: u64 },
 }
 
 /// A [`TextReader`] bound to one thread.
 pub enum LocalReader<'a> {
     Disk(&'a Path),
-    Commit { blobs: Box<crate::git::LocalBlobs>, ids: &'a BTreeMap<String, String>, max_file_size: u64 },
+    Commit { blobs: Box<crate::git::LocalBlobs>, listing: &'a Listing, max_file_size: u64 },
 }
 
 impl TextReader {
@@ -167,15 +171,15 @@ impl TextReader {
     pub fn blob_id(&self, rel: &str) -> Option<&str> {
         match self {
             TextReader::Disk { .. } => None,
-            TextReader::Commit { ids, .. } => ids.get(rel).map(String::as_str),
+            TextReader::Commit { listing, .. } => listing.files.get(rel).map(|e| e.id.as_str()),
         }
     }
 
     pub fn local(&self) -> LocalReader<'_> {
         match self {
             TextReader::Disk { root } => LocalReader::Disk(root),
-            TextReader::Commit { blobs, ids, max_file_size } => {
-                LocalReader::Commit { blobs: Box::new(blobs.local()), ids, max_file_size: *max_file_size }
+            TextReader::Commit { blobs, listing, max_file_size } => {
+                LocalReader::Commit { blobs: Box::new(blobs.local()), listing, max_file_size: *max_file_size }
             }
         }
     }
@@ -186,9 +190,9 @@ impl LocalReader<'_> {
     pub fn read(&self, candidate: &Candidate) -> Result<String, SkipReason> {
         match self {
             LocalReader::Disk(root) => walk::read_source(root, candidate),
-            LocalReader::Commit { blobs, ids, max_file_size } => {
-                let id = ids.get(&candidate.path).ok_or(SkipReason::Unreadable)?;
-                let bytes = blobs.read(id).ok_or(SkipReason::Unreadable)?;
+            LocalReader::Commit { blobs, listing, max_file_size } => {
+                let entry = listing.files.get(&candidate.path).ok_or(SkipReason::Unreadable)?;
+                let bytes = blobs.read(&entry.id).ok_or(SkipReason::Unreadable)?;
                 if bytes.len() as u64 > *max_file_size {
                     return Err(SkipReason::TooLarge);
                 }
@@ -203,7 +207,7 @@ impl TreeView for Source {
         match self {
             Source::Disk { root } => std::fs::read_to_string(root.join(rel)).map_err(|e| e.to_string()),
             Source::Commit(tree) => {
-                let id = tree.files.get(rel).ok_or_else(|| "not in the commit".to_owned())?;
+                let id = tree.listing.files.get(rel).ok_or_else(|| "not in the commit".to_owned())?;
                 let bytes = tree.repo.blob(&id.id).map_err(|e| e.to_string())?;
                 String::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())
             }
@@ -213,14 +217,14 @@ impl TreeView for Source {
     fn is_dir(&self, rel: &str) -> bool {
         match self {
             Source::Disk { root } => root.join(rel).is_dir(),
-            Source::Commit(tree) => tree.dirs.contains(rel.trim_end_matches('/')),
+            Source::Commit(tree) => tree.listing.dirs.contains_key(rel.trim_end_matches('/')),
         }
     }
 
     fn is_file(&self, rel: &str) -> bool {
         match self {
             Source::Disk { root } => root.join(rel).is_file(),
-            Source::Commit(tree) => tree.files.get(rel).is_some_and(|e| e.kind == EntryKind::File),
+            Source::Commit(tree) => tree.listing.files.get(rel).is_some_and(|e| e.kind == EntryKind::File),
         }
     }
 }

@@ -18,12 +18,14 @@
 //! checks the result against a fresh index after every step of random histories.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use drsg_parsers::{Def, FileFacts, Qualifier, Registry, TypeHint};
 use drsg_planes::{KeyedEdge, NewEdge, NodeData, PlaneDiff, PlaneKind, PlaneMeta};
 use rayon::prelude::*;
 use serde_json::Value;
 
+use crate::git::Listing;
 use crate::graph::{FileOutput, file_output};
 use crate::layout::Layout;
 use crate::resolve::{FileIndex, ResolverParts};
@@ -46,8 +48,12 @@ pub(crate) struct Warm {
     outputs: Vec<FileOutput>,
     /// Stand-in key → how many files' outputs name it.
     stand_ins: HashMap<String, u32>,
-    /// The resolver's per-file indexes, impl self types and types' parents over `table`.
+    /// The resolver's per-file indexes, impl self types and parent links over `table`.
     parts: ResolverParts,
+    /// Per file of the table: the names it mentions.
+    mentions: Vec<Arc<Mentions>>,
+    /// The commit's tree (prefix, listing), for the next fold to read only the subtrees that changed.
+    listing: Option<(String, Arc<Listing>)>,
 }
 
 /// What moving the warm state did, for the fold's report.
@@ -102,7 +108,7 @@ fn snapshot(
     let mut kept: HashMap<&str, &ParsedFile> = HashMap::new();
     if let Some((table, blobs)) = known {
         for file in &table.files {
-            if blobs.get(&file.path).map(String::as_str) == reader.blob_id(&file.path) {
+            if blobs.get(&file.path).map(String::as_str) == source.blob_id(&file.path) {
                 kept.insert(&file.path, file);
             }
         }
@@ -134,6 +140,13 @@ fn snapshot(
     }
     skipped.sort();
     Snapshot { files, blobs, skipped, layout, parsed, reused: reused + kept.len() as u64 }
+}
+
+fn listing_of(source: &Source) -> Option<(String, Arc<Listing>)> {
+    match source {
+        Source::Commit(tree) => Some((tree.prefix.clone(), Arc::clone(tree.listing()))),
+        Source::Disk { .. } => None,
+    }
 }
 
 /// Symbols of each file of a table, in symbol order.
@@ -183,6 +196,7 @@ impl Warm {
             };
             (table, outputs, parts)
         });
+        let mentions = Mentions::follow(std::iter::empty(), &table.files);
         let mut warm = Warm {
             commit: commit.to_owned(),
             generation: 0,
@@ -193,6 +207,8 @@ impl Warm {
             outputs,
             stand_ins: HashMap::new(),
             parts,
+            mentions,
+            listing: listing_of(source),
         };
         for out in &warm.outputs {
             for node in &out.stand_ins {
@@ -220,60 +236,86 @@ impl Warm {
         report.files = snap.files.len() as u64;
         let layout_changed = snap.layout != self.table.layout;
         let max_file_size = self.max_file_size;
-        let Warm { table: old, outputs: old_outputs, mut stand_ins, blobs: old_blobs, parts: old_parts, .. } = self;
+        let Warm {
+            table: old,
+            outputs: old_outputs,
+            mut stand_ins,
+            blobs: old_blobs,
+            parts: old_parts,
+            mentions: old_mentions,
+            ..
+        } = self;
         let old_outputs: Vec<(String, FileOutput)> =
             old.files.iter().map(|f| f.path.clone()).zip(old_outputs).collect();
         let Snapshot { files, blobs: new_blobs, skipped, layout, .. } = snap;
         let blobs_ref = &new_blobs;
-        let (table, outputs, parts, old_outputs, dirty, phases) = on_resolve_stack(move || {
+        let (table, outputs, parts, mentions, old_outputs, dirty, phases) = on_resolve_stack(move || {
             let mut phases = BTreeMap::new();
             let t0 = std::time::Instant::now();
-            let (table, index, impl_self, parents, dirty) = match same_table(old, files, layout_changed) {
-                TableFate::Kept(table, changed, names) => {
-                    // Same files, same definitions: the table stands; only changed files' indexes are new.
-                    let mut index = old_parts.index;
-                    let mut dirty = vec![false; table.files.len()];
-                    for &fi in &changed {
-                        index[fi] = std::sync::Arc::new(FileIndex::of(&table.files[fi].facts));
-                        dirty[fi] = true;
+            let mentions = Mentions::follow(old.files.iter().map(|f| &f.facts).zip(&old_mentions), &files);
+            let (table, index, impl_self, links, mentions, dirty) =
+                match same_table(old, files, &mentions, layout_changed) {
+                    TableFate::Kept(table, changed, names) => {
+                        // Same files, same definitions: the table stands; only changed files' indexes are new.
+                        let mut index = old_parts.index;
+                        let mut dirty = vec![false; table.files.len()];
+                        for &fi in &changed {
+                            index[fi] = Arc::new(FileIndex::of(&table.files[fi].facts));
+                            dirty[fi] = true;
+                        }
+                        mark_mentions(&mut dirty, &table.files, &mentions, &names);
+                        // A clean file's parent links stand, unless they name a symbol replaced in place.
+                        let dead = |id: SymId| table.syms[id as usize].dead;
+                        let links = old_parts
+                            .links
+                            .into_iter()
+                            .zip(&dirty)
+                            .map(|(links, &d)| {
+                                let stale = links.iter().any(|(child, target)| {
+                                    dead(*child) || matches!(target, crate::resolve::Target::Sym(id) if dead(*id))
+                                });
+                                (!d && !stale).then_some(links)
+                            })
+                            .collect();
+                        (table, index, old_parts.impl_self, links, mentions, dirty)
                     }
-                    let parents = names.is_empty().then_some(old_parts.supers);
-                    mark_mentions(&mut dirty, &table.files, &names);
-                    (table, index, old_parts.impl_self, parents, dirty)
-                }
-                TableFate::Rebuild(old, files) => {
-                    let t1 = std::time::Instant::now();
-                    let (table, impl_self) = prepare(files, layout);
-                    phases.insert("table", t1.elapsed().as_secs_f64());
-                    // A file's index depends on its facts alone: keep those of files kept.
-                    let known: HashMap<*const FileFacts, &std::sync::Arc<FileIndex>> =
-                        old.files.iter().map(|f| std::sync::Arc::as_ptr(&f.facts)).zip(&old_parts.index).collect();
-                    let index: Vec<std::sync::Arc<FileIndex>> = table
-                        .files
-                        .iter()
-                        .map(|f| match known.get(&std::sync::Arc::as_ptr(&f.facts)) {
-                            Some(ix) => std::sync::Arc::clone(ix),
-                            None => std::sync::Arc::new(FileIndex::of(&f.facts)),
-                        })
-                        .collect();
-                    drop(known);
-                    let dirty = if layout_changed || reserved_keys(&table) != reserved_keys(&old) {
-                        vec![true; table.files.len()]
-                    } else {
-                        dirty_files(&old, &old_blobs, &table, blobs_ref)
-                    };
-                    // Freeing the old table's maps takes milliseconds the fold need not wait for.
-                    std::thread::spawn(move || drop(old));
-                    (table, index, impl_self, None, dirty)
-                }
-            };
+                    TableFate::Rebuild(old, files) => {
+                        let pool: Vec<(Arc<FileFacts>, Arc<Mentions>)> =
+                            files.iter().map(|f| Arc::clone(&f.facts)).zip(mentions).collect();
+                        let t1 = std::time::Instant::now();
+                        let (table, impl_self) = prepare(files, layout);
+                        phases.insert("table", t1.elapsed().as_secs_f64());
+                        // A file's index depends on its facts alone: keep those of files kept.
+                        let known: HashMap<*const FileFacts, &Arc<FileIndex>> =
+                            old.files.iter().map(|f| Arc::as_ptr(&f.facts)).zip(&old_parts.index).collect();
+                        let index: Vec<Arc<FileIndex>> = table
+                            .files
+                            .iter()
+                            .map(|f| match known.get(&Arc::as_ptr(&f.facts)) {
+                                Some(ix) => Arc::clone(ix),
+                                None => Arc::new(FileIndex::of(&f.facts)),
+                            })
+                            .collect();
+                        drop(known);
+                        let mentions = Mentions::follow(pool.iter().map(|(f, m)| (f, m)), &table.files);
+                        let dirty = if layout_changed || reserved_keys(&table) != reserved_keys(&old) {
+                            vec![true; table.files.len()]
+                        } else {
+                            dirty_files(&old, &old_blobs, &table, blobs_ref, &mentions)
+                        };
+                        // Freeing the old table's maps takes milliseconds the fold need not wait for.
+                        std::thread::spawn(move || drop(old));
+                        let links = vec![None; table.files.len()];
+                        (table, index, impl_self, links, mentions, dirty)
+                    }
+                };
             phases.insert("dirty", t0.elapsed().as_secs_f64() - phases.get("table").copied().unwrap_or(0.0));
             let t0 = std::time::Instant::now();
             let reserved = reserved_keys(&table);
             let taken = |k: &str| reserved.binary_search_by(|r| r.as_str().cmp(k)).is_ok();
             let mut by_path: HashMap<String, FileOutput> = old_outputs.into_iter().collect();
             let (outputs, parts) = {
-                let r = resolver_from(&table, index, impl_self, parents);
+                let r = resolver_from(&table, index, impl_self, links);
                 let syms = syms_by_file(&table);
                 let outputs: Vec<FileOutput> = (0..table.files.len())
                     .map(|fi| {
@@ -287,7 +329,7 @@ impl Warm {
                 (outputs, r.into_parts())
             };
             phases.insert("resolve", t0.elapsed().as_secs_f64());
-            (table, outputs, parts, by_path, dirty, phases)
+            (table, outputs, parts, mentions, by_path, dirty, phases)
         });
         report.table_rebuilt = phases.contains_key("table");
         report.phases.extend(phases);
@@ -308,8 +350,15 @@ impl Warm {
             outputs,
             stand_ins,
             parts,
+            mentions,
+            listing: listing_of(source),
         };
         (warm, changes, report)
+    }
+
+    /// The listing of this state's tree, when it was read below `prefix`.
+    pub(crate) fn listing(&self, prefix: &str) -> Option<&Listing> {
+        self.listing.as_ref().filter(|(p, _)| p == prefix).map(|(_, l)| &**l)
     }
 
     /// The plane's meta at this state.
@@ -481,12 +530,12 @@ impl Changes {
 /// the same definitions in the same order or may have them replaced in place
 /// ([`Table::can_replace_defs`]), and no impl block names a changed name (its methods' keys stand).
 /// Returns it with the changed files' indexes and the changed names (closed), or gives both back.
-fn same_table(mut old: Table, files: Vec<ParsedFile>, layout_changed: bool) -> TableFate {
+fn same_table(mut old: Table, files: Vec<ParsedFile>, mentions: &[Arc<Mentions>], layout_changed: bool) -> TableFate {
     let fits = !layout_changed
         && old.files.len() == files.len()
         && old.files.iter().zip(&files).all(|(a, b)| a.path == b.path && a.lang == b.lang);
     let changed: Vec<usize> = if fits {
-        (0..files.len()).filter(|&fi| !std::sync::Arc::ptr_eq(&old.files[fi].facts, &files[fi].facts)).collect()
+        (0..files.len()).filter(|&fi| !Arc::ptr_eq(&old.files[fi].facts, &files[fi].facts)).collect()
     } else {
         Vec::new()
     };
@@ -506,13 +555,16 @@ fn same_table(mut old: Table, files: Vec<ParsedFile>, layout_changed: bool) -> T
     for &fi in &changed {
         surface_changes(&old.files[fi].facts, &files[fi].facts, &mut names);
     }
-    close_over(&mut names, &files);
+    close_over(&mut names, &files, mentions);
     let set = Names::new(names.iter().map(String::as_str));
     let impl_named = !names.is_empty()
-        && files.iter().any(|f| {
-            f.facts.defs.iter().any(|d| {
-                d.impl_block.as_ref().is_some_and(|b| any_in(b.self_ty.iter().chain(b.trait_.iter().flatten()), &set))
-            })
+        && files.iter().zip(mentions).any(|(f, m)| {
+            m.may_name(&set)
+                && f.facts.defs.iter().any(|d| {
+                    d.impl_block
+                        .as_ref()
+                        .is_some_and(|b| any_in(b.self_ty.iter().chain(b.trait_.iter().flatten()), &set))
+                })
         });
     if impl_named {
         return TableFate::Rebuild(old, files);
@@ -542,14 +594,16 @@ fn def_shapes(
 }
 
 /// Adds to `names`, to a fixed point, the names of surface items of `files` that mention one of them.
-fn close_over(names: &mut HashSet<String>, files: &[ParsedFile]) {
+fn close_over(names: &mut HashSet<String>, files: &[ParsedFile], mentions: &[Arc<Mentions>]) {
     let mut frontier: Vec<String> = names.iter().cloned().collect();
     while !frontier.is_empty() {
         let wanted = Names::new(frontier.iter().map(String::as_str));
         let known: &HashSet<String> = names;
         let mut next: Vec<String> = files
             .par_iter()
-            .flat_map_iter(|file| {
+            .zip(mentions)
+            .filter(|(_, m)| m.may_name(&wanted))
+            .flat_map_iter(|(file, _)| {
                 let mut found = Vec::new();
                 passes_on(&file.facts, &wanted, &mut |name| {
                     if !known.contains(name) {
@@ -567,14 +621,14 @@ fn close_over(names: &mut HashSet<String>, files: &[ParsedFile]) {
 }
 
 /// Marks the files that mention one of `names`.
-fn mark_mentions(dirty: &mut [bool], files: &[ParsedFile], names: &HashSet<String>) {
+fn mark_mentions(dirty: &mut [bool], files: &[ParsedFile], mentions: &[Arc<Mentions>], names: &HashSet<String>) {
     if names.is_empty() {
         return;
     }
     let names = Names::new(names.iter().map(String::as_str));
-    let hits: Vec<bool> =
-        files.par_iter().zip(dirty.par_iter()).map(|(file, &d)| d || mentions_any(&file.facts, &names)).collect();
-    dirty.copy_from_slice(&hits);
+    for ((d, file), m) in dirty.iter_mut().zip(files).zip(mentions) {
+        *d = *d || (m.may_name(&names) && mentions_any(&file.facts, &names));
+    }
 }
 
 /// Dirty flags for the files of `new`, given the state `old` it replaces.
@@ -583,6 +637,7 @@ fn dirty_files(
     old_blobs: &HashMap<String, String>,
     new: &Table,
     new_blobs: &HashMap<String, String>,
+    mentions: &[Arc<Mentions>],
 ) -> Vec<bool> {
     let old_by_path: HashMap<&str, usize> = old.files.iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect();
     let new_paths: HashSet<&str> = new.files.iter().map(|f| f.path.as_str()).collect();
@@ -593,7 +648,7 @@ fn dirty_files(
         let same = old_by_path.get(file.path.as_str()).is_some_and(|&oi| {
             old_blobs.get(&file.path).is_some()
                 && old_blobs.get(&file.path) == new_blobs.get(&file.path)
-                && std::sync::Arc::ptr_eq(&old.files[oi].facts, &file.facts)
+                && Arc::ptr_eq(&old.files[oi].facts, &file.facts)
         });
         if same {
             continue;
@@ -647,8 +702,8 @@ fn dirty_files(
         }
     }
     // What others reach through a changed name may change: close over the surface items naming one.
-    close_over(&mut names, &new.files);
-    mark_mentions(&mut dirty, &new.files, &names);
+    close_over(&mut names, &new.files, mentions);
+    mark_mentions(&mut dirty, &new.files, mentions, &names);
     dirty
 }
 
@@ -786,17 +841,91 @@ struct Names<'a> {
     set: HashSet<&'a str>,
     /// Bit `n` set when some name is `n` bytes long (names of 128 bytes or more always pass).
     lengths: u128,
+    /// [`name_hash`] of each name, sorted, to ask a file's [`Mentions`] first.
+    hashes: Vec<u64>,
 }
 
 impl<'a> Names<'a> {
     fn new(names: impl IntoIterator<Item = &'a str>) -> Names<'a> {
         let set: HashSet<&str> = names.into_iter().collect();
         let lengths = set.iter().filter(|n| n.len() < 128).fold(0u128, |bits, n| bits | 1 << n.len());
-        Names { set, lengths }
+        let mut hashes: Vec<u64> = set.iter().map(|n| name_hash(n)).collect();
+        hashes.sort_unstable();
+        Names { set, lengths, hashes }
     }
 
     fn contains(&self, name: &str) -> bool {
         (name.len() >= 128 || self.lengths >> name.len() & 1 == 1) && self.set.contains(name)
+    }
+}
+
+/// FNV-1a: a fixed, fast hash of a name.
+fn name_hash(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The hashes of every name a file's facts mention where [`mentions_any`] and [`passes_on`] look,
+/// sorted. Asking it first settles in a few binary searches, for all but the few files that do
+/// mention a changed name, what walking their facts would (a hash collision only costs that walk).
+pub(crate) struct Mentions(Vec<u64>);
+
+impl Mentions {
+    fn of(facts: &FileFacts) -> Mentions {
+        let mut names: Vec<&str> = Vec::new();
+        for r in &facts.refs {
+            names.extend(r.path.iter().map(String::as_str));
+            if let Qualifier::Expr { call: Some(call) } = &r.qualifier {
+                names.extend(call.iter().map(String::as_str));
+            }
+        }
+        for i in &facts.imports {
+            names.extend(source_parts(&i.source));
+            names.extend(i.name.as_deref());
+            names.push(&i.alias);
+        }
+        for e in &facts.exports {
+            names.push(&e.local);
+            names.push(&e.exported);
+        }
+        for i in &facts.inherits {
+            names.extend(i.target.iter().chain(&i.child).map(String::as_str));
+        }
+        for b in &facts.bindings {
+            names.push(&b.name);
+            names.extend(hint_path(&b.hint).iter().map(String::as_str));
+        }
+        for d in &facts.defs {
+            names.extend(d.returns.iter().flatten().map(String::as_str));
+            if let Some(b) = &d.impl_block {
+                names.extend(b.self_ty.iter().chain(b.trait_.iter().flatten()).map(String::as_str));
+            }
+        }
+        let mut hashes: Vec<u64> = names.into_iter().map(name_hash).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        Mentions(hashes)
+    }
+
+    /// Whether the file may name one of `names` (false: it surely does not).
+    fn may_name(&self, names: &Names<'_>) -> bool {
+        names.hashes.iter().any(|h| self.0.binary_search(h).is_ok())
+    }
+
+    /// Each file's mentions, taken from `known` when its facts are the same object as one there.
+    fn follow<'a>(
+        known: impl IntoIterator<Item = (&'a Arc<FileFacts>, &'a Arc<Mentions>)>,
+        files: &[ParsedFile],
+    ) -> Vec<Arc<Mentions>> {
+        // Addresses as integers (to share the map between threads): every object is alive meanwhile.
+        let known: HashMap<usize, &Arc<Mentions>> =
+            known.into_iter().map(|(f, m)| (Arc::as_ptr(f) as usize, m)).collect();
+        files
+            .par_iter()
+            .map(|f| match known.get(&(Arc::as_ptr(&f.facts) as usize)) {
+                Some(m) => Arc::clone(m),
+                None => Arc::new(Mentions::of(&f.facts)),
+            })
+            .collect()
     }
 }
 

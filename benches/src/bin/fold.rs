@@ -4,7 +4,9 @@
 //! the median time of a fold from `base` to each (facts of unchanged files reused), a branch switch
 //! back and forth, and the time from a commit to the watch loop having folded it.
 //!
-//!     fold REPO DB [RUNS]
+//!     fold REPO DB [RUNS [TARGETS]]
+//!
+//! With `TARGETS` (comma-separated tags, e.g. `n1`), only those warm folds run: a mode for profilers.
 #![allow(clippy::print_stdout, reason = "a benchmark prints its figures")]
 
 use std::path::PathBuf;
@@ -32,6 +34,7 @@ fn main() {
     let repo = PathBuf::from(args.next().expect("usage: fold REPO DB [RUNS]"));
     let db = PathBuf::from(args.next().expect("usage: fold REPO DB [RUNS]"));
     let runs: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(5);
+    let only: Option<Vec<String>> = args.next().map(|t| t.split(',').map(str::to_owned).collect());
     let registry = drsg_plugins::builtin();
     let _ = std::fs::remove_dir_all(&db);
     let mut store = Store::open(&db).expect("open the database");
@@ -47,7 +50,8 @@ fn main() {
         fold(&mut store, &registry, &plane, Some(rev), &opts, &cache, &Silent).expect("fold");
     }
     println!("{:<28} {:>10} {:>10} {:>8} {:>8}", "fold", "median ms", "min ms", "parsed", "reused");
-    for target in ["e1", "n1", "n10", "n100"] {
+    let targets: Vec<String> = only.clone().unwrap_or_else(|| ["e1", "n1", "n10", "n100"].map(str::to_owned).to_vec());
+    for target in targets.iter().map(String::as_str) {
         let mut times = Vec::new();
         let mut last = None;
         for _ in 0..runs {
@@ -75,6 +79,9 @@ fn main() {
             last.files_parsed,
             last.files_reused
         );
+    }
+    if only.is_some() {
+        return;
     }
     // A first fold with an empty cache (a fresh `drsg fold` process) parses every file.
     let cold = FactsCache::default();

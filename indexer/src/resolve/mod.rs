@@ -125,7 +125,8 @@ impl FileIndex {
 pub struct ResolverParts {
     pub index: Vec<std::sync::Arc<FileIndex>>,
     pub impl_self: HashMap<(u32, u32), Target>,
-    pub supers: HashMap<SymId, Vec<Target>>,
+    /// Per file: the (type, parent) links its inheritance facts resolved to.
+    pub links: Vec<Vec<(SymId, Target)>>,
 }
 
 pub struct Resolver<'t> {
@@ -135,6 +136,8 @@ pub struct Resolver<'t> {
     pub impl_self: HashMap<(u32, u32), Target>,
     /// Resolved `extends`/`implements` targets of each type.
     pub supers: HashMap<SymId, Vec<Target>>,
+    /// Per file: the links `supers` was merged from.
+    pub links: Vec<Vec<(SymId, Target)>>,
     import_memo: RefCell<ImportMemo>,
     /// Nesting of path resolutions (types of bindings resolve paths, which may type bindings…).
     depth: std::cell::Cell<u32>,
@@ -186,6 +189,7 @@ impl<'t> Resolver<'t> {
             macros,
             impl_self: HashMap::new(),
             supers: HashMap::new(),
+            links: Vec::new(),
             import_memo: RefCell::new(HashMap::new()),
             depth: std::cell::Cell::new(0),
             family: std::cell::Cell::new(Family::Rust),
@@ -195,7 +199,7 @@ impl<'t> Resolver<'t> {
 
     /// The per-file indexes, impl self types and types' parents, to build a later resolver from.
     pub fn into_parts(self) -> ResolverParts {
-        ResolverParts { index: self.index, impl_self: self.impl_self, supers: self.supers }
+        ResolverParts { index: self.index, impl_self: self.impl_self, links: self.links }
     }
 
     /// Whether lookups of `name` skip modules (the value pass of a Rust call).

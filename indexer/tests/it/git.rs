@@ -38,6 +38,33 @@ fn changed_paths_between_commits_with_renames() {
 }
 
 #[test]
+fn a_tree_read_after_another_equals_one_read_whole() {
+    let fx = Fixture::inline(
+        "//- /app/a/deep/x.py\nx = 1\n//- /app/a/deep/y.py\ny = 1\n//- /app/b/z.py\nz = 1\n//- /app/b-c/w.py\nw = 1\n//- /top.py\nt = 1\n\
+         //- /app/keep/k.py\nk = 1\n//- /app/keep/sub/s.py\ns = 1\n//- /app/keep-x/q.py\nq = 1\n",
+    );
+    let a = fx.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    fx.write("app/a/deep/x.py", "x = 2\n");
+    fx.remove("app/b/z.py");
+    fx.write("app/new/n.py", "n = 1\n");
+    fx.git(&["mv", "app/b-c", "app/c"]);
+    let b = fx.commit_all("change");
+    let repo = Repo::discover(fx.path()).unwrap();
+    for prefix in ["", "app"] {
+        let before = repo.tree_listing(&a, prefix, None).unwrap();
+        let whole = repo.tree_listing(&b, prefix, None).unwrap();
+        let after = repo.tree_listing(&b, prefix, Some(&before)).unwrap();
+        assert_eq!(after, whole, "below `{prefix}`");
+        assert!(whole.files.contains_key(if prefix.is_empty() { "app/new/n.py" } else { "new/n.py" }));
+        assert!(!whole.dirs.contains_key(if prefix.is_empty() { "app/b" } else { "b" }));
+        // Unchanged directories (`keep`, `keep/sub`, `keep-x`) were copied, not read.
+        assert!(whole.files.contains_key(if prefix.is_empty() { "app/keep/sub/s.py" } else { "keep/sub/s.py" }));
+        // And back: the old tree read after the new one.
+        assert_eq!(repo.tree_listing(&a, prefix, Some(&whole)).unwrap(), before, "below `{prefix}`, back");
+    }
+}
+
+#[test]
 fn a_linked_worktree_is_indexed_from_its_own_head() {
     let fx = Fixture::inline("//- /a.py\ndef a():\n    pass\n");
     let wt = fx.outside().join("wt");
