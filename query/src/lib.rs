@@ -52,7 +52,7 @@ pub use traverse::{TraverseOutput, TraverseParams, traverse};
 
 use std::path::{Path, PathBuf};
 
-use drsg_planes::Store;
+pub use drsg_planes::Store;
 use serde::Serialize;
 
 /// What every verb reads from: the store, the caller's working directory (for plane defaulting) and

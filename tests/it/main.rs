@@ -3,6 +3,7 @@
 mod cli;
 mod crash;
 mod history;
+mod mcp;
 mod tidy;
 mod verbs;
 mod watching;

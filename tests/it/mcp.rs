@@ -1,0 +1,88 @@
+//! `drsg-mcp` over stdio, driven by the official MCP Python SDK (installed by
+//! `testdata/mcp-client.sh` into `.venv-mcp`, or the interpreter named by `$DRSG_MCP_PYTHON`).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use drsg_testdata::Fixture;
+
+use crate::cli::drsg;
+
+const TREE: &str = r#"
+//- commit: first
+//- /pkg/__init__.py
+//- /pkg/util.py
+def helper():
+    return 40
+//- /pkg/app.py
+from pkg.util import helper
+
+
+def main():
+    return helper()
+"#;
+
+/// The Python that has the `mcp` SDK.
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("DRSG_MCP_PYTHON").filter(|p| !p.is_empty()) {
+        return p.into();
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv-mcp/bin/python");
+    assert!(
+        venv.exists(),
+        "the MCP client tests need the Python SDK: run testdata/mcp-client.sh (it makes .venv-mcp), or set DRSG_MCP_PYTHON"
+    );
+    venv
+}
+
+#[test]
+fn the_python_sdk_drives_drsg_mcp_over_stdio() {
+    let fx = Fixture::inline(TREE);
+    fx.write("pkg/util.py", "def helper():\n    return 41\n");
+    fx.commit_all("second");
+    let db = fx.outside().join("graph.drsg");
+    let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp/tests/client/stdio_session.py");
+    let out = Command::new(python())
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_drsg-mcp"))
+        .arg(&db)
+        .arg(fx.path())
+        .env_remove("DRSG_DB")
+        .output()
+        .expect("run the Python client");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "client failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let sizes: serde_json::Value = serde_json::from_str(stdout.trim()).expect("the client prints its sizes");
+    let full = sizes["tools_list_bytes"].as_u64().expect("a size");
+    let compact = sizes["compact_tools_list_bytes"].as_u64().expect("a size");
+    eprintln!("tools/list: {full} bytes; compact: {compact} bytes");
+    assert!(full <= 6 * 1024, "tools/list is {full} bytes, over 6 KB");
+    assert!(compact <= 1536, "compact tools/list is {compact} bytes, over 1.5 KB");
+}
+
+#[test]
+fn drsg_mcp_refuses_a_missing_database_and_a_held_one() {
+    let fx = Fixture::inline(TREE);
+    let missing = fx.outside().join("nothing.drsg");
+    let out = Command::new(env!("CARGO_BIN_EXE_drsg-mcp")).arg("--db").arg(&missing).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no database at") && err.contains("drsg index"), "{err}");
+    assert!(!missing.exists(), "drsg-mcp must not create a database");
+    assert!(out.stdout.is_empty(), "stdout is for JSON-RPC only");
+
+    let db = fx.outside().join("graph.drsg");
+    let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let held = drsg_planes::Store::open_existing(&db).expect("open");
+    let out = Command::new(env!("CARGO_BIN_EXE_drsg-mcp")).arg(&db).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("drsg serve"), "{err}");
+    drop(held);
+
+    let help = Command::new(env!("CARGO_BIN_EXE_drsg-mcp")).arg("--help").output().expect("run");
+    assert!(help.status.success() && String::from_utf8_lossy(&help.stdout).contains("usage: drsg-mcp"));
+}
