@@ -3,8 +3,6 @@
 //! checks each against the verb's parameters), and one dispatcher that runs a verb from JSON
 //! arguments. MCP tools, the compact `drsg` tool and `/rpc` methods all go through [`call`].
 
-use std::path::Path;
-
 use drsg_query::{Answer, Revisions, Session};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -266,11 +264,6 @@ fn to_json(value: &impl serde::Serialize) -> Result<String, CallError> {
 
 fn query_error(err: drsg_query::Error) -> CallError {
     CallError(err.to_string())
-}
-
-/// The working directory a server answers for: where plane defaulting looks.
-pub fn cwd() -> Option<std::path::PathBuf> {
-    std::env::current_dir().ok().filter(|p| Path::new(p).is_dir())
 }
 
 #[cfg(test)]
