@@ -16,7 +16,7 @@ use drsg_planes::{PlaneInfo, PlaneKind, PlaneMeta, Store};
 
 use crate::git::{GitError, Repo};
 use crate::history::index_history;
-use crate::run::{FactsCache, IndexOptions, Progress};
+use crate::run::{FactsCache, IndexOptions, Progress, built_by, tree_name};
 use crate::source::{CommitTree, Source};
 use crate::warm::Warm;
 
@@ -133,27 +133,24 @@ pub fn fold(
     }
     let root_path = Path::new(&root);
     let prefix = repo.tree_prefix(root_path).ok_or_else(not_git)?;
-    let tree_name =
-        root_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
+    let tree_name = tree_name(root_path);
     if !repo.tracks(&target, &prefix) {
         return Err(FoldError::Untracked { plane: plane_name.to_owned(), prefix, commit: target[..12].to_owned() });
     }
     // The plane keeps the options it was built with (size limit, commit cap).
     let options = IndexOptions::recorded(&plane.meta.ledger).unwrap_or_else(|| options.clone());
-    let built_by = serde_json::to_value(registry.fingerprints()).unwrap_or(serde_json::Value::Null);
-    let same_plugins = plane.meta.built_by == built_by;
+    let same_plugins = plane.meta.built_by == built_by(registry);
     let mut warm = cache
         .take_warm(plane_name)
         .filter(|w| w.generation == plane.generation && w.commit == from && w.max_file_size == options.max_file_size);
-    if warm.is_none() && same_plugins && repo.has_commit(&from) && repo.tracks(&from, &prefix) {
+    if warm.is_none() && same_plugins {
         let t0 = Instant::now();
         progress.phase("load", 0);
-        let at = Repo::discover(root_path).ok_or_else(not_git)?;
-        let source = Source::Commit(Box::new(CommitTree::new(at, from.clone(), prefix.clone())?));
-        let (loaded, parsed) = Warm::load(&source, &from, &tree_name, registry, &options, cache);
-        warm = Some(loaded);
-        report.files_parsed = parsed;
-        report.phases.insert("load", t0.elapsed().as_secs_f64());
+        if let Some((loaded, parsed)) = load_synced(root_path, &prefix, &from, registry, &options, cache)? {
+            warm = Some(loaded);
+            report.files_parsed = parsed;
+            report.phases.insert("load", t0.elapsed().as_secs_f64());
+        }
     }
     let warm = warm.filter(|_| same_plugins);
     progress.phase("fold", 0);
@@ -247,6 +244,24 @@ fn write_whole(store: &mut Store, next: &Warm, meta: &PlaneMeta) -> Result<Plane
     Ok(store.replace_plane(meta, &nodes, &edges).map_err(crate::Error::from)?)
 }
 
+/// The warm state of the tree at `root` (below `prefix` of its repository) at commit `synced`, and the
+/// files parsed for it; `None` when the repository no longer has that commit or it lacks the tree.
+fn load_synced(
+    root: &Path,
+    prefix: &str,
+    synced: &str,
+    registry: &Registry,
+    options: &IndexOptions,
+    cache: &FactsCache,
+) -> Result<Option<(Warm, u64)>, FoldError> {
+    let Some(repo) = Repo::discover(root) else { return Ok(None) };
+    if !repo.has_commit(synced) || !repo.tracks(synced, prefix) {
+        return Ok(None);
+    }
+    let source = Source::Commit(Box::new(CommitTree::new(repo, synced.to_owned(), prefix.to_owned())?));
+    Ok(Some(Warm::load(&source, synced, &tree_name(root), registry, options, cache)))
+}
+
 /// Build the warm state of plane `plane_name` at its synced commit into `cache`, writing nothing, so
 /// that the first fold of a long-running process parses and resolves only what changed. Returns the
 /// files in the state (0 when the plane cannot be folded).
@@ -261,15 +276,13 @@ pub fn warm_cache(store: &Store, registry: &Registry, plane_name: &str, cache: &
     let root_path = Path::new(&root);
     let repo = Repo::discover(root_path).ok_or_else(not_git)?;
     let prefix = repo.tree_prefix(root_path).ok_or_else(not_git)?;
-    let built_by = serde_json::to_value(registry.fingerprints()).unwrap_or(serde_json::Value::Null);
-    if !repo.has_commit(&synced) || !repo.tracks(&synced, &prefix) || plane.meta.built_by != built_by {
+    if plane.meta.built_by != built_by(registry) {
         return Ok(0);
     }
     let options = IndexOptions::recorded(&plane.meta.ledger).unwrap_or_default();
-    let tree_name =
-        root_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
-    let source = Source::Commit(Box::new(CommitTree::new(repo, synced.clone(), prefix)?));
-    let (mut warm, _) = Warm::load(&source, &synced, &tree_name, registry, &options, cache);
+    let Some((mut warm, _)) = load_synced(root_path, &prefix, &synced, registry, &options, cache)? else {
+        return Ok(0);
+    };
     warm.generation = plane.generation;
     let files = warm.files() as u64;
     cache.put_warm(plane_name, warm);

@@ -135,21 +135,15 @@ impl Listing {
     fn copy_dir(&self, dir: &str, out: &mut Listing) {
         let below = format!("{dir}/");
         out.dirs.insert(dir.to_owned(), self.dirs[dir]);
-        for (path, id) in self
-            .dirs
-            .range::<str, _>((std::ops::Bound::Included(below.as_str()), std::ops::Bound::Unbounded))
-            .take_while(|(p, _)| p.starts_with(&below))
-        {
-            out.dirs.insert(path.clone(), *id);
-        }
-        for (path, entry) in self
-            .files
-            .range::<str, _>((std::ops::Bound::Included(below.as_str()), std::ops::Bound::Unbounded))
-            .take_while(|(p, _)| p.starts_with(&below))
-        {
-            out.files.insert(path.clone(), entry.clone());
-        }
+        out.dirs.extend(under(&self.dirs, &below).map(|(p, id)| (p.clone(), *id)));
+        out.files.extend(under(&self.files, &below).map(|(p, e)| (p.clone(), e.clone())));
     }
+}
+
+/// The entries of `map` whose path starts with `prefix`.
+fn under<'m, V>(map: &'m BTreeMap<String, V>, prefix: &'m str) -> impl Iterator<Item = (&'m String, &'m V)> {
+    map.range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
+        .take_while(move |(p, _)| p.starts_with(prefix))
 }
 
 /// An open repository.
@@ -276,21 +270,24 @@ impl Repo {
     /// prefix at another commit), a subtree whose id did not change is copied from it instead of read:
     /// a commit touching a few files reads a few trees.
     pub fn tree_listing(&self, commit: &str, prefix: &str, previous: Option<&Listing>) -> Result<Listing, GitError> {
+        let mut out = Listing::default();
+        if let Some(top) = self.subtree(commit, prefix)? {
+            self.list_tree(top, "", previous, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// The id of `commit`'s tree at `prefix` (`""`: the root tree); `None` when there is no directory there.
+    fn subtree(&self, commit: &str, prefix: &str) -> Result<Option<gix::ObjectId>, GitError> {
         let id = self.object_id(commit)?;
         let commit = self.repo.find_commit(id).map_err(|e| self.read_error(e))?;
         let tree = commit.tree().map_err(|e| self.read_error(e))?;
         let prefix = prefix.trim_matches('/');
-        let mut out = Listing::default();
-        let top = if prefix.is_empty() {
-            tree.id
-        } else {
-            match tree.lookup_entry_by_path(prefix).map_err(|e| self.read_error(e))? {
-                Some(entry) if entry.mode().is_tree() => entry.object_id(),
-                _ => return Ok(out),
-            }
-        };
-        self.list_tree(top, "", previous, &mut out)?;
-        Ok(out)
+        if prefix.is_empty() {
+            return Ok(Some(tree.id));
+        }
+        let entry = tree.lookup_entry_by_path(prefix).map_err(|e| self.read_error(e))?;
+        Ok(entry.filter(|e| e.mode().is_tree()).map(|e| e.object_id()))
     }
 
     fn list_tree(
@@ -330,14 +327,10 @@ impl Repo {
 
     /// Whether `commit`'s tree holds anything below `prefix`.
     pub fn tracks(&self, commit: &str, prefix: &str) -> bool {
-        let prefix = prefix.trim_matches('/');
-        if prefix.is_empty() {
+        if prefix.trim_matches('/').is_empty() {
             return true;
         }
-        let Ok(id) = self.object_id(commit) else { return false };
-        let Ok(commit) = self.repo.find_commit(id) else { return false };
-        let Ok(tree) = commit.tree() else { return false };
-        tree.lookup_entry_by_path(prefix).ok().flatten().is_some_and(|e| e.mode().is_tree())
+        self.subtree(commit, prefix).ok().flatten().is_some()
     }
 
     /// The bytes of a blob.

@@ -72,20 +72,42 @@ fn stand_in(taken: &dyn Fn(&str) -> bool, end: &End<'_>) -> (String, NodeData) {
     }
 }
 
+/// The keys of the tree's symbols that a stand-in key could equal (those starting `ext::` or `?::`),
+/// sorted: all a stand-in must avoid.
+#[derive(PartialEq, Eq)]
+pub(crate) struct Reserved(Vec<String>);
+
+impl Reserved {
+    pub(crate) fn of(t: &Table) -> Reserved {
+        let mut keys: Vec<String> = t
+            .syms
+            .iter()
+            .filter(|s| s.key.starts_with("ext::") || s.key.starts_with("?::"))
+            .map(|s| s.key.clone())
+            .collect();
+        keys.sort();
+        Reserved(keys)
+    }
+
+    pub(crate) fn contains(&self, key: &str) -> bool {
+        self.0.binary_search_by(|r| r.as_str().cmp(key)).is_ok()
+    }
+}
+
 /// The sink of a whole-plane write: nodes are numbered (symbols `0..base`, written before resolution;
 /// stand-ins after, as they first appear) and handed to the store in batches.
-struct Numbered<'a> {
+struct Numbered {
     base: usize,
     /// Stand-in nodes already handed over in earlier batches.
     emitted: usize,
     nodes: Vec<NodeData>,
     edges: Vec<NewEdge>,
     extra: HashMap<String, usize>,
-    /// Keys of the tree's symbols, so a stand-in never takes one (a crate named `ext`).
-    taken: HashSet<&'a str>,
+    /// Keys of the tree's symbols a stand-in could take (a crate named `ext`).
+    taken: Reserved,
 }
 
-impl Numbered<'_> {
+impl Numbered {
     /// The stand-ins and edges made since the last batch.
     fn take_batch(&mut self) -> PlaneBatch {
         self.emitted += self.nodes.len();
@@ -93,7 +115,7 @@ impl Numbered<'_> {
     }
 }
 
-impl Sink for Numbered<'_> {
+impl Sink for Numbered {
     fn edge(&mut self, _t: &Table, src: SymId, dst: End<'_>, ty: &'static str, props_json: String) {
         let dst = match dst {
             End::Sym(id) => id as usize,
@@ -135,7 +157,7 @@ pub fn build(
         nodes: Vec::with_capacity(1024),
         edges: Vec::new(),
         extra: HashMap::new(),
-        taken: t.syms.iter().map(|s| s.key.as_str()).collect(),
+        taken: Reserved::of(t),
     };
     let mut b = Builder { t, r, sink, acc: Accounting::default() };
     for id in 0..t.syms.len() as SymId {

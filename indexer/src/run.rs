@@ -178,7 +178,7 @@ pub fn index_tree(
         return Err(Error::RootNotADirectory { path: root.to_path_buf() });
     }
     let root = root.canonicalize().map_err(|source| Error::Root { path: root.to_path_buf(), source })?;
-    let tree_name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned());
+    let tree_name = tree_name(&root);
     let plane = options.plane.clone().unwrap_or_else(|| tree_name.clone());
     let source = Source::for_dir(&root);
     let cache = FactsCache::off();
@@ -305,7 +305,7 @@ pub(crate) fn run_source(
         kind: PlaneKind::Code,
         synced_commit: synced_commit.clone(),
         synced_root: Some(root.to_string_lossy().into_owned()),
-        built_by: serde_json::to_value(registry.fingerprints()).unwrap_or(Value::Null),
+        built_by: built_by(registry),
         ledger: Value::Null,
     };
 
@@ -427,12 +427,20 @@ pub(crate) fn prepare(files: Vec<ParsedFile>, layout: Layout) -> (Table, HashMap
     (table, impl_self)
 }
 
+/// What a tree's plane is named after: its directory's name.
+pub(crate) fn tree_name(root: &Path) -> String {
+    root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".to_owned())
+}
+
+/// The plugins' fingerprints as recorded in a plane's meta (`built_by`).
+pub(crate) fn built_by(registry: &Registry) -> Value {
+    serde_json::to_value(registry.fingerprints()).unwrap_or(Value::Null)
+}
+
 /// The resolver of a prepared table, with the parents of every type resolved.
 pub(crate) fn resolver(table: &Table, impl_self: HashMap<(u32, u32), Target>) -> Resolver<'_> {
-    let mut resolver = Resolver::new(table);
-    resolver.impl_self = impl_self;
-    set_supers(table, &mut resolver, vec![None; table.files.len()]);
-    resolver
+    let index = table.files.iter().map(|f| std::sync::Arc::new(crate::resolve::FileIndex::of(&f.facts))).collect();
+    resolver_from(table, index, impl_self, vec![None; table.files.len()])
 }
 
 /// A resolver from per-file indexes already built, with each file's parent links given (`Some`) or

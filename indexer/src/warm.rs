@@ -23,12 +23,11 @@ use std::sync::Arc;
 use drsg_parsers::{Def, FileFacts, Qualifier, Registry, TypeHint};
 use drsg_planes::{KeyedEdge, NewEdge, NodeData, PlaneDiff, PlaneKind, PlaneMeta};
 use rayon::prelude::*;
-use serde_json::Value;
 
 use crate::git::Listing;
-use crate::graph::{FileOutput, file_output};
+use crate::graph::{FileOutput, Reserved, file_output};
 use crate::layout::Layout;
-use crate::resolve::{FileIndex, ResolverParts};
+use crate::resolve::{FileIndex, Resolver, ResolverParts};
 use crate::run::{FactsCache, FileCounts, IndexOptions, Resolved, ledger, parse_all, prepare, resolver, resolver_from};
 use crate::source::Source;
 use crate::table::{ParsedFile, SymId, Table};
@@ -62,7 +61,6 @@ pub(crate) struct Advance {
     pub(crate) files_parsed: u64,
     pub(crate) files_reused: u64,
     pub(crate) files_dirty: u64,
-    pub(crate) files: u64,
     /// False when the old symbol table was kept (same files declaring the same definitions).
     pub(crate) table_rebuilt: bool,
     /// Seconds per phase.
@@ -104,7 +102,6 @@ fn snapshot(
 ) -> Snapshot {
     let walked = source.walk(registry, max_file_size);
     let layout = Layout::load(source, tree_name, &walked.manifests, walked.python_packages.clone());
-    let reader = source.reader(max_file_size);
     let mut kept: HashMap<&str, &ParsedFile> = HashMap::new();
     if let Some((table, blobs)) = known {
         for file in &table.files {
@@ -133,7 +130,7 @@ fn snapshot(
                 }
             },
         };
-        if let Some(blob) = reader.blob_id(&file.path) {
+        if let Some(blob) = source.blob_id(&file.path) {
             blobs.insert(file.path.clone(), blob.to_owned());
         }
         files.push(file);
@@ -158,16 +155,32 @@ fn syms_by_file(t: &Table) -> Vec<Vec<SymId>> {
     out
 }
 
-/// Symbol keys that stand-in keys must avoid.
-fn reserved_keys(t: &Table) -> Vec<String> {
-    let mut keys: Vec<String> = t
-        .syms
-        .iter()
-        .filter(|s| s.key.starts_with("ext::") || s.key.starts_with("?::"))
-        .map(|s| s.key.clone())
-        .collect();
-    keys.sort();
-    keys
+/// Each file's output: `kept(fi)` when it gives one, else resolved with `r`.
+fn outputs_of(table: &Table, r: &Resolver<'_>, mut kept: impl FnMut(usize) -> Option<FileOutput>) -> Vec<FileOutput> {
+    let reserved = Reserved::of(table);
+    let taken = |k: &str| reserved.contains(k);
+    let syms = syms_by_file(table);
+    (0..table.files.len())
+        .map(|fi| kept(fi).unwrap_or_else(|| file_output(table, r, fi as u32, &syms[fi], &taken)))
+        .collect()
+}
+
+/// Per file, a value derived from its facts alone: taken from `known` when the file's facts are the
+/// same object as one there (a file kept from the last state), else made afresh.
+fn by_facts<'a, T: Send + Sync + 'a>(
+    known: impl IntoIterator<Item = (&'a Arc<FileFacts>, &'a Arc<T>)>,
+    files: &[ParsedFile],
+    make: impl Fn(&FileFacts) -> T + Sync,
+) -> Vec<Arc<T>> {
+    // Addresses as integers (to share the map between threads): every object is alive meanwhile.
+    let known: HashMap<usize, &Arc<T>> = known.into_iter().map(|(f, v)| (Arc::as_ptr(f) as usize, v)).collect();
+    files
+        .par_iter()
+        .map(|f| match known.get(&(Arc::as_ptr(&f.facts) as usize)) {
+            Some(v) => Arc::clone(v),
+            None => Arc::new(make(&f.facts)),
+        })
+        .collect()
 }
 
 impl Warm {
@@ -185,18 +198,12 @@ impl Warm {
         let parsed = snap.parsed;
         let (table, impl_self) = prepare(snap.files, snap.layout);
         let (table, outputs, parts) = on_resolve_stack(move || {
-            let reserved = reserved_keys(&table);
-            let taken = |k: &str| reserved.binary_search_by(|r| r.as_str().cmp(k)).is_ok();
-            let (outputs, parts) = {
-                let r = resolver(&table, impl_self);
-                let syms = syms_by_file(&table);
-                let outputs =
-                    (0..table.files.len()).map(|fi| file_output(&table, &r, fi as u32, &syms[fi], &taken)).collect();
-                (outputs, r.into_parts())
-            };
+            let r = resolver(&table, impl_self);
+            let outputs = outputs_of(&table, &r, |_| None);
+            let parts = r.into_parts();
             (table, outputs, parts)
         });
-        let mentions = Mentions::follow(std::iter::empty(), &table.files);
+        let mentions = by_facts(std::iter::empty(), &table.files, Mentions::of);
         let mut warm = Warm {
             commit: commit.to_owned(),
             generation: 0,
@@ -233,7 +240,6 @@ impl Warm {
         report.phases.insert("read", t0.elapsed().as_secs_f64());
         report.files_parsed = snap.parsed;
         report.files_reused = snap.reused;
-        report.files = snap.files.len() as u64;
         let layout_changed = snap.layout != self.table.layout;
         let max_file_size = self.max_file_size;
         let Warm {
@@ -252,7 +258,7 @@ impl Warm {
         let (table, outputs, parts, mentions, old_outputs, dirty, phases) = on_resolve_stack(move || {
             let mut phases = BTreeMap::new();
             let t0 = std::time::Instant::now();
-            let mentions = Mentions::follow(old.files.iter().map(|f| &f.facts).zip(&old_mentions), &files);
+            let mentions = by_facts(old.files.iter().map(|f| &f.facts).zip(&old_mentions), &files, Mentions::of);
             let (table, index, impl_self, links, mentions, dirty) =
                 match same_table(old, files, &mentions, layout_changed) {
                     TableFate::Kept(table, changed, names) => {
@@ -280,25 +286,18 @@ impl Warm {
                         (table, index, old_parts.impl_self, links, mentions, dirty)
                     }
                     TableFate::Rebuild(old, files) => {
-                        let pool: Vec<(Arc<FileFacts>, Arc<Mentions>)> =
-                            files.iter().map(|f| Arc::clone(&f.facts)).zip(mentions).collect();
                         let t1 = std::time::Instant::now();
+                        // The table keeps the files in order, so `mentions` still lines up with them.
                         let (table, impl_self) = prepare(files, layout);
+                        debug_assert_eq!(table.files.len(), mentions.len());
                         phases.insert("table", t1.elapsed().as_secs_f64());
                         // A file's index depends on its facts alone: keep those of files kept.
-                        let known: HashMap<*const FileFacts, &Arc<FileIndex>> =
-                            old.files.iter().map(|f| Arc::as_ptr(&f.facts)).zip(&old_parts.index).collect();
-                        let index: Vec<Arc<FileIndex>> = table
-                            .files
-                            .iter()
-                            .map(|f| match known.get(&Arc::as_ptr(&f.facts)) {
-                                Some(ix) => Arc::clone(ix),
-                                None => Arc::new(FileIndex::of(&f.facts)),
-                            })
-                            .collect();
-                        drop(known);
-                        let mentions = Mentions::follow(pool.iter().map(|(f, m)| (f, m)), &table.files);
-                        let dirty = if layout_changed || reserved_keys(&table) != reserved_keys(&old) {
+                        let index = by_facts(
+                            old.files.iter().map(|f| &f.facts).zip(&old_parts.index),
+                            &table.files,
+                            FileIndex::of,
+                        );
+                        let dirty = if layout_changed || Reserved::of(&table) != Reserved::of(&old) {
                             vec![true; table.files.len()]
                         } else {
                             dirty_files(&old, &old_blobs, &table, blobs_ref, &mentions)
@@ -311,21 +310,13 @@ impl Warm {
                 };
             phases.insert("dirty", t0.elapsed().as_secs_f64() - phases.get("table").copied().unwrap_or(0.0));
             let t0 = std::time::Instant::now();
-            let reserved = reserved_keys(&table);
-            let taken = |k: &str| reserved.binary_search_by(|r| r.as_str().cmp(k)).is_ok();
             let mut by_path: HashMap<String, FileOutput> = old_outputs.into_iter().collect();
             let (outputs, parts) = {
                 let r = resolver_from(&table, index, impl_self, links);
-                let syms = syms_by_file(&table);
-                let outputs: Vec<FileOutput> = (0..table.files.len())
-                    .map(|fi| {
-                        if dirty[fi] {
-                            file_output(&table, &r, fi as u32, &syms[fi], &taken)
-                        } else {
-                            by_path.remove(&table.files[fi].path).expect("a clean file was in the old state")
-                        }
-                    })
-                    .collect();
+                let outputs = outputs_of(&table, &r, |fi| {
+                    let path = &table.files[fi].path;
+                    (!dirty[fi]).then(|| by_path.remove(path).expect("a clean file was in the old state"))
+                });
                 (outputs, r.into_parts())
             };
             phases.insert("resolve", t0.elapsed().as_secs_f64());
@@ -388,7 +379,7 @@ impl Warm {
             kind: PlaneKind::Code,
             synced_commit: Some(self.commit.clone()),
             synced_root: Some(root.to_owned()),
-            built_by: serde_json::to_value(registry.fingerprints()).unwrap_or(Value::Null),
+            built_by: crate::run::built_by(registry),
             ledger,
         }
     }
@@ -871,36 +862,7 @@ pub(crate) struct Mentions(Vec<u64>);
 
 impl Mentions {
     fn of(facts: &FileFacts) -> Mentions {
-        let mut names: Vec<&str> = Vec::new();
-        for r in &facts.refs {
-            names.extend(r.path.iter().map(String::as_str));
-            if let Qualifier::Expr { call: Some(call) } = &r.qualifier {
-                names.extend(call.iter().map(String::as_str));
-            }
-        }
-        for i in &facts.imports {
-            names.extend(source_parts(&i.source));
-            names.extend(i.name.as_deref());
-            names.push(&i.alias);
-        }
-        for e in &facts.exports {
-            names.push(&e.local);
-            names.push(&e.exported);
-        }
-        for i in &facts.inherits {
-            names.extend(i.target.iter().chain(&i.child).map(String::as_str));
-        }
-        for b in &facts.bindings {
-            names.push(&b.name);
-            names.extend(hint_path(&b.hint).iter().map(String::as_str));
-        }
-        for d in &facts.defs {
-            names.extend(d.returns.iter().flatten().map(String::as_str));
-            if let Some(b) = &d.impl_block {
-                names.extend(b.self_ty.iter().chain(b.trait_.iter().flatten()).map(String::as_str));
-            }
-        }
-        let mut hashes: Vec<u64> = names.into_iter().map(name_hash).collect();
+        let mut hashes: Vec<u64> = mentions(facts).map(name_hash).collect();
         hashes.sort_unstable();
         hashes.dedup();
         Mentions(hashes)
@@ -909,23 +871,6 @@ impl Mentions {
     /// Whether the file may name one of `names` (false: it surely does not).
     fn may_name(&self, names: &Names<'_>) -> bool {
         names.hashes.iter().any(|h| self.0.binary_search(h).is_ok())
-    }
-
-    /// Each file's mentions, taken from `known` when its facts are the same object as one there.
-    fn follow<'a>(
-        known: impl IntoIterator<Item = (&'a Arc<FileFacts>, &'a Arc<Mentions>)>,
-        files: &[ParsedFile],
-    ) -> Vec<Arc<Mentions>> {
-        // Addresses as integers (to share the map between threads): every object is alive meanwhile.
-        let known: HashMap<usize, &Arc<Mentions>> =
-            known.into_iter().map(|(f, m)| (Arc::as_ptr(f) as usize, m)).collect();
-        files
-            .par_iter()
-            .map(|f| match known.get(&(Arc::as_ptr(&f.facts) as usize)) {
-                Some(m) => Arc::clone(m),
-                None => Arc::new(Mentions::of(&f.facts)),
-            })
-            .collect()
     }
 }
 
@@ -983,25 +928,36 @@ fn hint_path(hint: &TypeHint) -> &[String] {
     }
 }
 
+/// Every name `facts` mention where a change of meaning can reach the file: reference paths and
+/// call chains, import sources (split), names and aliases, exports, inheritance, bindings and their
+/// types, return types and impl blocks. [`passes_on`] looks at a subset of these.
+fn mentions(facts: &FileFacts) -> impl Iterator<Item = &str> {
+    let refs = facts.refs.iter().flat_map(|r| {
+        let call: &[String] = match &r.qualifier {
+            Qualifier::Expr { call: Some(call) } => call,
+            _ => &[],
+        };
+        strs(&r.path).chain(strs(call))
+    });
+    let imports = facts
+        .imports
+        .iter()
+        .flat_map(|i| source_parts(&i.source).chain(i.name.as_deref()).chain(std::iter::once(i.alias.as_str())));
+    let exports = facts.exports.iter().flat_map(|e| [e.local.as_str(), e.exported.as_str()]);
+    let inherits = facts.inherits.iter().flat_map(|i| strs(&i.target).chain(strs(&i.child)));
+    let bindings = facts.bindings.iter().flat_map(|b| std::iter::once(b.name.as_str()).chain(strs(hint_path(&b.hint))));
+    let defs = facts.defs.iter().flat_map(|d| {
+        let block = d.impl_block.iter().flat_map(|b| strs(&b.self_ty).chain(b.trait_.iter().flat_map(|t| strs(t))));
+        d.returns.iter().flat_map(|r| strs(r)).chain(block)
+    });
+    refs.chain(imports).chain(exports).chain(inherits).chain(bindings).chain(defs)
+}
+
+fn strs(v: &[String]) -> impl Iterator<Item = &str> {
+    v.iter().map(String::as_str)
+}
+
 /// Whether anything in `facts` names one of `names`.
 fn mentions_any(facts: &FileFacts, names: &Names<'_>) -> bool {
-    let refs = facts.refs.iter().any(|r| {
-        any_in(&r.path, names) || matches!(&r.qualifier, Qualifier::Expr { call: Some(call) } if any_in(call, names))
-    });
-    if refs {
-        return true;
-    }
-    let imports = facts.imports.iter().any(|i| {
-        source_parts(&i.source).any(|p| names.contains(p))
-            || i.name.as_deref().is_some_and(|n| names.contains(n))
-            || names.contains(i.alias.as_str())
-    });
-    let exports = facts.exports.iter().any(|e| names.contains(e.local.as_str()) || names.contains(e.exported.as_str()));
-    let inherits = facts.inherits.iter().any(|i| any_in(i.target.iter().chain(&i.child), names));
-    let bindings = facts.bindings.iter().any(|b| names.contains(b.name.as_str()) || any_in(hint_path(&b.hint), names));
-    let defs = facts.defs.iter().any(|d| {
-        any_in(d.returns.iter().flatten(), names)
-            || d.impl_block.as_ref().is_some_and(|b| any_in(b.self_ty.iter().chain(b.trait_.iter().flatten()), names))
-    });
-    imports || exports || inherits || bindings || defs
+    mentions(facts).any(|name| names.contains(name))
 }

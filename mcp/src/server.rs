@@ -60,7 +60,7 @@ impl DrsgServer {
                     // which keeps the list small.
                     let hints = ToolAnnotations::new().read_only(v.read_only).idempotent(true);
                     let hints = if v.read_only { hints } else { hints.destructive(false) };
-                    Tool::new(v.name, v.description, Arc::new(v.input_schema())).with_annotations(hints)
+                    Tool::new(v.name, v.description, Arc::new(v.input_schema().clone())).with_annotations(hints)
                 })
                 .collect(),
             ToolSet::Compact => {
@@ -85,21 +85,21 @@ impl DrsgServer {
     }
 
     /// Runs one tool call on the calling thread (block here, not on the async runtime).
-    pub fn run_tool(&self, name: &str, args: &Map<String, Value>) -> Result<verbs::Reply, CallError> {
+    pub fn run_tool(&self, name: &str, args: Map<String, Value>) -> Result<verbs::Reply, CallError> {
         let (verb, args) = match (self.tools, name) {
             (ToolSet::Compact, "drsg") => match compact_call(args)? {
                 Compact::Help(text) => return Ok(verbs::Reply { text, found: true }),
                 Compact::Call(verb, args) => (verb, args),
             },
             (ToolSet::Compact, other) => return Err(CallError(format!("unknown tool `{other}`; the tool is `drsg`"))),
-            (ToolSet::Full, verb) => (verb.to_owned(), args.clone()),
+            (ToolSet::Full, verb) => (verb.to_owned(), args),
         };
         let backend = self.backend.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let env = Env {
             session: Session { store: &backend.store, cwd: backend.cwd.as_deref(), files: &*backend.files },
             revisions: &*backend.revisions,
         };
-        verbs::call(&env, &verb, &args)
+        verbs::call(&env, &verb, args)
     }
 }
 
@@ -108,22 +108,21 @@ enum Compact {
     Call(String, Map<String, Value>),
 }
 
-fn compact_call(args: &Map<String, Value>) -> Result<Compact, CallError> {
+fn compact_call(mut args: Map<String, Value>) -> Result<Compact, CallError> {
     if let Some(help) = args.get("help").and_then(Value::as_str) {
         let verb = verbs::find(help).ok_or_else(|| CallError(format!("no verb `{help}`")))?;
-        let schema = Value::Object(verb.input_schema());
+        let schema = Value::Object(verb.input_schema().clone());
         return Ok(Compact::Help(format!("{}: {}\narguments: {}", verb.name, verb.description, schema)));
     }
-    let verb = args.get("verb").and_then(Value::as_str).ok_or_else(|| {
-        let names: Vec<&str> = VERBS.iter().map(|v| v.name).collect();
-        CallError(format!("pass `verb` (one of: {}) and `args`, or `help` with a verb", names.join(", ")))
+    let verb = args.get("verb").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
+        CallError(format!("pass `verb` (one of: {}) and `args`, or `help` with a verb", verbs::verb_names()))
     })?;
-    let call_args = match args.get("args") {
+    let call_args = match args.remove("args") {
         None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(map)) => map.clone(),
+        Some(Value::Object(map)) => map,
         Some(_) => return Err(CallError("`args` is an object of the verb's arguments".into())),
     };
-    Ok(Compact::Call(verb.to_owned(), call_args))
+    Ok(Compact::Call(verb, call_args))
 }
 
 impl ServerHandler for DrsgServer {
@@ -149,7 +148,7 @@ impl ServerHandler for DrsgServer {
         let server = self.clone();
         let name = request.name.to_string();
         let args = request.arguments.unwrap_or_default();
-        let outcome = tokio::task::spawn_blocking(move || server.run_tool(&name, &args)).await;
+        let outcome = tokio::task::spawn_blocking(move || server.run_tool(&name, args)).await;
         let result = match outcome {
             Ok(Ok(reply)) => CallToolResult::success(vec![ContentBlock::text(reply.text)]),
             Ok(Err(err)) => CallToolResult::error(vec![ContentBlock::text(err.0)]),

@@ -5,6 +5,8 @@
 
 use drsg_query::{Answer, Revisions, Session};
 use serde::de::DeserializeOwned;
+use std::sync::LazyLock;
+
 use serde_json::{Map, Value};
 
 /// One verb as a tool.
@@ -134,27 +136,50 @@ pub const VERBS: &[Verb] = &[
 const SHARED_PROPERTIES: &str =
     r#"{"plane":{"type":"string"},"format":{"enum":["text","json"]},"budget":{"type":"integer"}}"#;
 
+/// A verb's input schema and its own argument names.
+type Parsed = (Map<String, Value>, Vec<String>);
+
+/// Each verb's schema and own argument names, parsed once, in the order of [`VERBS`].
+static PARSED: LazyLock<Vec<Parsed>> = LazyLock::new(|| {
+    let shared: Map<String, Value> = serde_json::from_str(SHARED_PROPERTIES).expect("valid JSON");
+    VERBS
+        .iter()
+        .map(|verb| {
+            let mut properties: Map<String, Value> =
+                serde_json::from_str(verb.properties).expect("the verb table's schemas are valid JSON");
+            let own: Vec<String> = properties.keys().cloned().collect();
+            properties.extend(shared.clone());
+            let mut schema = Map::new();
+            schema.insert("type".into(), "object".into());
+            schema.insert("properties".into(), Value::Object(properties));
+            if !verb.required.is_empty() {
+                schema.insert("required".into(), verb.required.iter().map(|r| Value::from(*r)).collect());
+            }
+            (schema, own)
+        })
+        .collect()
+});
+
 impl Verb {
+    fn parsed(&self) -> &'static Parsed {
+        let at = VERBS.iter().position(|v| v.name == self.name).expect("a verb of the table");
+        &PARSED[at]
+    }
+
     /// The JSON Schema of the verb's arguments.
-    pub fn input_schema(&self) -> Map<String, Value> {
-        let mut properties: Map<String, Value> =
-            serde_json::from_str(self.properties).expect("the verb table's schemas are valid JSON");
-        let shared: Map<String, Value> = serde_json::from_str(SHARED_PROPERTIES).expect("valid JSON");
-        properties.extend(shared);
-        let mut schema = Map::new();
-        schema.insert("type".into(), "object".into());
-        schema.insert("properties".into(), Value::Object(properties));
-        if !self.required.is_empty() {
-            schema.insert("required".into(), self.required.iter().map(|r| Value::from(*r)).collect());
-        }
-        schema
+    pub fn input_schema(&self) -> &'static Map<String, Value> {
+        &self.parsed().0
     }
 
     /// The names of the verb's own arguments (without the shared ones).
-    pub fn own_arguments(&self) -> Vec<String> {
-        let properties: Map<String, Value> = serde_json::from_str(self.properties).expect("valid JSON");
-        properties.keys().cloned().collect()
+    pub fn own_arguments(&self) -> &'static [String] {
+        &self.parsed().1
     }
+}
+
+/// The verbs' names, for messages.
+pub fn verb_names() -> String {
+    VERBS.iter().map(|v| v.name).collect::<Vec<_>>().join(", ")
 }
 
 pub fn find(name: &str) -> Option<&'static Verb> {
@@ -186,11 +211,8 @@ impl std::fmt::Display for CallError {
 }
 
 /// Runs verb `name` with JSON `args`.
-pub fn call(env: &Env<'_>, name: &str, args: &Map<String, Value>) -> Result<Reply, CallError> {
-    let verb = find(name).ok_or_else(|| {
-        let names: Vec<&str> = VERBS.iter().map(|v| v.name).collect();
-        CallError(format!("unknown verb `{name}`; verbs: {}", names.join(", ")))
-    })?;
+pub fn call(env: &Env<'_>, name: &str, mut args: Map<String, Value>) -> Result<Reply, CallError> {
+    let verb = find(name).ok_or_else(|| CallError(format!("unknown verb `{name}`; verbs: {}", verb_names())))?;
     let own = verb.own_arguments();
     if let Some(unknown) = args.keys().find(|k| !own.contains(k) && !SHARED.contains(&k.as_str())) {
         let mut known: Vec<&str> = own.iter().map(String::as_str).collect();
@@ -213,9 +235,9 @@ pub fn call(env: &Env<'_>, name: &str, args: &Map<String, Value>) -> Result<Repl
             _ => return Err(CallError(format!("`budget` is a number of characters, at least 200 (got {v})"))),
         },
     };
-    let mut params = args.clone();
-    params.remove("format");
-    params.remove("budget");
+    args.remove("format");
+    args.remove("budget");
+    let params = args;
     let s = &env.session;
     let cwd = s.cwd;
     match verb.name {
@@ -300,7 +322,7 @@ mod tests {
                 "planes" | "schema" => BTreeSet::from(["plane".to_owned()]),
                 other => panic!("verb `{other}` has no parameters here"),
             };
-            let mut named: BTreeSet<String> = verb.own_arguments().into_iter().collect();
+            let mut named: BTreeSet<String> = verb.own_arguments().iter().cloned().collect();
             named.insert("plane".to_owned());
             assert_eq!(named, expected, "schema of `{}`", verb.name);
             for required in verb.required {

@@ -203,20 +203,20 @@ impl Store {
         let info = self.after_write(name, counts)?;
         if crate::store::has_text(&diff.meta) {
             let stamp = Stamp { generation: new_generation as u64, commit: diff.meta.synced_commit.clone() };
-            let (nodes, node_ids): (Vec<NodeData>, Vec<i64>) = diff
+            let (nodes, node_ids): (Vec<&NodeData>, Vec<i64>) = diff
                 .upsert_nodes
                 .iter()
                 .zip(&upserted)
                 .zip(&text_changed)
                 .filter(|(_, changed)| **changed)
-                .map(|((node, &id), _)| (node.clone(), id))
+                .map(|((node, &id), _)| (node, id))
                 .unzip();
             stale.extend(&node_ids);
             if stale.is_empty() && nodes.iter().all(|n| !crate::text::is_searchable(n.label())) {
                 // Lines moved, no indexed text changed: no commit now.
                 self.text.defer_stamp(name, stamp);
             } else {
-                self.text.replace_docs(name, &stale, text_docs(&nodes, &node_ids), stamp)?;
+                self.text.replace_docs(name, &stale, text_docs(nodes.iter().copied(), &node_ids), stamp)?;
             }
         }
         Ok(info)

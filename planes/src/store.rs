@@ -346,7 +346,7 @@ impl Store {
             let next = first_id + ids.len() as i64;
             let more: Vec<i64> = (next..).take(nodes.len()).collect();
             if has_text(meta) {
-                text.add_staged(&meta.name, text_docs(&nodes, &more))?;
+                text.add_staged(&meta.name, text_docs(nodes.iter(), &more))?;
             }
             insert_nodes(&tx, shown, &meta.name, plane_id, &nodes, &more)?;
             ids.extend(more);
@@ -400,8 +400,11 @@ pub(crate) fn has_text(meta: &PlaneMeta) -> bool {
 type Batch<'b> = (Cow<'b, [NodeData]>, Cow<'b, [NewEdge]>);
 
 /// The text documents of `nodes`, whose ids are `ids`.
-pub(crate) fn text_docs<'a>(nodes: &'a [NodeData], ids: &'a [i64]) -> impl Iterator<Item = TextDoc<'a>> {
-    nodes.iter().zip(ids).map(|(node, &node_id)| {
+pub(crate) fn text_docs<'a>(
+    nodes: impl IntoIterator<Item = &'a NodeData>,
+    ids: &'a [i64],
+) -> impl Iterator<Item = TextDoc<'a>> {
+    nodes.into_iter().zip(ids).map(|(node, &node_id)| {
         let props = TextProps::of(&node.props_json);
         TextDoc {
             node_id,

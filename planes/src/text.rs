@@ -265,8 +265,9 @@ impl TextIndex {
         })
     }
 
-    /// Drops whatever was staged and not committed.
+    /// Drops whatever was staged and not committed, back to the last commit's stamps.
     pub(crate) fn abort(&mut self) {
+        // Dropping the writer discards what was not committed.
         self.writer = None;
         self.unsaved_stamps = false;
         self.stamps = self.committed_stamps().ok().flatten().unwrap_or_default();
@@ -298,10 +299,7 @@ impl TextIndex {
     fn atomically<T>(&mut self, write: impl FnOnce(&mut TextIndex) -> Result<T>) -> Result<T> {
         let result = write(self);
         if result.is_err() {
-            // Dropping the writer discards what was not committed.
-            self.writer = None;
-            self.unsaved_stamps = false;
-            self.stamps = self.committed_stamps().ok().flatten().unwrap_or_default();
+            self.abort();
         }
         result
     }
