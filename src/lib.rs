@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 pub mod files;
+pub mod init;
 pub mod revisions;
+pub mod serving;
 pub mod watching;
 
 /// Exit codes: found, nothing found, error.

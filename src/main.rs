@@ -57,6 +57,36 @@ enum Command {
         #[arg(long)]
         poll_ms: Option<u64>,
     },
+    /// Set a repository up for coding agents: index it, start `drsg serve … watch` in the background,
+    /// and write `.mcp.json` (reuses a live server; restarts a dead one on the same address and token).
+    Init {
+        /// The checkout (default: the working directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Stop the server `drsg init` started for a checkout.
+    Stop {
+        /// The checkout (default: the working directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Serve the database to MCP clients and programs: POST /mcp (Streamable HTTP), POST /rpc
+    /// (JSON-RPC), GET /health. `DRSG_TOKEN` requires a bearer token; without one only loopback
+    /// clients are served.
+    Serve {
+        #[arg(long, default_value = drsg_mcp::http::DEFAULT_ADDR)]
+        addr: String,
+        /// `full` (one tool per verb) or `compact` (one `drsg` tool).
+        #[arg(long, default_value = "full")]
+        tools: String,
+        #[command(subcommand)]
+        watch: Option<ServeWatch>,
+    },
+    /// Re-parse a code plane from its own recorded tree.
+    Rebuild {
+        #[arg(long)]
+        plane: Option<String>,
+    },
     /// List the planes with their counts and sync points.
     Planes {
         #[arg(long)]
@@ -229,6 +259,19 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum ServeWatch {
+    /// Also follow a checkout: fold its plane on every HEAD move while serving.
+    Watch {
+        /// The checkout (default: the working directory). Indexed first if it has no plane.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Poll every this many milliseconds instead of using file-system events.
+        #[arg(long)]
+        poll_ms: Option<u64>,
+    },
+}
+
 /// Options every read verb takes.
 #[derive(clap::Args)]
 struct Common {
@@ -256,6 +299,7 @@ fn main() {
 }
 
 fn run(cli: Cli) -> anyhow::Result<i32> {
+    let db_flag = cli.db.clone();
     let db = drsg::database_path(cli.db);
     let cwd = std::env::current_dir().ok();
     match cli.command {
@@ -273,7 +317,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             let mut store = drsg::open_for_write(&db)?;
             let registry = drsg_plugins::builtin();
-            let options = drsg_indexer::IndexOptions { plane, max_file_size, max_commits };
+            let options = drsg_indexer::IndexOptions { plane, max_file_size, max_commits, source: Some("cli".into()) };
             let bar = drsg::Bar::new();
             let report = drsg_indexer::index_tree(&dir, &registry, &mut store, &options, &bar)
                 .with_context(|| format!("indexing {} failed; the database is unchanged", dir.display()))?;
@@ -313,26 +357,58 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             let mut store = drsg::open_for_write(&db)?;
             let registry = drsg_plugins::builtin();
-            let root_text = root.to_string_lossy().into_owned();
-            let existing = store.planes()?.into_iter().find(|p| {
-                p.meta.kind == drsg_planes::PlaneKind::Code && p.meta.synced_root.as_deref() == Some(&root_text)
-            });
-            let plane = match existing {
-                Some(p) => p.meta.name,
-                None => {
-                    let options = drsg_indexer::IndexOptions::default();
-                    let report =
-                        drsg_indexer::index_tree(&root, &registry, &mut store, &options, &drsg_indexer::Silent)?;
-                    drsg::log_line(&format!("no plane for {} yet: indexed it as {}", root.display(), report.plane));
-                    report.plane
-                }
-            };
-            let mode = match poll_ms {
-                Some(ms) => drsg_watch::Mode::Poll(std::time::Duration::from_millis(ms.max(10))),
-                None => drsg_watch::Mode::Events,
-            };
+            let plane = drsg::watching::plane_for_root(&mut store, &registry, &root, &mut |l| drsg::log_line(l))?;
             let stop = std::sync::atomic::AtomicBool::new(false);
-            drsg::watching::watch_plane(&mut store, &registry, &plane, mode, &stop, &mut |line| drsg::log_line(line))?;
+            let store = std::sync::Mutex::new(store);
+            drsg::watching::watch_plane(&store, &registry, &plane, watch_mode(poll_ms), &stop, &mut |line| {
+                drsg::log_line(line)
+            })?;
+            Ok(EXIT_FOUND)
+        }
+        Command::Init { dir } => {
+            let root = drsg::init::checkout(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
+            let db = drsg::init::database_for(&root, db_flag);
+            let done = drsg::init::init(&root, &db)?;
+            let how = if done.reused { "already running, reused" } else { "started" };
+            let plane = done.plane.map(|p| format!("plane {p} · ")).unwrap_or_default();
+            emit(&format!(
+                "drsg is serving {plane}{} ({how}, pid {}), folding every commit of {}\n  clients: {} declares it \
+                 (drsg-mcp relays to it too)\n  log: {}\n  stop it with `drsg stop`\n",
+                done.url,
+                done.pid,
+                root.display(),
+                done.mcp_json.display(),
+                done.log.display()
+            ));
+            Ok(EXIT_FOUND)
+        }
+        Command::Stop { dir } => {
+            let root = drsg::init::checkout(&dir.unwrap_or_else(|| PathBuf::from(".")))?;
+            let db = drsg::init::database_for(&root, db_flag);
+            if drsg::init::stop(&db)? {
+                emit(&format!("stopped the server of {}\n", db.display()));
+                Ok(EXIT_FOUND)
+            } else {
+                emit(&format!("no server of {} is running\n", db.display()));
+                Ok(EXIT_NOTHING)
+            }
+        }
+        Command::Serve { addr, tools, watch } => {
+            let tools = match tools.as_str() {
+                "full" => drsg_mcp::ToolSet::Full,
+                "compact" => drsg_mcp::ToolSet::Compact,
+                other => anyhow::bail!("--tools is `full` or `compact`, not `{other}`"),
+            };
+            let watch =
+                watch.map(|ServeWatch::Watch { dir, poll_ms }| (dir.unwrap_or_else(|| PathBuf::from(".")), poll_ms));
+            drsg::serving::serve(&db, drsg::serving::ServeOptions { addr, tools, watch })?;
+            Ok(EXIT_FOUND)
+        }
+        Command::Rebuild { plane } => {
+            let mut store = drsg::open_for_write(&db)?;
+            let plane = drsg_query::choose_plane(&store, plane.as_deref(), cwd.as_deref())?.meta.name;
+            let report = drsg::serving::rebuild_plane(&mut store, &plane, "cli")?;
+            emit(&drsg::render_index_summary(&report, &db));
             Ok(EXIT_FOUND)
         }
         Command::Planes { json } => {
@@ -441,6 +517,13 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             Ok(if lines == 0 { EXIT_NOTHING } else { EXIT_FOUND })
         }
+    }
+}
+
+fn watch_mode(poll_ms: Option<u64>) -> drsg_watch::Mode {
+    match poll_ms {
+        Some(ms) => drsg_watch::Mode::Poll(std::time::Duration::from_millis(ms.max(10))),
+        None => drsg_watch::Mode::Events,
     }
 }
 

@@ -1,8 +1,10 @@
 //! The watch loop: keep a code plane at its repository's HEAD, folding on every move, until asked to
-//! stop. `drsg watch` runs it in the foreground; `drsg serve … watch` will run it beside the server.
+//! stop. `drsg watch` runs it in the foreground; `drsg serve … watch` runs it beside the server, the
+//! store's mutex being the write gate: each fold holds it, calls wait for it.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -16,22 +18,22 @@ const TICK: Duration = Duration::from_millis(200);
 /// Folds plane `plane` to HEAD now and on every HEAD move until `stop` is set. Each fold (and the
 /// start-up reconciliation) is reported through `log`, one line each.
 pub fn watch_plane(
-    store: &mut Store,
+    store: &Mutex<Store>,
     registry: &drsg_parsers::Registry,
     plane: &str,
     mode: Mode,
     stop: &AtomicBool,
     log: &mut dyn FnMut(&str),
 ) -> anyhow::Result<()> {
-    let info = store.plane(plane)?.with_context(|| format!("no plane named `{plane}`"))?;
+    let info = lock(store).plane(plane)?.with_context(|| format!("no plane named `{plane}`"))?;
     let root = info.meta.synced_root.clone().with_context(|| format!("plane `{plane}` records no source tree"))?;
     let repo = Repo::discover(Path::new(&root))
         .with_context(|| format!("{root} is not in a git checkout; `drsg watch` follows commits, so it needs one"))?;
     let cache = FactsCache::default();
-    reconcile(store, registry, plane, &repo, &root, &cache, log)?;
+    reconcile(&mut lock(store), registry, plane, &repo, &root, &cache, log)?;
     // Parse and resolve the synced tree once now, so the first fold parses and resolves only what the
     // commit reaches.
-    let warmed = drsg_indexer::warm_cache(store, registry, plane, &cache)?;
+    let warmed = drsg_indexer::warm_cache(&lock(store), registry, plane, &cache)?;
     if warmed > 0 {
         log(&format!("{warmed} files parsed and resolved for the next folds"));
     }
@@ -43,7 +45,7 @@ pub fn watch_plane(
             Some(Event::Error(err)) => log(&format!("watch error (still watching): {err}")),
             Some(Event::Moved) => {
                 watch.drain();
-                if let Err(err) = follow_head(store, registry, plane, &repo, &cache, log) {
+                if let Err(err) = follow_head(&mut lock(store), registry, plane, &repo, &cache, log) {
                     log(&format!("fold failed, the plane is unchanged: {err:#}"));
                 }
             }
@@ -52,6 +54,34 @@ pub fn watch_plane(
     watch.stop();
     log("stopped");
     Ok(())
+}
+
+fn lock(store: &Mutex<Store>) -> MutexGuard<'_, Store> {
+    store.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The code plane built from `root` (a canonical path), indexing the tree first when there is none.
+pub fn plane_for_root(
+    store: &mut Store,
+    registry: &drsg_parsers::Registry,
+    root: &Path,
+    log: &mut dyn FnMut(&str),
+) -> anyhow::Result<String> {
+    if Repo::discover(root).is_none() {
+        anyhow::bail!("{} is not in a git checkout; watching follows commits, so it needs one", root.display());
+    }
+    let root_text = root.to_string_lossy().into_owned();
+    let existing = store
+        .planes()?
+        .into_iter()
+        .find(|p| p.meta.kind == drsg_planes::PlaneKind::Code && p.meta.synced_root.as_deref() == Some(&root_text));
+    if let Some(plane) = existing {
+        return Ok(plane.meta.name);
+    }
+    let options = IndexOptions { source: Some("watch".into()), ..IndexOptions::default() };
+    let report = drsg_indexer::index_tree(root, registry, store, &options, &drsg_indexer::Silent)?;
+    log(&format!("no plane for {} yet: indexed it as {}", root.display(), report.plane));
+    Ok(report.plane)
 }
 
 /// Start-up: in sync; the recorded commit is known (fold the gap); or unknown, history having been
@@ -88,7 +118,7 @@ fn reconcile(
                 None => "the plane records no commit".to_owned(),
             };
             let recorded = IndexOptions::recorded(&info.meta.ledger).unwrap_or_default();
-            let options = IndexOptions { plane: Some(plane.to_owned()), ..recorded };
+            let options = IndexOptions { plane: Some(plane.to_owned()), source: Some("watch".into()), ..recorded };
             let report = drsg_indexer::index_tree(Path::new(root), registry, store, &options, &Silent)?;
             log(&format!(
                 "{what}: rebuilt from HEAD {} in {:.0} ms ({} files)",

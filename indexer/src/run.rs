@@ -28,6 +28,8 @@ pub struct IndexOptions {
     pub max_file_size: u64,
     /// Most commits the `_git` plane records, newest first (default: all).
     pub max_commits: Option<usize>,
+    /// Who asked for the build (`cli`, `watch`, `mcp:<client>`…), recorded in the ledger.
+    pub source: Option<String>,
 }
 
 impl IndexOptions {
@@ -38,13 +40,14 @@ impl IndexOptions {
             plane: None,
             max_file_size: o.get("max_file_size")?.as_u64()?,
             max_commits: o.get("max_commits").and_then(Value::as_u64).map(|n| n as usize),
+            source: None,
         })
     }
 }
 
 impl Default for IndexOptions {
     fn default() -> Self {
-        IndexOptions { plane: None, max_file_size: 2 * 1024 * 1024, max_commits: None }
+        IndexOptions { plane: None, max_file_size: 2 * 1024 * 1024, max_commits: None, source: None }
     }
 }
 
@@ -135,6 +138,7 @@ pub(crate) fn ledger(
     let a = &resolved.accounting;
     json!({
         "options": {"max_file_size": options.max_file_size, "max_commits": options.max_commits},
+        "source": options.source,
         "files": files_by_language,
         "bytes": bytes,
         "skipped": skip_counts,

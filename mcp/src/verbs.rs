@@ -17,11 +17,8 @@ pub struct Verb {
     pub read_only: bool,
     /// Properties of the input schema (JSON object text, without the shared `plane`, `format`, `budget`).
     properties: &'static str,
-    required: &'static [&'static str],
+    pub required: &'static [&'static str],
 }
-
-/// Arguments every verb takes besides its own.
-const SHARED: &[&str] = &["plane", "format", "budget"];
 
 /// The verbs exposed as tools, in the order a model should think of them.
 pub const VERBS: &[Verb] = &[
@@ -130,6 +127,13 @@ pub const VERBS: &[Verb] = &[
         properties: r#"{}"#,
         required: &[],
     },
+    Verb {
+        name: "rebuild",
+        description: "Re-parse a plane's own tree from scratch (slow). When answers say plugins changed.",
+        read_only: false,
+        properties: r#"{}"#,
+        required: &[],
+    },
 ];
 
 /// Properties of the shared arguments, added to every schema.
@@ -148,7 +152,10 @@ static PARSED: LazyLock<Vec<Parsed>> = LazyLock::new(|| {
             let mut properties: Map<String, Value> =
                 serde_json::from_str(verb.properties).expect("the verb table's schemas are valid JSON");
             let own: Vec<String> = properties.keys().cloned().collect();
-            properties.extend(shared.clone());
+            // A write answers one line: it takes the plane alone.
+            properties.extend(
+                shared.iter().filter(|(k, _)| verb.read_only || *k == "plane").map(|(k, v)| (k.clone(), v.clone())),
+            );
             let mut schema = Map::new();
             schema.insert("type".into(), "object".into());
             schema.insert("properties".into(), Value::Object(properties));
@@ -210,17 +217,39 @@ impl std::fmt::Display for CallError {
     }
 }
 
-/// Runs verb `name` with JSON `args`.
-pub fn call(env: &Env<'_>, name: &str, mut args: Map<String, Value>) -> Result<Reply, CallError> {
-    let verb = find(name).ok_or_else(|| CallError(format!("unknown verb `{name}`; verbs: {}", verb_names())))?;
+/// Refuses arguments `verb` does not take and missing required ones.
+fn check_arguments(verb: &Verb, args: &Map<String, Value>) -> Result<(), CallError> {
+    let name = verb.name;
     let own = verb.own_arguments();
-    if let Some(unknown) = args.keys().find(|k| !own.contains(k) && !SHARED.contains(&k.as_str())) {
+    let accepted = verb.input_schema()["properties"].as_object().expect("a schema has properties");
+    if let Some(unknown) = args.keys().find(|k| !accepted.contains_key(*k)) {
         let mut known: Vec<&str> = own.iter().map(String::as_str).collect();
-        known.extend(SHARED);
+        known.extend(accepted.keys().map(String::as_str).filter(|k| !own.iter().any(|o| o == k)));
         return Err(CallError(format!("`{name}` takes no argument `{unknown}`; its arguments: {}", known.join(", "))));
     }
     if let Some(missing) = verb.required.iter().find(|r| args.get(**r).is_none_or(Value::is_null)) {
         return Err(CallError(format!("`{name}` needs `{missing}`")));
+    }
+    Ok(())
+}
+
+/// Checks `rebuild`'s arguments; the plane it names, if any. (The write itself runs in the server,
+/// which holds the store mutably.)
+pub fn check_rebuild(args: Map<String, Value>) -> Result<Option<String>, CallError> {
+    check_arguments(find("rebuild").expect("rebuild is a verb"), &args)?;
+    match args.get("plane") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(plane)) => Ok(Some(plane.clone())),
+        Some(other) => Err(CallError(format!("`plane` is a plane's name (got {other})"))),
+    }
+}
+
+/// Runs read verb `name` with JSON `args`.
+pub fn call(env: &Env<'_>, name: &str, mut args: Map<String, Value>) -> Result<Reply, CallError> {
+    let verb = find(name).ok_or_else(|| CallError(format!("unknown verb `{name}`; verbs: {}", verb_names())))?;
+    check_arguments(verb, &args)?;
+    if !verb.read_only {
+        return Err(CallError(format!("`{name}` writes: it runs through the server, which holds the write gate")));
     }
     let json = match args.get("format") {
         None | Some(Value::Null) => false,
@@ -319,7 +348,7 @@ mod tests {
                 "recall" => fields(drsg_query::RecallParams::default()),
                 "traverse" => fields(drsg_query::TraverseParams::default()),
                 "node" => fields(drsg_query::NodeParams::default()),
-                "planes" | "schema" => BTreeSet::from(["plane".to_owned()]),
+                "planes" | "schema" | "rebuild" => BTreeSet::from(["plane".to_owned()]),
                 other => panic!("verb `{other}` has no parameters here"),
             };
             let mut named: BTreeSet<String> = verb.own_arguments().iter().cloned().collect();

@@ -32,7 +32,7 @@ pub use model::{
     PlaneKind, PlaneMeta, Props,
 };
 pub use schema::FORMAT_VERSION;
-pub use store::{LOGS_DIR, SQLITE_FILE, Store, TEXT_DIR};
+pub use store::{LOGS_DIR, SERVE_RECORD, SQLITE_FILE, Store, TEXT_DIR};
 pub use tokenizer::identifier_terms;
 
 /// Default name of a database directory.

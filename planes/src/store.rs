@@ -20,9 +20,21 @@ pub const TEXT_DIR: &str = "text";
 /// The log folder inside the database directory (created by the store, written by the binaries).
 pub const LOGS_DIR: &str = "logs";
 
+/// Where `drsg init` records the server it started (written by the binary, not the store).
+pub const SERVE_RECORD: &str = "serve.json";
+
 /// Entries a directory may hold and still count as a drsg database (with `LOCK` or `graph.sqlite`).
-const OWN_ENTRIES: &[&str] =
-    &[LOCK_FILE, LOGS_DIR, TEXT_DIR, SQLITE_FILE, "graph.sqlite-wal", "graph.sqlite-shm", "graph.sqlite-journal"];
+const OWN_ENTRIES: &[&str] = &[
+    LOCK_FILE,
+    LOGS_DIR,
+    TEXT_DIR,
+    SQLITE_FILE,
+    "graph.sqlite-wal",
+    "graph.sqlite-shm",
+    "graph.sqlite-journal",
+    SERVE_RECORD,
+    "serve.drsg-tmp",
+];
 
 /// A database: the SQLite graph of every plane, its text index, and the lock that makes this
 /// process the only one using it.

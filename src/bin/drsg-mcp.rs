@@ -51,6 +51,32 @@ fn run() -> Result<(), String> {
             _ => return Err(format!("one database only\n\n{USAGE}")),
         }
     }
+    // No database named: a server declared in the repository's `.mcp.json` that answers gets the
+    // session (it holds the database); otherwise the database opens here.
+    let named = db.is_some() || std::env::var_os("DRSG_DB").is_some_and(|v| !v.is_empty());
+    if !named && let Ok(cwd) = std::env::current_dir() {
+        let (target, skipped) = drsg_mcp::relay::find_target(&cwd);
+        let logs = target.as_ref().and_then(|t| {
+            let dir = t.declared_in.parent()?.join(drsg_planes::DEFAULT_DB_NAME).join(drsg_planes::LOGS_DIR);
+            dir.is_dir().then_some(dir)
+        });
+        let _guard = target.is_some().then(|| drsg::serving::start_logging(logs.as_deref(), "mcp")).flatten();
+        for skip in &skipped {
+            eprintln!("drsg-mcp: skipped {}: {}", skip.file.display(), skip.reason);
+        }
+        if let Some(target) = target {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .map_err(|e| e.to_string())?;
+            if runtime.block_on(drsg_mcp::relay::is_live(&target)) {
+                tracing::info!(url = %target.url(), from = %target.declared_in.display(), "relaying to the server");
+                return runtime.block_on(drsg_mcp::relay::relay_stdio(target)).map_err(|e| format!("relay: {e}"));
+            }
+            tracing::info!(url = %target.url(), "the declared server does not answer; opening the database here");
+        }
+    }
     let db = drsg::database_path(db);
     if !db.exists() {
         return Err(format!(
@@ -59,13 +85,9 @@ fn run() -> Result<(), String> {
         ));
     }
     let store = drsg::open_for_read(&db).map_err(|e| format!("{e:#}"))?;
-    // The registry lives as long as the process: the server answers until the client hangs up.
-    let registry: &'static drsg_parsers::Registry = Box::leak(Box::new(drsg_plugins::builtin()));
-    let backend = drsg_mcp::Backend {
-        store,
-        files: Box::new(drsg::files::DiskFiles),
-        revisions: Box::new(drsg::revisions::GitRevisions { registry }),
-        cwd: std::env::current_dir().ok(),
-    };
-    drsg_mcp::serve_stdio(drsg_mcp::DrsgServer::new(backend, tools)).map_err(|e| e.to_string())
+    let logs = store.location().map(|d| d.join(drsg_planes::LOGS_DIR));
+    let _guard = drsg::serving::start_logging(logs.as_deref(), "mcp");
+    let limits = drsg_mcp::Limits::from_env()?;
+    let backend = drsg::serving::backend(std::sync::Arc::new(std::sync::Mutex::new(store)));
+    drsg_mcp::serve_stdio(drsg_mcp::DrsgServer::new(backend, tools, limits)).map_err(|e| e.to_string())
 }

@@ -63,6 +63,61 @@ fn the_python_sdk_drives_drsg_mcp_over_stdio() {
 }
 
 #[test]
+fn the_python_sdk_drives_drsg_init_serve_and_the_relay_over_http() {
+    let fx = Fixture::inline(TREE);
+    fx.write("pkg/util.py", "def helper():\n    return 41\n");
+    fx.commit_all("second");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp/tests/client/http_session.py");
+    let out = Command::new(python())
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_drsg"))
+        .arg(env!("CARGO_BIN_EXE_drsg-mcp"))
+        .arg(fx.path())
+        .env_remove("DRSG_DB")
+        .env_remove("DRSG_TOKEN")
+        .output()
+        .expect("run the Python client");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // Whatever happened, leave no server behind.
+    let _ = Command::new(env!("CARGO_BIN_EXE_drsg")).args(["stop"]).current_dir(fx.path()).output();
+    assert!(out.status.success(), "client failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    eprintln!("{}", stdout.trim());
+}
+
+#[test]
+fn drsg_serve_refuses_a_public_address_without_a_token_and_a_missing_database() {
+    let fx = Fixture::inline(TREE);
+    let db = fx.outside().join("graph.drsg");
+    let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_drsg"))
+        .arg("--db")
+        .arg(&db)
+        .args(["serve", "--addr", "0.0.0.0:0"])
+        .env_remove("DRSG_TOKEN")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("refusing to serve 0.0.0.0:0 without a token") && err.contains("DRSG_TOKEN"), "{err}");
+
+    let missing = fx.outside().join("none.drsg");
+    let out = Command::new(env!("CARGO_BIN_EXE_drsg"))
+        .arg("--db")
+        .arg(&missing)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no database at"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!missing.exists(), "serve without watch never creates a database");
+}
+
+#[test]
 fn drsg_mcp_refuses_a_missing_database_and_a_held_one() {
     let fx = Fixture::inline(TREE);
     let missing = fx.outside().join("nothing.drsg");

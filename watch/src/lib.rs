@@ -122,6 +122,17 @@ pub fn is_ref_path(git_dir: &Path, path: &Path) -> bool {
     rel == "HEAD" || rel == "packed-refs" || rel.starts_with("refs") || rel.starts_with("logs")
 }
 
+/// Whether an event kind can mean a change: any but a read (opening, reading, closing unwritten).
+fn changes(kind: &notify_debouncer_full::notify::EventKind) -> bool {
+    use notify_debouncer_full::notify::EventKind;
+    use notify_debouncer_full::notify::event::{AccessKind, AccessMode};
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    }
+}
+
 fn events(
     dirs: &[PathBuf],
     tx: Sender<Event>,
@@ -131,8 +142,10 @@ fn events(
     let mut debouncer = new_debouncer(DEBOUNCE, None, move |result: DebounceEventResult| match result {
         Ok(events) => {
             let relevant = events.iter().any(|e| {
-                // Directory events (a lock file created in `refs/heads`) say nothing by themselves.
-                e.paths.iter().any(|p| !p.is_dir() && filter_roots.iter().any(|root| is_ref_path(root, p)))
+                // Directory events (a lock file created in `refs/heads`) say nothing by themselves, and
+                // neither does a read: every answer that checks HEAD opens it.
+                changes(&e.kind)
+                    && e.paths.iter().any(|p| !p.is_dir() && filter_roots.iter().any(|root| is_ref_path(root, p)))
             });
             if relevant {
                 let _ = tx.send(Event::Moved);

@@ -102,9 +102,9 @@ fn main() {
     let loop_db = db.clone();
     let loop_plane = plane.clone();
     let watcher = std::thread::spawn(move || {
-        let mut store = Store::open(&loop_db).expect("open");
+        let store = std::sync::Mutex::new(Store::open(&loop_db).expect("open"));
         let registry = drsg_plugins::builtin();
-        drsg::watching::watch_plane(&mut store, &registry, &loop_plane, drsg_watch::Mode::Events, &flag, &mut |line| {
+        drsg::watching::watch_plane(&store, &registry, &loop_plane, drsg_watch::Mode::Events, &flag, &mut |line| {
             let _ = tx.send(line.to_owned());
         })
         .expect("watch");

@@ -28,7 +28,13 @@ async def full(command, db, tree):
             for verb in ["context", "impact", "trace", "grep", "recall", "search", "snippet"]:
                 assert verb in names, names
             for t in tools.tools:
-                assert t.annotations is not None and t.annotations.read_only_hint is True, t
+                writes = t.name == "rebuild"
+                assert t.annotations is not None and t.annotations.read_only_hint is (not writes), t
+                assert t.annotations.destructive_hint is (False if writes else None), t
+            guide = (await s.read_resource("drsg://guide")).contents[0].text
+            assert "`impact(name, across?, depth?)`" in guide, guide
+            templates = await s.list_resource_templates()
+            assert [t.uri_template for t in templates.resource_templates] == ["drsg://planes/{plane}/schema"]
             size = len(json.dumps(tools.model_dump(by_alias=True, mode="json", exclude_none=True), separators=(",", ":")))
 
             context = await s.call_tool("context", {"name": "util.helper"})
@@ -76,6 +82,8 @@ async def compact(command, db, tree):
             assert not answer.is_error and "pkg.app.main" in text_of(answer), text_of(answer)
             helped = await s.call_tool("drsg", {"help": "grep"})
             assert not helped.is_error and "ignore_case" in text_of(helped), text_of(helped)
+            write = await s.call_tool("drsg", {"verb": "rebuild"})
+            assert write.is_error and "only reads" in text_of(write), text_of(write)
             wrong = await s.call_tool("drsg", {"args": {}})
             assert wrong.is_error and "pass `verb`" in text_of(wrong), text_of(wrong)
             return size

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# MCP load benchmark: indexes the Django corpus (from ../shared/corpora.sh), serves it with
+# `drsg serve` (a token, a free loopback port) and runs benches/mcp_load.py: SESSIONS concurrent
+# Streamable HTTP sessions of the official Python SDK sharing CALLS mixed tool calls.
+#
+#   benches/mcp_load.sh [SESSIONS] [CALLS]     (default 50 2000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sessions=${1:-50}
+calls=${2:-2000}
+corpora=${CORPORA:-$PWD/target/corpora}
+shared=${SHARED:-$PWD/../shared}
+bash "$shared/corpora.sh" "$corpora" >/dev/null
+testdata/mcp-client.sh >/dev/null
+cargo build -q --release -p drsg
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release
+tmp=$(mktemp -d)
+server=
+cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+"$bin/drsg" --db "$tmp/db.drsg" index "$corpora/python/django" --plane django >/dev/null
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+token=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+DRSG_TOKEN=$token "$bin/drsg" --db "$tmp/db.drsg" serve --addr "127.0.0.1:$port" 2>"$tmp/serve.log" &
+server=$!
+for _ in $(seq 100); do
+  curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+.venv-mcp/bin/python benches/mcp_load.py "http://127.0.0.1:$port/mcp" "$token" "$sessions" "$calls"
+echo "server: peak RSS $(grep VmHWM /proc/$server/status | awk '{print $2 / 1024 " MB"}')"

@@ -1,0 +1,592 @@
+//! `drsg serve`'s HTTP side: `POST /mcp` (MCP Streamable HTTP, rmcp's service behind our guard),
+//! `POST /rpc` (JSON-RPC 2.0, the verbs as methods), `GET /health` (no auth, no database work) and
+//! `POST /shutdown` (what `drsg stop` calls), on hyper's HTTP/1.1.
+//!
+//! The guard, in order: the `Host` header (against DNS rebinding: loopback names always, with a
+//! token also the bound address and `DRSG_ALLOWED_HOSTS`), then without a token the peer must be on
+//! loopback, with one `Authorization: Bearer <token>` must match (compared in constant time).
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, SessionConfig};
+use rmcp::transport::streamable_http_server::session::{RestoreOutcome, ServerSseMessage, SessionId, SessionManager};
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::{Map, Value, json};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::server::{DrsgServer, Failure};
+use crate::verbs;
+
+type Body = BoxBody<Bytes, Infallible>;
+
+/// The default address of `drsg serve`.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:7700";
+/// Request bodies larger than this get 413 (default; `DRSG_MAX_REQUEST_BYTES`).
+pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
+/// Sessions idle this long are ended (default; `DRSG_SESSION_IDLE_SECS`).
+pub const SESSION_IDLE: Duration = Duration::from_secs(600);
+/// Sessions that have not sent `initialize` this long after opening are ended.
+pub const SESSION_INIT: Duration = Duration::from_secs(60);
+
+/// How the HTTP server is guarded and bounded.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// `DRSG_TOKEN`: required as a bearer token when set.
+    pub token: Option<String>,
+    /// `DRSG_ALLOWED_HOSTS`: further `Host` values (host or host:port), honoured with a token.
+    pub allowed_hosts: Vec<String>,
+    pub max_body: usize,
+    pub session_idle: Duration,
+    pub session_init: Duration,
+}
+
+impl HttpOptions {
+    /// The options from the environment.
+    pub fn from_env() -> Result<HttpOptions, String> {
+        let token = std::env::var("DRSG_TOKEN").ok().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
+        if let Some(token) = &token
+            && token.len() < 16
+        {
+            return Err(format!("DRSG_TOKEN is {} characters; use at least 16 (drsg init makes 64)", token.len()));
+        }
+        let allowed_hosts = std::env::var("DRSG_ALLOWED_HOSTS")
+            .unwrap_or_default()
+            .split(',')
+            .map(|h| h.trim().to_ascii_lowercase())
+            .filter(|h| !h.is_empty())
+            .collect();
+        let number = |name: &str, default: u64| -> Result<u64, String> {
+            match std::env::var(name) {
+                Err(_) => Ok(default),
+                Ok(text) => text.trim().parse().map_err(|_| format!("{name} is a whole number, not `{text}`")),
+            }
+        };
+        Ok(HttpOptions {
+            token,
+            allowed_hosts,
+            max_body: number("DRSG_MAX_REQUEST_BYTES", DEFAULT_MAX_BODY as u64)? as usize,
+            session_idle: Duration::from_secs(number("DRSG_SESSION_IDLE_SECS", SESSION_IDLE.as_secs())?.max(1)),
+            session_init: SESSION_INIT.min(Duration::from_secs(number("DRSG_SESSION_IDLE_SECS", 60)?.max(1))),
+        })
+    }
+
+    /// Refuses to serve a non-loopback address without a token.
+    pub fn check_bind(&self, addr: &SocketAddr) -> Result<(), String> {
+        if self.token.is_none() && !addr.ip().is_loopback() {
+            return Err(format!(
+                "refusing to serve {addr} without a token: anyone who can reach it could read the code. \
+                 Set DRSG_TOKEN (clients then send `Authorization: Bearer <token>`), or bind 127.0.0.1"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Serves until `stop` is cancelled (by the caller or by `POST /shutdown`).
+pub async fn serve(
+    listener: TcpListener,
+    server: DrsgServer,
+    options: HttpOptions,
+    stop: CancellationToken,
+) -> std::io::Result<()> {
+    let bound = listener.local_addr()?;
+    let sessions = Arc::new(Sessions::new(options.session_idle, options.session_init));
+    let config = StreamableHttpServerConfig::default()
+        // Our guard checks `Host` before rmcp sees the request, with the rule above.
+        .disable_allowed_hosts()
+        .with_max_request_body_bytes(options.max_body)
+        .with_cancellation_token(stop.child_token());
+    let mcp = {
+        let server = server.clone();
+        StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config)
+    };
+    let state = Arc::new(State { server, mcp, options, bound, stop: stop.clone() });
+    let reaper = tokio::spawn(reap(sessions, stop.clone()));
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        let (stream, peer) = tokio::select! {
+            () = stop.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                Err(err) => {
+                    tracing::warn!(%err, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let state = state.clone();
+        connections.spawn(async move {
+            let service = hyper::service::service_fn(move |request| {
+                let state = state.clone();
+                async move { Ok::<_, Infallible>(route(&state, request, peer).await) }
+            });
+            let io = hyper_util::rt::TokioIo::new(stream);
+            if let Err(err) = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await {
+                tracing::debug!(%err, %peer, "connection ended with an error");
+            }
+        });
+        while connections.try_join_next().is_some() {}
+    }
+    reaper.abort();
+    // Let answers in flight finish, briefly; sessions' streams end with the cancelled token.
+    let _ =
+        tokio::time::timeout(Duration::from_secs(2), async { while connections.join_next().await.is_some() {} }).await;
+    Ok(())
+}
+
+struct State {
+    server: DrsgServer,
+    mcp: StreamableHttpService<DrsgServer, Sessions>,
+    options: HttpOptions,
+    bound: SocketAddr,
+    stop: CancellationToken,
+}
+
+async fn route(state: &State, request: Request<Incoming>, peer: SocketAddr) -> Response<Body> {
+    let path = request.uri().path();
+    if path == "/health" {
+        return match *request.method() {
+            Method::GET | Method::HEAD => json_response(
+                StatusCode::OK,
+                &json!({"name": "drsg", "version": env!("CARGO_PKG_VERSION"), "status": "ok"}),
+            ),
+            _ => method_not_allowed("GET"),
+        };
+    }
+    if !matches!(path, "/mcp" | "/rpc" | "/shutdown") {
+        return text_response(StatusCode::NOT_FOUND, "not found: drsg serves /mcp, /rpc and /health\n");
+    }
+    if let Some(refused) = refusal(state, &request, peer) {
+        return refused;
+    }
+    match path {
+        "/mcp" => {
+            let ending = request.method() == Method::DELETE;
+            let mut response = state.mcp.handle(request).await;
+            // rmcp acknowledges a session's end with 202; clients (the Python SDK) expect 200 or 204.
+            if ending && response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::OK;
+            }
+            response
+        }
+        "/rpc" if request.method() == Method::POST => rpc(state, request).await,
+        "/rpc" => method_not_allowed("POST"),
+        _ if request.method() == Method::POST => {
+            tracing::info!(%peer, "shutdown requested over HTTP");
+            state.stop.cancel();
+            text_response(StatusCode::ACCEPTED, "stopping\n")
+        }
+        _ => method_not_allowed("POST"),
+    }
+}
+
+/// The answer refusing `request`, if the guard refuses it.
+fn refusal(state: &State, request: &Request<Incoming>, peer: SocketAddr) -> Option<Response<Body>> {
+    let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok());
+    if !host_allowed(host, &state.options, state.bound) {
+        tracing::warn!(%peer, host = host.unwrap_or("(none)"), "refused: Host not allowed");
+        return Some(text_response(
+            StatusCode::FORBIDDEN,
+            "forbidden: this Host is not served (loopback names always; others through DRSG_ALLOWED_HOSTS with a token)\n",
+        ));
+    }
+    match &state.options.token {
+        None if !peer.ip().is_loopback() => {
+            tracing::warn!(%peer, "refused: not loopback and no token set");
+            Some(text_response(
+                StatusCode::FORBIDDEN,
+                "forbidden: without DRSG_TOKEN only loopback clients are served\n",
+            ))
+        }
+        None => None,
+        Some(token) => {
+            let given = request
+                .headers()
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer "))
+                .unwrap_or_default();
+            if same_secret(given.trim().as_bytes(), token.as_bytes()) {
+                None
+            } else {
+                tracing::warn!(%peer, "refused: missing or wrong bearer token");
+                let mut response =
+                    text_response(StatusCode::UNAUTHORIZED, "unauthorized: send Authorization: Bearer <DRSG_TOKEN>\n");
+                response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                Some(response)
+            }
+        }
+    }
+}
+
+/// Compares two secrets in time that depends only on their lengths.
+fn same_secret(given: &[u8], expected: &[u8]) -> bool {
+    let mut differ = u8::from(given.len() != expected.len());
+    for (i, e) in expected.iter().enumerate() {
+        differ |= e ^ given.get(i).copied().unwrap_or(!e);
+    }
+    differ == 0
+}
+
+/// Whether `Host` names this server: loopback names always; with a token also the bound address
+/// and the allowed entries (`host` matches any port, `host:port` that port).
+fn host_allowed(host: Option<&str>, options: &HttpOptions, bound: SocketAddr) -> bool {
+    let Some(host) = host.map(str::to_ascii_lowercase) else { return false };
+    let (name, port) = split_host(&host);
+    if matches!(name, "localhost" | "127.0.0.1" | "::1") {
+        return true;
+    }
+    if options.token.is_none() {
+        return false;
+    }
+    let bound_ip = bound.ip();
+    if !bound_ip.is_unspecified() && name.parse::<IpAddr>().ok() == Some(bound_ip) {
+        return true;
+    }
+    options.allowed_hosts.iter().any(|entry| {
+        let (entry_name, entry_port) = split_host(entry);
+        entry_name == name && (entry_port.is_none() || entry_port == port)
+    })
+}
+
+/// `host[:port]`, `[v6][:port]` → (host, port).
+fn split_host(host: &str) -> (&str, Option<&str>) {
+    if let Some(rest) = host.strip_prefix('[') {
+        return match rest.split_once(']') {
+            Some((name, tail)) => (name, tail.strip_prefix(':')),
+            None => (host, None),
+        };
+    }
+    match host.rsplit_once(':') {
+        Some((name, port)) if !name.contains(':') => (name, Some(port)),
+        _ => (host, None),
+    }
+}
+
+/// JSON-RPC 2.0 over `POST /rpc`: methods are the verbs, params their arguments (an object). The
+/// result is `{found, answer}`: the verb's JSON answer, or its text with `format: "text"`.
+async fn rpc(state: &State, request: Request<Incoming>) -> Response<Body> {
+    let too_large = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+        .is_some_and(|n| n > state.options.max_body as u64);
+    if too_large {
+        return too_large_response(state.options.max_body);
+    }
+    let body = match Limited::new(request.into_body(), state.options.max_body).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(err) if err.is::<http_body_util::LengthLimitError>() => return too_large_response(state.options.max_body),
+        Err(err) => return text_response(StatusCode::BAD_REQUEST, &format!("could not read the request: {err}\n")),
+    };
+    let message: Value = match serde_json::from_slice(&body) {
+        Ok(value) => value,
+        Err(err) => {
+            return json_response(StatusCode::OK, &rpc_error(Value::Null, -32700, &format!("parse error: {err}")));
+        }
+    };
+    let answer = match message {
+        Value::Array(batch) if batch.is_empty() => Some(rpc_error(Value::Null, -32600, "an empty batch")),
+        Value::Array(batch) => {
+            let mut answers = Vec::new();
+            for one in batch {
+                answers.extend(rpc_one(state, one).await);
+            }
+            (!answers.is_empty()).then_some(Value::Array(answers))
+        }
+        one => rpc_one(state, one).await,
+    };
+    match answer {
+        Some(answer) => json_response(StatusCode::OK, &answer),
+        // Only notifications: nothing to answer.
+        None => Response::builder().status(StatusCode::NO_CONTENT).body(empty()).expect("a valid response"),
+    }
+}
+
+async fn rpc_one(state: &State, message: Value) -> Option<Value> {
+    let Value::Object(mut message) = message else {
+        return Some(rpc_error(Value::Null, -32600, "a request is a JSON object"));
+    };
+    let id = message.remove("id");
+    let is_notification = id.is_none();
+    let id = id.unwrap_or(Value::Null);
+    if !matches!(id, Value::Null | Value::String(_) | Value::Number(_)) {
+        return Some(rpc_error(Value::Null, -32600, "`id` is a string, a number or null"));
+    }
+    if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Some(rpc_error(id, -32600, "`jsonrpc` must be \"2.0\""));
+    }
+    let Some(Value::String(method)) = message.remove("method") else {
+        return Some(rpc_error(id, -32600, "`method` is a verb's name"));
+    };
+    let mut params = match message.remove("params") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(params)) => params,
+        Some(_) => return Some(rpc_error(id, -32602, "`params` is an object of the verb's arguments")),
+    };
+    if verbs::find(&method).is_none() {
+        return Some(rpc_error(
+            id,
+            -32601,
+            &format!("no method `{method}`; methods are the verbs: {}", verbs::verb_names()),
+        ));
+    }
+    // The structured answer by default: RPC callers are programs.
+    let text = params.get("format").and_then(Value::as_str) == Some("text");
+    if !params.contains_key("format") {
+        params.insert("format".into(), "json".into());
+    }
+    let outcome = state.server.call(&method, params, "rpc").await;
+    if is_notification {
+        return None;
+    }
+    Some(match outcome {
+        Ok(reply) => {
+            let answer = if text {
+                Value::String(reply.text)
+            } else {
+                serde_json::from_str(&reply.text).unwrap_or(Value::String(reply.text))
+            };
+            json!({"jsonrpc": "2.0", "id": id, "result": {"found": reply.found, "answer": answer}})
+        }
+        Err(failure) => {
+            let code = match failure {
+                Failure::Invalid(_) => -32602,
+                Failure::UnknownVerb(_) => -32601,
+                Failure::Deadline(_) => -32001,
+                Failure::Internal(_) => -32603,
+            };
+            rpc_error(id, code, &failure.to_string())
+        }
+    })
+}
+
+fn rpc_error(id: Value, code: i32, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+fn empty() -> Body {
+    Full::new(Bytes::new()).boxed()
+}
+
+fn text_response(status: StatusCode, text: &str) -> Response<Body> {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .body(Full::new(Bytes::from(text.to_owned())).boxed())
+        .expect("a valid response")
+}
+
+fn json_response(status: StatusCode, value: &Value) -> Response<Body> {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(value.to_string())).boxed())
+        .expect("a valid response")
+}
+
+fn too_large_response(limit: usize) -> Response<Body> {
+    text_response(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!("payload too large: requests are limited to {limit} bytes (DRSG_MAX_REQUEST_BYTES)\n"),
+    )
+}
+
+fn method_not_allowed(allowed: &'static str) -> Response<Body> {
+    let mut response = text_response(StatusCode::METHOD_NOT_ALLOWED, &format!("method not allowed; use {allowed}\n"));
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allowed));
+    response
+}
+
+/// rmcp's in-memory sessions, with our reaping: a session idle for `idle`, or open for `init`
+/// without `initialize`, is closed and forgotten, so its id then gets 404 and the client starts
+/// again. (rmcp's own idle timer stops a session's worker but keeps its id, which would answer
+/// errors instead of 404.)
+pub struct Sessions {
+    inner: LocalSessionManager,
+    seen: Mutex<HashMap<SessionId, Seen>>,
+    idle: Duration,
+    init: Duration,
+}
+
+struct Seen {
+    last: Instant,
+    initialized: bool,
+}
+
+impl Sessions {
+    fn new(idle: Duration, init: Duration) -> Sessions {
+        let mut inner = LocalSessionManager::default();
+        let mut config = SessionConfig::default();
+        config.keep_alive = None;
+        config.init_timeout = None;
+        inner.session_config = config;
+        Sessions { inner, seen: Mutex::new(HashMap::new()), idle, init }
+    }
+
+    fn touch(&self, id: &SessionId, initialized: bool) {
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = seen.entry(id.clone()).or_insert(Seen { last: Instant::now(), initialized });
+        entry.last = Instant::now();
+        entry.initialized |= initialized;
+    }
+
+    /// The sessions due to end now.
+    fn expired(&self) -> Vec<SessionId> {
+        let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        seen.iter()
+            .filter(|(_, s)| s.last.elapsed() >= if s.initialized { self.idle } else { self.init })
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    fn forget(&self, id: &SessionId) {
+        self.seen.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+    }
+}
+
+async fn reap(sessions: Arc<Sessions>, stop: CancellationToken) {
+    let tick = (sessions.init.min(sessions.idle) / 4).clamp(Duration::from_millis(250), Duration::from_secs(5));
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(tick) => {}
+        }
+        for id in sessions.expired() {
+            tracing::info!(session = %id, "session reaped");
+            if let Err(err) = sessions.close_session(&id).await {
+                tracing::warn!(session = %id, %err, "closing a reaped session failed");
+            }
+        }
+    }
+}
+
+impl SessionManager for Sessions {
+    type Error = <LocalSessionManager as SessionManager>::Error;
+    type Transport = <LocalSessionManager as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        let (id, transport) = self.inner.create_session().await?;
+        self.touch(&id, false);
+        Ok((id, transport))
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        self.touch(id, true);
+        self.inner.initialize_session(id, message).await
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        self.inner.has_session(id).await
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        self.forget(id);
+        self.inner.close_session(id).await
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id, false);
+        self.inner.create_stream(id, message).await
+    }
+
+    async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), Self::Error> {
+        self.touch(id, false);
+        self.inner.accept_message(id, message).await
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id, false);
+        self.inner.create_standalone_stream(id).await
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id, false);
+        self.inner.resume(id, last_event_id).await
+    }
+
+    async fn restore_session(&self, id: SessionId) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        self.inner.restore_session(id).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(token: Option<&str>, hosts: &[&str]) -> HttpOptions {
+        HttpOptions {
+            token: token.map(str::to_owned),
+            allowed_hosts: hosts.iter().map(|h| h.to_string()).collect(),
+            max_body: DEFAULT_MAX_BODY,
+            session_idle: SESSION_IDLE,
+            session_init: SESSION_INIT,
+        }
+    }
+
+    #[test]
+    fn hosts_are_checked_against_dns_rebinding() {
+        let bound: SocketAddr = "10.1.2.3:7700".parse().expect("an address");
+        let open = options(None, &["code.example"]);
+        let guarded = options(Some("0123456789abcdef"), &["code.example", "other.example:8080"]);
+        for host in ["localhost", "localhost:7700", "127.0.0.1:7700", "[::1]:7700", "LOCALHOST"] {
+            assert!(host_allowed(Some(host), &open, bound), "{host}");
+            assert!(host_allowed(Some(host), &guarded, bound), "{host}");
+        }
+        for host in ["evil.example", "code.example", "10.1.2.3:7700", "127.0.0.1.evil.example"] {
+            assert!(!host_allowed(Some(host), &open, bound), "{host} without a token");
+        }
+        assert!(!host_allowed(None, &open, bound));
+        assert!(host_allowed(Some("10.1.2.3:7700"), &guarded, bound));
+        assert!(host_allowed(Some("code.example:443"), &guarded, bound));
+        assert!(host_allowed(Some("other.example:8080"), &guarded, bound));
+        assert!(!host_allowed(Some("other.example:9090"), &guarded, bound));
+        assert!(!host_allowed(Some("evil.example"), &guarded, bound));
+    }
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret(b"0123456789abcdef", b"0123456789abcdef"));
+        assert!(!same_secret(b"0123456789abcdeX", b"0123456789abcdef"));
+        assert!(!same_secret(b"0123456789abcde", b"0123456789abcdef"));
+        assert!(!same_secret(b"0123456789abcdef0", b"0123456789abcdef"));
+        assert!(!same_secret(b"", b"0123456789abcdef"));
+    }
+
+    #[test]
+    fn a_public_address_needs_a_token() {
+        let public: SocketAddr = "0.0.0.0:7700".parse().expect("an address");
+        let loopback: SocketAddr = "127.0.0.1:7700".parse().expect("an address");
+        assert!(options(None, &[]).check_bind(&public).is_err());
+        assert!(options(None, &[]).check_bind(&loopback).is_ok());
+        assert!(options(Some("0123456789abcdef"), &[]).check_bind(&public).is_ok());
+    }
+}

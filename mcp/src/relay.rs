@@ -1,0 +1,500 @@
+//! The stdio relay: `drsg-mcp` started in a repository whose `.mcp.json` names a live drsg server
+//! passes the client's session to it message by message instead of opening the database (which
+//! the server holds). Each line from stdin is POSTed to the server's `/mcp`; each JSON-RPC message
+//! in the answer (plain JSON, or the events of an SSE stream) becomes one line on stdout.
+//!
+//! The relay keeps the session id the server assigns and the protocol version it negotiates. When
+//! the server answers 404 (the session was reaped while the client idled), it opens a new session
+//! by replaying the client's `initialize` and carries on, so the client never sees the gap.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::header;
+use hyper::{Method, Request, StatusCode};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+use tokio::sync::Mutex;
+
+/// How long `/health` may take for the server to count as live.
+pub const HEALTH_TIMEOUT: Duration = Duration::from_millis(1500);
+
+/// A drsg server declared in a `.mcp.json`.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// `host:port` of the server.
+    pub authority: String,
+    /// The path of its MCP endpoint (`/mcp`).
+    pub path: String,
+    /// The `Authorization` header to send, as declared.
+    pub authorization: Option<String>,
+    /// The `.mcp.json` it came from.
+    pub declared_in: PathBuf,
+}
+
+impl Target {
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.authority, self.path)
+    }
+}
+
+/// Why a `.mcp.json` was passed over (for the log).
+#[derive(Debug)]
+pub struct Skipped {
+    pub file: PathBuf,
+    pub reason: String,
+}
+
+/// Looks for a `.mcp.json` declaring a drsg HTTP server, from `start` up to the repository's root
+/// (the first directory holding `.git`; only `start` itself when there is none). Files not owned by
+/// this user, or writable by group or others, are skipped: anyone who can write one could point the
+/// relay (and the Authorization it carries) elsewhere.
+pub fn find_target(start: &Path) -> (Option<Target>, Vec<Skipped>) {
+    let mut skipped = Vec::new();
+    let root = start.ancestors().find(|dir| dir.join(".git").exists());
+    for dir in start.ancestors() {
+        let file = dir.join(".mcp.json");
+        if file.is_file() {
+            match read_target(&file) {
+                Ok(Some(target)) => return (Some(target), skipped),
+                Ok(None) => {}
+                Err(reason) => skipped.push(Skipped { file, reason }),
+            }
+        }
+        if root.is_none_or(|root| root == dir) {
+            break;
+        }
+    }
+    (None, skipped)
+}
+
+fn read_target(file: &Path) -> Result<Option<Target>, String> {
+    check_owner(file)?;
+    let text = std::fs::read_to_string(file).map_err(|e| format!("unreadable: {e}"))?;
+    let config: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+    let Some(server) = config.pointer("/mcpServers/drsg") else { return Ok(None) };
+    if server.get("type").and_then(Value::as_str).is_some_and(|t| t != "http") {
+        return Ok(None);
+    }
+    let Some(url) = server.get("url").and_then(Value::as_str) else { return Ok(None) };
+    let (authority, path) = split_url(url).ok_or_else(|| format!("url `{url}` is not http://HOST:PORT/PATH"))?;
+    let authorization = server.pointer("/headers/Authorization").and_then(Value::as_str).map(str::to_owned);
+    Ok(Some(Target { authority, path, authorization, declared_in: file.to_path_buf() }))
+}
+
+#[cfg(unix)]
+fn check_owner(file: &Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(file).map_err(|e| format!("unreadable: {e}"))?;
+    // This process's user: the owner of /proc/self (Linux); elsewhere no check is possible here.
+    let me = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
+    if me.is_some_and(|me| me != meta.uid()) {
+        return Err(format!("owned by uid {}, not this user", meta.uid()));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(format!("writable by group or others (mode {:o})", meta.mode() & 0o777));
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check_owner(_file: &Path) -> Result<(), String> {
+    Ok(())
+}
+
+/// `http://host:port/path` → (`host:port`, `/path`). Only plain HTTP: the relay talks to a local server.
+fn split_url(url: &str) -> Option<(String, String)> {
+    let rest = url.strip_prefix("http://")?;
+    let (authority, path) = match rest.find('/') {
+        Some(at) => (&rest[..at], &rest[at..]),
+        None => (rest, "/"),
+    };
+    if authority.is_empty() || authority.contains('@') {
+        return None;
+    }
+    let authority = if authority.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok()) {
+        authority.to_owned()
+    } else {
+        format!("{authority}:80")
+    };
+    Some((authority, path.to_owned()))
+}
+
+/// Whether the target answers `GET /health` as drsg within [`HEALTH_TIMEOUT`].
+pub async fn is_live(target: &Target) -> bool {
+    health(&target.authority).await
+}
+
+/// Whether a drsg server answers `GET /health` at `authority` (`host:port`) within [`HEALTH_TIMEOUT`].
+pub async fn health(authority: &str) -> bool {
+    let probe = async {
+        let request = Request::get("/health").header(header::HOST, authority).body(Full::new(Bytes::new())).ok()?;
+        let response = send(authority, request).await.ok()?;
+        if response.status() != StatusCode::OK {
+            return None;
+        }
+        let body = response.into_body().collect().await.ok()?.to_bytes();
+        let health: Value = serde_json::from_slice(&body).ok()?;
+        (health.get("name").and_then(Value::as_str) == Some("drsg")).then_some(())
+    };
+    matches!(tokio::time::timeout(HEALTH_TIMEOUT, probe).await, Ok(Some(())))
+}
+
+/// Asks the drsg server at `authority` to stop (`POST /shutdown`, what `drsg stop` does).
+pub async fn shutdown(authority: &str, authorization: Option<&str>) -> Result<(), String> {
+    let mut request = Request::post("/shutdown").header(header::HOST, authority);
+    if let Some(auth) = authorization {
+        request = request.header(header::AUTHORIZATION, auth);
+    }
+    let request = request.body(Full::new(Bytes::new())).map_err(|e| e.to_string())?;
+    let response = tokio::time::timeout(Duration::from_secs(5), send(authority, request))
+        .await
+        .map_err(|_| "the server did not answer within 5 s".to_owned())??;
+    match response.status() {
+        StatusCode::ACCEPTED => Ok(()),
+        status => Err(format!("the server refused to stop: {status}")),
+    }
+}
+
+async fn send(
+    authority: &str,
+    request: Request<Full<Bytes>>,
+) -> Result<hyper::Response<hyper::body::Incoming>, String> {
+    let stream = tokio::net::TcpStream::connect(authority).await.map_err(|e| format!("cannot connect: {e}"))?;
+    let io = hyper_util::rt::TokioIo::new(stream);
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(io).await.map_err(|e| format!("HTTP handshake: {e}"))?;
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    sender.send_request(request).await.map_err(|e| format!("request failed: {e}"))
+}
+
+/// What the relay remembers of the session.
+#[derive(Default)]
+struct SessionState {
+    id: Option<String>,
+    protocol: Option<String>,
+    /// The client's `initialize` request and `initialized` notification, replayed on 404.
+    initialize: Option<Value>,
+    initialized: Option<Value>,
+}
+
+struct Relay {
+    target: Target,
+    session: Mutex<SessionState>,
+    out: Mutex<tokio::io::Stdout>,
+}
+
+/// Relays stdin/stdout to `target` until stdin closes, then ends the server session.
+pub async fn relay_stdio(target: Target) -> std::io::Result<()> {
+    let relay =
+        Arc::new(Relay { target, session: Mutex::new(SessionState::default()), out: Mutex::new(tokio::io::stdout()) });
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut tasks = tokio::task::JoinSet::new();
+    while let Some(line) = lines.next_line().await? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let message: Value = match serde_json::from_str(&line) {
+            Ok(message) => message,
+            Err(err) => {
+                relay.write(&json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("parse error: {err}")}})).await?;
+                continue;
+            }
+        };
+        match message.get("method").and_then(Value::as_str) {
+            // The handshake goes first and alone: the session id comes with its answer.
+            Some("initialize") => {
+                relay.session.lock().await.initialize = Some(message.clone());
+                relay.forward(message).await?;
+            }
+            Some("notifications/initialized") => {
+                relay.session.lock().await.initialized = Some(message.clone());
+                relay.forward(message).await?;
+            }
+            _ => {
+                let relay = relay.clone();
+                tasks.spawn(async move { relay.forward(message).await });
+                while let Some(done) = tasks.try_join_next() {
+                    done.map_err(std::io::Error::other)??;
+                }
+            }
+        }
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.map_err(std::io::Error::other)??;
+    }
+    relay.end_session().await;
+    Ok(())
+}
+
+impl Relay {
+    async fn write(&self, message: &Value) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        let mut out = self.out.lock().await;
+        out.write_all(&line).await?;
+        out.flush().await
+    }
+
+    /// Sends one message and writes what comes back; on 404 opens a new session and retries once.
+    async fn forward(&self, message: Value) -> std::io::Result<()> {
+        let is_initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
+        match self.post(&message, !is_initialize).await {
+            Ok(()) => Ok(()),
+            Err(Posted::SessionGone) if !is_initialize => {
+                tracing::info!("the server ended the session; opening a new one");
+                match self.reinitialize().await {
+                    Ok(()) => match self.post(&message, true).await {
+                        Ok(()) => Ok(()),
+                        Err(failure) => self.fail(&message, &failure.to_string()).await,
+                    },
+                    Err(failure) => self.fail(&message, &failure.to_string()).await,
+                }
+            }
+            Err(failure) => self.fail(&message, &failure.to_string()).await,
+        }
+    }
+
+    /// A JSON-RPC error for a request the server could not answer (a notification gets none).
+    async fn fail(&self, message: &Value, why: &str) -> std::io::Result<()> {
+        tracing::warn!(%why, "relay failed a message");
+        match message.get("id") {
+            Some(id) if message.get("method").is_some() => {
+                let text = format!("drsg-mcp relay to {}: {why}", self.target.url());
+                self.write(&json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": text}})).await
+            }
+            _ => Ok(()),
+        }
+    }
+
+    async fn reinitialize(&self) -> Result<(), Posted> {
+        let (initialize, initialized) = {
+            let mut session = self.session.lock().await;
+            session.id = None;
+            (session.initialize.clone(), session.initialized.clone())
+        };
+        let initialize = initialize.ok_or(Posted::Failed("no initialize to replay".into()))?;
+        self.post_quiet(&initialize).await?;
+        if let Some(initialized) = initialized {
+            self.post_quiet(&initialized).await?;
+        }
+        Ok(())
+    }
+
+    /// Posts a replayed handshake message; its answer is for the relay, not the client.
+    async fn post_quiet(&self, message: &Value) -> Result<(), Posted> {
+        let response = self.request(message, true).await?;
+        let status = response.status();
+        self.remember(&response).await;
+        let body = response.into_body().collect().await.map_err(|e| Posted::Failed(e.to_string()))?.to_bytes();
+        if !status.is_success() {
+            return Err(Posted::Failed(format!(
+                "the server answered {status}: {}",
+                String::from_utf8_lossy(&body).trim()
+            )));
+        }
+        for message in messages_of(&body) {
+            self.note_protocol(&message).await;
+        }
+        Ok(())
+    }
+
+    async fn request(
+        &self,
+        message: &Value,
+        with_session: bool,
+    ) -> Result<hyper::Response<hyper::body::Incoming>, Posted> {
+        let body = serde_json::to_vec(message).map_err(|e| Posted::Failed(e.to_string()))?;
+        let mut request = Request::builder()
+            .method(Method::POST)
+            .uri(&self.target.path)
+            .header(header::HOST, &self.target.authority)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream");
+        if let Some(auth) = &self.target.authorization {
+            request = request.header(header::AUTHORIZATION, auth);
+        }
+        {
+            let session = self.session.lock().await;
+            if with_session && let Some(id) = &session.id {
+                request = request.header("mcp-session-id", id);
+            }
+            if let Some(version) = &session.protocol {
+                request = request.header("mcp-protocol-version", version);
+            }
+        }
+        let request = request.body(Full::new(Bytes::from(body))).map_err(|e| Posted::Failed(e.to_string()))?;
+        send(&self.target.authority, request).await.map_err(Posted::Failed)
+    }
+
+    async fn remember(&self, response: &hyper::Response<hyper::body::Incoming>) {
+        if let Some(id) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
+            self.session.lock().await.id = Some(id.to_owned());
+        }
+    }
+
+    async fn note_protocol(&self, message: &Value) {
+        if let Some(version) = message.pointer("/result/protocolVersion").and_then(Value::as_str) {
+            self.session.lock().await.protocol = Some(version.to_owned());
+        }
+    }
+
+    async fn post(&self, message: &Value, with_session: bool) -> Result<(), Posted> {
+        let response = self.request(message, with_session).await?;
+        let status = response.status();
+        if status == StatusCode::NOT_FOUND && with_session && self.session.lock().await.id.is_some() {
+            return Err(Posted::SessionGone);
+        }
+        self.remember(&response).await;
+        if status == StatusCode::ACCEPTED {
+            return Ok(());
+        }
+        let is_sse = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.starts_with("text/event-stream"));
+        let mut body = response.into_body();
+        if !status.is_success() {
+            let bytes = body.collect().await.map_err(|e| Posted::Failed(e.to_string()))?.to_bytes();
+            return Err(Posted::Failed(format!(
+                "the server answered {status}: {}",
+                String::from_utf8_lossy(&bytes).trim()
+            )));
+        }
+        if !is_sse {
+            let bytes = body.collect().await.map_err(|e| Posted::Failed(e.to_string()))?.to_bytes();
+            for message in messages_of(&bytes) {
+                self.note_protocol(&message).await;
+                self.write(&message).await.map_err(|e| Posted::Failed(e.to_string()))?;
+            }
+            return Ok(());
+        }
+        // An event stream: pass each event's message on as it arrives.
+        let mut pending: Vec<u8> = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| Posted::Failed(format!("the stream broke: {e}")))?;
+            let Ok(data) = frame.into_data() else { continue };
+            pending.extend_from_slice(&data);
+            while let Some((event, rest)) = split_event(&pending) {
+                let event = event.to_vec();
+                pending = rest.to_vec();
+                if let Some(message) = event_message(&event) {
+                    self.note_protocol(&message).await;
+                    self.write(&message).await.map_err(|e| Posted::Failed(e.to_string()))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the server's session (`DELETE`), best effort.
+    async fn end_session(&self) {
+        let Some(id) = self.session.lock().await.id.clone() else { return };
+        let mut request = Request::builder()
+            .method(Method::DELETE)
+            .uri(&self.target.path)
+            .header(header::HOST, &self.target.authority)
+            .header("mcp-session-id", id);
+        if let Some(auth) = &self.target.authorization {
+            request = request.header(header::AUTHORIZATION, auth);
+        }
+        if let Ok(request) = request.body(Full::new(Bytes::new())) {
+            let _ = tokio::time::timeout(Duration::from_secs(2), send(&self.target.authority, request)).await;
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Posted {
+    SessionGone,
+    Failed(String),
+}
+
+impl std::fmt::Display for Posted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Posted::SessionGone => f.write_str("the server no longer knows this session"),
+            Posted::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
+/// The JSON-RPC messages of a plain JSON body (one message or a batch).
+fn messages_of(body: &[u8]) -> Vec<Value> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Array(batch)) => batch,
+        Ok(one) => vec![one],
+        Err(_) => {
+            // Not JSON: maybe a whole event stream read at once.
+            let mut out = Vec::new();
+            let mut rest = body;
+            while let Some((event, tail)) = split_event(rest) {
+                out.extend(event_message(event));
+                rest = tail;
+            }
+            out.extend(event_message(rest));
+            out
+        }
+    }
+}
+
+/// The first complete event of an SSE buffer and the rest (events end with a blank line).
+fn split_event(buffer: &[u8]) -> Option<(&[u8], &[u8])> {
+    let lf = buffer.windows(2).position(|w| w == b"\n\n").map(|at| (at, 2));
+    let crlf = buffer.windows(4).position(|w| w == b"\r\n\r\n").map(|at| (at, 4));
+    let (at, len) = match (lf, crlf) {
+        (Some(a), Some(b)) => {
+            if a.0 <= b.0 {
+                a
+            } else {
+                b
+            }
+        }
+        (Some(a), None) => a,
+        (None, Some(b)) => b,
+        (None, None) => return None,
+    };
+    Some((&buffer[..at], &buffer[at + len..]))
+}
+
+/// The JSON message in an SSE event's `data:` lines, if any (priming events carry none).
+fn event_message(event: &[u8]) -> Option<Value> {
+    let text = std::str::from_utf8(event).ok()?;
+    let data: Vec<&str> =
+        text.lines().filter_map(|line| line.strip_prefix("data:")).map(|d| d.strip_prefix(' ').unwrap_or(d)).collect();
+    if data.is_empty() {
+        return None;
+    }
+    serde_json::from_str(&data.join("\n")).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_split_into_authority_and_path() {
+        assert_eq!(split_url("http://127.0.0.1:7700/mcp"), Some(("127.0.0.1:7700".into(), "/mcp".into())));
+        assert_eq!(split_url("http://localhost/mcp"), Some(("localhost:80".into(), "/mcp".into())));
+        assert_eq!(split_url("https://example.com/mcp"), None);
+        assert_eq!(split_url("http://user@evil/mcp"), None);
+    }
+
+    #[test]
+    fn sse_events_yield_their_messages() {
+        let stream =
+            b"id: 0\nretry: 3000\ndata:\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+        let messages = messages_of(stream);
+        assert_eq!(messages, vec![json!({"jsonrpc": "2.0", "id": 1, "result": {}})]);
+        let (first, rest) = split_event(b"data: 1\r\n\r\ndata: 2\n\n").expect("an event");
+        assert_eq!(first, b"data: 1");
+        assert_eq!(event_message(first), Some(json!(1)));
+        assert_eq!(split_event(rest).map(|(e, _)| e), Some(&b"data: 2"[..]));
+    }
+}

@@ -1,0 +1,344 @@
+//! `drsg init` and `drsg stop`: one command leaves a repository with a served, watching plane and a
+//! `.mcp.json` that clients read; another stops the server.
+//!
+//! What a server needs to be found again lives in `serve.json` in the database directory (mode
+//! 0600: it holds the token): its pid, address, token and log. `init` reuses a live server, and
+//! restarts a dead one on the same address and token (the plane resumes from its sync point).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use serde_json::{Value, json};
+
+/// The record of a started server, in the database directory.
+pub const RECORD_FILE: &str = drsg_planes::SERVE_RECORD;
+/// How long `init` waits for a started server's `/health`.
+const START_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A server `init` started, as recorded.
+#[derive(Debug, Clone)]
+struct Record {
+    pid: Option<u32>,
+    addr: String,
+    token: String,
+    log: PathBuf,
+}
+
+impl Record {
+    fn read(db: &Path) -> Option<Record> {
+        let text = std::fs::read_to_string(db.join(RECORD_FILE)).ok()?;
+        let value: Value = serde_json::from_str(&text).ok()?;
+        Some(Record {
+            pid: value.get("pid").and_then(Value::as_u64).map(|p| p as u32),
+            addr: value.get("addr")?.as_str()?.to_owned(),
+            token: value.get("token")?.as_str()?.to_owned(),
+            log: PathBuf::from(value.get("log").and_then(Value::as_str).unwrap_or_default()),
+        })
+    }
+
+    fn write(&self, db: &Path) -> anyhow::Result<()> {
+        let value = json!({"pid": self.pid, "addr": self.addr, "token": self.token, "log": self.log});
+        write_private(&db.join(RECORD_FILE), &format!("{value:#}\n"))
+    }
+
+    fn authorization(&self) -> String {
+        format!("Bearer {}", self.token)
+    }
+}
+
+/// What `drsg init` did, for its closing lines.
+pub struct Initialized {
+    pub plane: Option<String>,
+    pub url: String,
+    pub pid: u32,
+    pub log: PathBuf,
+    pub reused: bool,
+    pub mcp_json: PathBuf,
+}
+
+/// The database `init`/`stop` use: `--db`/`$DRSG_DB`, else `graph.drsg` at the checkout's root.
+pub fn database_for(root: &Path, flag: Option<PathBuf>) -> PathBuf {
+    let chosen = flag.or_else(|| std::env::var_os("DRSG_DB").filter(|v| !v.is_empty()).map(PathBuf::from));
+    match chosen {
+        Some(path) if path.is_absolute() => path,
+        Some(path) => std::env::current_dir().map(|cwd| cwd.join(&path)).unwrap_or(path),
+        None => root.join(drsg_planes::DEFAULT_DB_NAME),
+    }
+}
+
+/// The checkout `init` sets up: DIR's canonical path, which must be in a git checkout.
+pub fn checkout(dir: &Path) -> anyhow::Result<PathBuf> {
+    let root = dir.canonicalize().with_context(|| format!("cannot read the tree at {}", dir.display()))?;
+    if drsg_indexer::Repo::discover(&root).is_none() {
+        anyhow::bail!(
+            "{} is not in a git checkout; `drsg init` serves a plane that follows commits. For a plain \
+             directory, use `drsg index` and `drsg-mcp`",
+            root.display()
+        );
+    }
+    Ok(root)
+}
+
+/// `drsg init`.
+pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
+    let mcp_json = root.join(".mcp.json");
+    ignore_in_git(root)?;
+    let record = Record::read(db);
+    if let Some(record) = &record
+        && record.pid.is_some_and(alive)
+        && block_on(drsg_mcp::relay::health(&record.addr))
+    {
+        upsert_mcp_json(&mcp_json, record)?;
+        // The server holds the database: the plane is whatever it serves.
+        let plane = None;
+        let pid = record.pid.unwrap_or_default();
+        return Ok(Initialized { plane, url: url(&record.addr), pid, log: record.log.clone(), reused: true, mcp_json });
+    }
+    // No live server: build the plane if there is none (with a progress bar), then start one.
+    let plane = {
+        let mut store = crate::open_for_write(db).context(
+            "cannot open the database to set it up (a server that is not answering may hold it: `drsg stop`)",
+        )?;
+        let registry = drsg_plugins::builtin();
+        let root_text = root.to_string_lossy().into_owned();
+        let existing = store
+            .planes()?
+            .into_iter()
+            .find(|p| p.meta.kind == drsg_planes::PlaneKind::Code && p.meta.synced_root.as_deref() == Some(&root_text));
+        match existing {
+            Some(plane) => plane.meta.name,
+            None => {
+                let options = drsg_indexer::IndexOptions { source: Some("init".into()), ..Default::default() };
+                let bar = crate::Bar::new();
+                let report = drsg_indexer::index_tree(root, &registry, &mut store, &options, &bar)
+                    .with_context(|| format!("indexing {} failed", root.display()))?;
+                bar.finish();
+                crate::emit(&crate::render_index_summary(&report, db));
+                report.plane
+            }
+        }
+    };
+    let from_mcp_json = declared(&mcp_json);
+    let token = record
+        .as_ref()
+        .map(|r| r.token.clone())
+        .or_else(|| from_mcp_json.as_ref().map(|(_, t)| t.clone()))
+        .map_or_else(new_token, Ok)?;
+    let addr = record.as_ref().map(|r| r.addr.clone()).or_else(|| from_mcp_json.map(|(a, _)| a));
+    let logs = db.join(drsg_planes::LOGS_DIR);
+    std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
+    let log = logs.join("serve.out");
+    let (pid, addr) = match addr {
+        Some(addr) => match start(root, db, &addr, &token, &log) {
+            Ok(pid) => (pid, addr),
+            // The recorded port is taken by something else now: take another.
+            Err(err) if err.to_string().contains("cannot listen") => {
+                let addr = free_address()?;
+                (start(root, db, &addr, &token, &log)?, addr)
+            }
+            Err(err) => return Err(err),
+        },
+        None => {
+            let addr = free_address()?;
+            (start(root, db, &addr, &token, &log)?, addr)
+        }
+    };
+    let record = Record { pid: Some(pid), addr, token, log: log.clone() };
+    record.write(db)?;
+    upsert_mcp_json(&mcp_json, &record)?;
+    Ok(Initialized { plane: Some(plane), url: url(&record.addr), pid, log, reused: false, mcp_json })
+}
+
+/// `drsg stop`: whether a server was running (and is now stopped).
+pub fn stop(db: &Path) -> anyhow::Result<bool> {
+    let Some(mut record) = Record::read(db) else { return Ok(false) };
+    let Some(pid) = record.pid.filter(|&pid| alive(pid)) else { return Ok(false) };
+    let auth = record.authorization();
+    block_on(drsg_mcp::relay::shutdown(&record.addr, Some(&auth)))
+        .map_err(|e| anyhow::anyhow!("asking the server (pid {pid}, {}) to stop: {e}", record.addr))?;
+    let asked = Instant::now();
+    while alive(pid) {
+        if asked.elapsed() > Duration::from_secs(15) {
+            anyhow::bail!("the server (pid {pid}) accepted to stop but is still running after 15 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Keep the address and token: the next `init` restarts on them, and `.mcp.json` stays valid.
+    record.pid = None;
+    record.write(db)?;
+    Ok(true)
+}
+
+fn start(root: &Path, db: &Path, addr: &str, token: &str, log: &Path) -> anyhow::Result<u32> {
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .with_context(|| format!("cannot open the server's log {}", log.display()))?;
+    let start_of_log = out.metadata().map(|m| m.len()).unwrap_or(0);
+    let exe = std::env::current_exe().context("cannot find the drsg executable to start the server")?;
+    let mut command = Command::new(exe);
+    command
+        .arg("--db")
+        .arg(db)
+        .args(["serve", "--addr", addr, "watch", "--dir"])
+        .arg(root)
+        .current_dir(root)
+        .env("DRSG_TOKEN", token)
+        .stdin(Stdio::null())
+        .stdout(out.try_clone()?)
+        .stderr(out);
+    #[cfg(unix)]
+    {
+        // Its own process group: a Ctrl-C in the terminal that ran `init` does not reach it.
+        use std::os::unix::process::CommandExt as _;
+        command.process_group(0);
+    }
+    let mut child = command.spawn().context("cannot start `drsg serve`")?;
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            let tail = log_tail(log, start_of_log);
+            anyhow::bail!("`drsg serve` exited ({status}) before answering:\n{tail}");
+        }
+        if block_on(drsg_mcp::relay::health(addr)) {
+            return Ok(child.id());
+        }
+        if started.elapsed() > START_TIMEOUT {
+            let _ = child.kill();
+            anyhow::bail!(
+                "`drsg serve` did not answer /health within {} s; see {}",
+                START_TIMEOUT.as_secs(),
+                log.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn log_tail(log: &Path, from: u64) -> String {
+    let text = std::fs::read(log).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text[(from as usize).min(text.len())..]).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(12)..].join("\n")
+}
+
+/// A free loopback port, as `127.0.0.1:PORT`.
+fn free_address() -> anyhow::Result<String> {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").context("cannot find a free loopback port")?;
+    Ok(probe.local_addr()?.to_string())
+}
+
+/// 32 random bytes from the OS, as 64 hex digits.
+fn new_token() -> anyhow::Result<String> {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .context("cannot read random bytes for the token from /dev/urandom")?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Whether process `pid` runs (a zombie does not).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+fn url(addr: &str) -> String {
+    format!("http://{addr}/mcp")
+}
+
+/// The address and token a `.mcp.json` already declares for drsg.
+fn declared(mcp_json: &Path) -> Option<(String, String)> {
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(mcp_json).ok()?).ok()?;
+    let server = value.pointer("/mcpServers/drsg")?;
+    let addr = server.get("url")?.as_str()?.strip_prefix("http://")?.strip_suffix("/mcp")?.to_owned();
+    let token = server.pointer("/headers/Authorization")?.as_str()?.strip_prefix("Bearer ")?.to_owned();
+    Some((addr, token))
+}
+
+/// Sets `mcpServers.drsg` in `.mcp.json`, keeping everything else in it.
+fn upsert_mcp_json(path: &Path, record: &Record) -> anyhow::Result<()> {
+    let mut config = match std::fs::read_to_string(path) {
+        Ok(text) if text.trim().is_empty() => json!({}),
+        Ok(text) => serde_json::from_str::<Value>(&text).ok().filter(Value::is_object).with_context(|| {
+            format!("{} is not a JSON object; fix or remove it, then run `drsg init` again", path.display())
+        })?,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => json!({}),
+        Err(err) => return Err(anyhow::Error::new(err).context(format!("cannot read {}", path.display()))),
+    };
+    let servers =
+        config.as_object_mut().expect("checked to be an object").entry("mcpServers").or_insert_with(|| json!({}));
+    let Some(servers) = servers.as_object_mut() else {
+        anyhow::bail!("`mcpServers` in {} is not an object; fix it, then run `drsg init` again", path.display());
+    };
+    servers.insert(
+        "drsg".into(),
+        json!({"type": "http", "url": url(&record.addr), "headers": {"Authorization": record.authorization()}}),
+    );
+    write_private(path, &format!("{}\n", serde_json::to_string_pretty(&config)?))
+}
+
+/// Adds `*.drsg` and `.mcp.json` to the checkout's `.gitignore` when missing.
+fn ignore_in_git(root: &Path) -> anyhow::Result<()> {
+    let path = root.join(".gitignore");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(err) => return Err(anyhow::Error::new(err).context(format!("cannot read {}", path.display()))),
+    };
+    let present: Vec<&str> = text.lines().map(str::trim).collect();
+    let missing: Vec<&str> = ["*.drsg", ".mcp.json"].into_iter().filter(|entry| !present.contains(entry)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let mut add = String::new();
+    if !text.is_empty() && !text.ends_with('\n') {
+        add.push('\n');
+    }
+    for entry in missing {
+        add.push_str(entry);
+        add.push('\n');
+    }
+    file.write_all(add.as_bytes()).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Writes a file only this user can read (it holds the token), replacing it whole.
+fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
+    let tmp = path.with_extension("drsg-tmp");
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let mut file = options.open(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600))?;
+    }
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a current-thread runtime builds")
+        .block_on(future)
+}

@@ -1,0 +1,211 @@
+//! Serving: the MCP backend both binaries build, the rebuild the tools may ask for, logs (stderr and
+//! a daily file under the database's `logs/`), and `drsg serve` itself: the HTTP endpoints on a tokio
+//! runtime and, with `watch`, the fold loop on a thread of its own sharing the store's mutex.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context as _;
+use drsg_mcp::http::HttpOptions;
+use drsg_mcp::{Backend, DrsgServer, Limits, ToolSet};
+use drsg_planes::Store;
+use tokio_util::sync::CancellationToken;
+
+/// The parsers, for the whole life of a serving process.
+pub fn registry() -> &'static drsg_parsers::Registry {
+    static REGISTRY: std::sync::OnceLock<drsg_parsers::Registry> = std::sync::OnceLock::new();
+    REGISTRY.get_or_init(drsg_plugins::builtin)
+}
+
+/// `rebuild`: re-parses a plane from its own recorded tree, never another path.
+pub struct TreeRebuild;
+
+impl drsg_mcp::Rebuild for TreeRebuild {
+    fn rebuild(&self, store: &mut Store, plane: &str, source: &str) -> Result<String, String> {
+        let report = rebuild_plane(store, plane, source).map_err(|e| format!("{e:#}"))?;
+        Ok(format!(
+            "rebuilt plane {} from {}: {} files, {} symbols, {} edges in {:.1} s",
+            report.plane, report.root, report.files, report.symbols, report.edges, report.seconds
+        ))
+    }
+}
+
+/// Re-indexes plane `plane` from its `synced_root` with the options it was built with.
+pub fn rebuild_plane(store: &mut Store, plane: &str, source: &str) -> anyhow::Result<drsg_indexer::RunReport> {
+    let info = store.plane(plane)?.with_context(|| format!("no plane named `{plane}`"))?;
+    if info.meta.kind != drsg_planes::PlaneKind::Code {
+        anyhow::bail!("plane `{plane}` is not a code plane; rebuild its code plane, which records it too");
+    }
+    let root = info.meta.synced_root.clone().with_context(|| format!("plane `{plane}` records no source tree"))?;
+    if !Path::new(&root).is_dir() {
+        anyhow::bail!("plane `{plane}` was read from {root}, which is gone; index the tree again where it is now");
+    }
+    let recorded = drsg_indexer::IndexOptions::recorded(&info.meta.ledger).unwrap_or_default();
+    let options =
+        drsg_indexer::IndexOptions { plane: Some(plane.to_owned()), source: Some(source.to_owned()), ..recorded };
+    let report = drsg_indexer::index_tree(Path::new(&root), registry(), store, &options, &drsg_indexer::Silent)
+        .with_context(|| format!("rebuilding plane {plane} failed; it is unchanged"))?;
+    Ok(report)
+}
+
+/// The backend of an MCP server on `store`.
+pub fn backend(store: Arc<Mutex<Store>>) -> Backend {
+    Backend {
+        store,
+        files: Box::new(crate::files::DiskFiles),
+        revisions: Box::new(crate::revisions::GitRevisions { registry: registry() }),
+        cwd: std::env::current_dir().ok(),
+        rebuild: Some(Box::new(TreeRebuild)),
+    }
+}
+
+/// Logs to stderr and, when `logs` is given, to a file there rotated daily (a week kept). The level
+/// comes from `DRSG_LOG` (default `info`). Keep the guard until the process ends: it flushes the file.
+pub fn start_logging(logs: Option<&Path>, name: &str) -> Option<tracing_appender::non_blocking::WorkerGuard> {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let filter = || {
+        tracing_subscriber::EnvFilter::try_from_env("DRSG_LOG")
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn,hyper=warn"))
+    };
+    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false);
+    let file = logs.and_then(|dir| {
+        tracing_appender::rolling::RollingFileAppender::builder()
+            .rotation(tracing_appender::rolling::Rotation::DAILY)
+            .filename_prefix(name)
+            .filename_suffix("log")
+            .max_log_files(7)
+            .build(dir)
+            .ok()
+    });
+    let (file_layer, guard) = match file {
+        Some(appender) => {
+            let (writer, guard) = tracing_appender::non_blocking(appender);
+            (Some(tracing_subscriber::fmt::layer().with_writer(writer).with_ansi(false)), Some(guard))
+        }
+        None => (None, None),
+    };
+    let _ = tracing_subscriber::registry().with(filter()).with(stderr).with(file_layer).try_init();
+    guard
+}
+
+/// What `drsg serve` runs.
+pub struct ServeOptions {
+    pub addr: String,
+    pub tools: ToolSet,
+    /// `watch --dir`: the checkout to follow, and poll instead of events.
+    pub watch: Option<(PathBuf, Option<u64>)>,
+}
+
+/// `drsg serve`: serves `db` until stopped (Ctrl-C, SIGTERM, `POST /shutdown`).
+pub fn serve(db: &Path, options: ServeOptions) -> anyhow::Result<()> {
+    let http = HttpOptions::from_env().map_err(anyhow::Error::msg)?;
+    let limits = Limits::from_env().map_err(anyhow::Error::msg)?;
+    let addr: SocketAddr = options
+        .addr
+        .parse()
+        .with_context(|| format!("`{}` is not an address (HOST:PORT, e.g. 127.0.0.1:7700)", options.addr))?;
+    http.check_bind(&addr).map_err(anyhow::Error::msg)?;
+    // Open (and, when watching, index) before binding: a client never reaches a half-built plane.
+    let (store, watched) = match &options.watch {
+        Some((dir, _)) => {
+            let root = dir.canonicalize().with_context(|| format!("cannot read the tree at {}", dir.display()))?;
+            let mut store = crate::open_for_write(db)?;
+            let plane = crate::watching::plane_for_root(&mut store, registry(), &root, &mut |l| crate::log_line(l))?;
+            (store, Some(plane))
+        }
+        None => {
+            if !db.exists() {
+                anyhow::bail!(
+                    "no database at {}; build one with `drsg index DIR --db {0}`, or serve and follow a checkout \
+                     with `drsg serve watch --dir DIR`",
+                    db.display()
+                );
+            }
+            (crate::open_for_read(db)?, None)
+        }
+    };
+    let logs = store.location().map(|d| d.join(drsg_planes::LOGS_DIR));
+    let _guard = start_logging(logs.as_deref(), "serve");
+    let listener =
+        std::net::TcpListener::bind(addr).with_context(|| format!("cannot listen on {addr} (is it in use?)"))?;
+    listener.set_nonblocking(true)?;
+    let bound = listener.local_addr()?;
+    let store = Arc::new(Mutex::new(store));
+    let server = DrsgServer::new(backend(store.clone()), options.tools, limits);
+    let stop = CancellationToken::new();
+    let stop_watch = Arc::new(AtomicBool::new(false));
+    let watcher = match (watched, options.watch) {
+        (Some(plane), Some((_, poll_ms))) => {
+            let (store, stop_flag) = (store.clone(), stop_watch.clone());
+            let mode = match poll_ms {
+                Some(ms) => drsg_watch::Mode::Poll(std::time::Duration::from_millis(ms.max(10))),
+                None => drsg_watch::Mode::Events,
+            };
+            Some(std::thread::Builder::new().name("drsg-watch".into()).spawn(move || {
+                let result = crate::watching::watch_plane(
+                    &store,
+                    registry(),
+                    &plane,
+                    mode,
+                    &stop_flag,
+                    &mut |line| tracing::info!(target: "drsg::watch", "{line}"),
+                );
+                if let Err(err) = &result {
+                    tracing::error!("the watch loop stopped: {err:#}; serving what the plane holds");
+                }
+                // A watch that cannot go on leaves the server up: answers say how stale they are.
+                result
+            })?)
+        }
+        _ => None,
+    };
+    tracing::info!(
+        %bound,
+        token = http.token.is_some(),
+        db = %db.display(),
+        "serving /mcp, /rpc and /health"
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let served = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        let signals = stop.clone();
+        tokio::spawn(async move {
+            wait_for_signal().await;
+            tracing::info!("stop signal received");
+            signals.cancel();
+        });
+        drsg_mcp::http::serve(listener, server, http, stop).await
+    });
+    stop_watch.store(true, Ordering::Relaxed);
+    if let Some(watcher) = watcher {
+        let _ = watcher.join();
+    }
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    tracing::info!("stopped");
+    served.context("the server failed")
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
