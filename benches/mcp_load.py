@@ -2,10 +2,11 @@
 SDK) share CALLS mixed tool calls against a served Django plane. Prints throughput, latency
 percentiles (overall and per tool), misses and errors as one JSON object.
 
-usage: mcp_load.py URL TOKEN SESSIONS CALLS"""
+usage: mcp_load.py URL TOKEN SESSIONS CALLS   ($SKIP: tools left out of the mix, comma-separated)"""
 
 import asyncio
 import json
+import os
 import statistics
 import sys
 import time
@@ -29,6 +30,7 @@ MIX = [
     ("trace", {"from": "redirect", "to": "resolve_url"}),
     ("fathom", {"name": "QuerySet.filter", "depth": 1}),
 ]
+MIX = [(tool, args) for tool, args in MIX if tool not in os.environ.get("SKIP", "").split(",")]
 
 
 def percentile(values, p):

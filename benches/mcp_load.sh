@@ -28,4 +28,8 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 .venv-mcp/bin/python benches/mcp_load.py "http://127.0.0.1:$port/mcp" "$token" "$sessions" "$calls"
-echo "server: peak RSS $(grep VmHWM /proc/$server/status | awk '{print $2 / 1024 " MB"}')"
+ticks=$(getconf CLK_TCK)
+cpu=$(awk -v t="$ticks" '{printf "%.1f", ($14 + $15) / t}' "/proc/$server/stat")
+echo "server: CPU ${cpu} s (user + system), peak RSS $(grep VmHWM "/proc/$server/status" | awk '{printf "%.0f MB", $2 / 1024}')"
+grep -o 'tool="[a-z]*" ms=[0-9]*' "$tmp/serve.log" | awk '{split($2, m, "="); print m[2]}' | sort -n |
+  awk '{v[NR] = $1} END {if (NR) printf "server-side per call (queue + run): p50 %d ms, p99 %d ms over %d calls\n", v[int(NR * 0.5)], v[int(NR * 0.99)], NR}'

@@ -335,7 +335,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             let registry = drsg_plugins::builtin();
             let cache = drsg_indexer::FactsCache::default();
             let bar = drsg::Bar::new();
-            let options = drsg_indexer::IndexOptions::default();
+            let options = drsg_indexer::IndexOptions { source: Some("cli".into()), ..Default::default() };
             let report = drsg_indexer::fold(&mut store, &registry, &plane, to.as_deref(), &options, &cache, &bar)
                 .with_context(|| format!("folding plane {plane} failed; the plane is unchanged"))?;
             bar.finish();

@@ -155,8 +155,8 @@ fn follow_head(
         ));
         return Ok(());
     }
-    let report: FoldReport =
-        drsg_indexer::fold(store, registry, plane, Some(&head), &IndexOptions::default(), cache, &Silent)?;
+    let options = IndexOptions { source: Some("watch".into()), ..IndexOptions::default() };
+    let report: FoldReport = drsg_indexer::fold(store, registry, plane, Some(&head), &options, cache, &Silent)?;
     log(crate::render_fold(&report).trim_end());
     Ok(())
 }

@@ -137,8 +137,11 @@ pub fn fold(
     if !repo.tracks(&target, &prefix) {
         return Err(FoldError::Untracked { plane: plane_name.to_owned(), prefix, commit: target[..12].to_owned() });
     }
-    // The plane keeps the options it was built with (size limit, commit cap).
-    let options = IndexOptions::recorded(&plane.meta.ledger).unwrap_or_else(|| options.clone());
+    // The plane keeps the options it was built with (size limit, commit cap); the source is this fold's.
+    let options = match IndexOptions::recorded(&plane.meta.ledger) {
+        Some(recorded) => IndexOptions { source: options.source.clone(), ..recorded },
+        None => options.clone(),
+    };
     let same_plugins = plane.meta.built_by == built_by(registry);
     let mut warm = cache
         .take_warm(plane_name)

@@ -141,3 +141,31 @@ fn drsg_mcp_refuses_a_missing_database_and_a_held_one() {
     let help = Command::new(env!("CARGO_BIN_EXE_drsg-mcp")).arg("--help").output().expect("run");
     assert!(help.status.success() && String::from_utf8_lossy(&help.stdout).contains("usage: drsg-mcp"));
 }
+
+#[test]
+fn a_call_past_its_deadline_says_whether_the_server_was_busy_or_the_call_slow() {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    let store = Arc::new(Mutex::new(drsg_planes::Store::in_memory().expect("a store")));
+    let limits = drsg_mcp::Limits { concurrent: 1, deadline: Some(Duration::from_millis(300)) };
+    let server = drsg_mcp::DrsgServer::new(drsg::serving::backend(store.clone()), drsg_mcp::ToolSet::Full, limits);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    // A fold holding the write gate makes the running call slow; the one queued behind it finds no turn.
+    let held = store.lock().expect("the gate");
+    let (slow, busy) = runtime.block_on(async {
+        let first = server.clone();
+        let slow = tokio::spawn(async move { first.call("planes", serde_json::Map::new(), "test").await });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let busy = server.call("planes", serde_json::Map::new(), "test").await;
+        (slow.await.expect("joined"), busy)
+    });
+    drop(held);
+    let slow = slow.expect_err("past the deadline").to_string();
+    assert!(slow.contains("the call was slow") && slow.contains("DRSG_MCP_TOOL_DEADLINE_SECS"), "{slow}");
+    let busy = busy.expect_err("no turn").to_string();
+    assert!(busy.contains("drsg was busy") && busy.contains("at most 1 run at once"), "{busy}");
+    // With the gate free again, calls answer (the abandoned one gave its turn back when it ended).
+    let answer = runtime.block_on(server.call("planes", serde_json::Map::new(), "test"));
+    assert!(answer.is_ok(), "{answer:?}");
+}

@@ -12,6 +12,7 @@ import http.client
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -239,6 +240,10 @@ def main():
         pass
     out = run(DRSG, "stop", check=False)
     assert out.returncode == 1 and "no server" in out.stdout, out
+    # What wrote the plane last is in its ledger: the MCP rebuild, then no fold since.
+    db = sqlite3.connect(os.path.join(TREE, "graph.drsg", "graph.sqlite"))
+    sources = {name: json.loads(ledger).get("source") for name, ledger in db.execute("select name, ledger from planes where kind = 'code'")}
+    assert set(sources.values()) == {"mcp:http-test-client"}, sources
     print(json.dumps({"commit_seen_ms": commit_seen_ms}))
 
 
