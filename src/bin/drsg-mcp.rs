@@ -54,13 +54,17 @@ fn run() -> Result<(), String> {
     // No database named: a server declared in the repository's `.mcp.json` that answers gets the
     // session (it holds the database); otherwise the database opens here.
     let named = db.is_some() || std::env::var_os("DRSG_DB").is_some_and(|v| !v.is_empty());
+    // Flushes the log file until the process ends.
+    let mut log_guard = None;
     if !named && let Ok(cwd) = std::env::current_dir() {
         let (target, skipped) = drsg_mcp::relay::find_target(&cwd);
         let logs = target.as_ref().and_then(|t| {
             let dir = t.declared_in.parent()?.join(drsg_planes::DEFAULT_DB_NAME).join(drsg_planes::LOGS_DIR);
             dir.is_dir().then_some(dir)
         });
-        let _guard = target.is_some().then(|| drsg::serving::start_logging(logs.as_deref(), "mcp")).flatten();
+        if target.is_some() {
+            log_guard = drsg::serving::start_logging(logs.as_deref(), "mcp");
+        }
         for skip in &skipped {
             eprintln!("drsg-mcp: skipped {}: {}", skip.file.display(), skip.reason);
         }
@@ -86,7 +90,7 @@ fn run() -> Result<(), String> {
     }
     let store = drsg::open_for_read(&db).map_err(|e| format!("{e:#}"))?;
     let logs = store.location().map(|d| d.join(drsg_planes::LOGS_DIR));
-    let _guard = drsg::serving::start_logging(logs.as_deref(), "mcp");
+    let _log_guard = log_guard.or_else(|| drsg::serving::start_logging(logs.as_deref(), "mcp"));
     let limits = drsg_mcp::Limits::from_env()?;
     let backend = drsg::serving::backend(std::sync::Arc::new(std::sync::Mutex::new(store)));
     drsg_mcp::serve_stdio(drsg_mcp::DrsgServer::new(backend, tools, limits)).map_err(|e| e.to_string())

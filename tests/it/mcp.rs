@@ -169,3 +169,34 @@ fn a_call_past_its_deadline_says_whether_the_server_was_busy_or_the_call_slow() 
     let answer = runtime.block_on(server.call("planes", serde_json::Map::new(), "test"));
     assert!(answer.is_ok(), "{answer:?}");
 }
+
+#[test]
+fn drsg_mcp_skips_a_mcp_json_others_can_write() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let fx = Fixture::inline(TREE);
+    let declared = r#"{"mcpServers": {"drsg": {"type": "http", "url": "http://127.0.0.1:9/mcp"}}}"#;
+    let path = fx.path().join(".mcp.json");
+    std::fs::write(&path, declared).expect("write");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+    let out = Command::new(env!("CARGO_BIN_EXE_drsg-mcp"))
+        .current_dir(fx.path().join("pkg"))
+        .env_remove("DRSG_DB")
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(".mcp.json: writable by group or others"), "{err}");
+    assert!(err.contains("no database at graph.drsg"), "{err}");
+
+    // Its own, private: read, but the declared server does not answer, so the database opens here
+    // (and there is none).
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let out = Command::new(env!("CARGO_BIN_EXE_drsg-mcp"))
+        .current_dir(fx.path().join("pkg"))
+        .env_remove("DRSG_DB")
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(!err.contains("skipped") && err.contains("does not answer"), "{err}");
+}
