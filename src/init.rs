@@ -88,8 +88,8 @@ pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
     ignore_in_git(root)?;
     let record = Record::read(db);
     if let Some(record) = &record
-        && record.pid.is_some_and(alive)
-        && block_on(drsg_mcp::relay::health(&record.addr))
+        && let Some(pid) = record.pid.filter(|&pid| alive(pid))
+        && block_on(drsg_mcp::relay::served_by(&record.addr)) == Some(pid)
     {
         upsert_mcp_json(&mcp_json, record)?;
         // The server holds the database: the plane is whatever it serves.
@@ -121,13 +121,10 @@ pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
             }
         }
     };
-    let from_mcp_json = declared(&mcp_json);
-    let token = record
-        .as_ref()
-        .map(|r| r.token.clone())
-        .or_else(|| from_mcp_json.as_ref().map(|(_, t)| t.clone()))
-        .map_or_else(new_token, Ok)?;
-    let addr = record.as_ref().map(|r| r.addr.clone()).or_else(|| from_mcp_json.map(|(a, _)| a));
+    // Only our own record is trusted for the address and token: a `.mcp.json` may come with the
+    // checkout, and could name a public address or a token others know.
+    let token = record.as_ref().map(|r| r.token.clone()).map_or_else(new_token, Ok)?;
+    let addr = record.as_ref().map(|r| r.addr.clone()).filter(|a| is_loopback(a));
     let logs = db.join(drsg_planes::LOGS_DIR);
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
     let log = logs.join("serve.out");
@@ -204,7 +201,8 @@ fn start(root: &Path, db: &Path, addr: &str, token: &str, log: &Path) -> anyhow:
             let tail = log_tail(log, start_of_log);
             anyhow::bail!("`drsg serve` exited ({status}) before answering:\n{tail}");
         }
-        if block_on(drsg_mcp::relay::health(addr)) {
+        // Our child, not whatever else took the port meanwhile.
+        if block_on(drsg_mcp::relay::served_by(addr)) == Some(child.id()) {
             return Ok(child.id());
         }
         if started.elapsed() > START_TIMEOUT {
@@ -254,13 +252,8 @@ fn url(addr: &str) -> String {
     format!("http://{addr}/mcp")
 }
 
-/// The address and token a `.mcp.json` already declares for drsg.
-fn declared(mcp_json: &Path) -> Option<(String, String)> {
-    let value: Value = serde_json::from_str(&std::fs::read_to_string(mcp_json).ok()?).ok()?;
-    let server = value.pointer("/mcpServers/drsg")?;
-    let addr = server.get("url")?.as_str()?.strip_prefix("http://")?.strip_suffix("/mcp")?.to_owned();
-    let token = server.pointer("/headers/Authorization")?.as_str()?.strip_prefix("Bearer ")?.to_owned();
-    Some((addr, token))
+fn is_loopback(addr: &str) -> bool {
+    addr.parse::<std::net::SocketAddr>().is_ok_and(|a| a.ip().is_loopback())
 }
 
 /// Sets `mcpServers.drsg` in `.mcp.json`, keeping everything else in it.
@@ -288,6 +281,7 @@ fn upsert_mcp_json(path: &Path, record: &Record) -> anyhow::Result<()> {
 /// Adds `*.drsg` and `.mcp.json` to the checkout's `.gitignore` when missing.
 fn ignore_in_git(root: &Path) -> anyhow::Result<()> {
     let path = root.join(".gitignore");
+    refuse_link(&path)?;
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -314,11 +308,24 @@ fn ignore_in_git(root: &Path) -> anyhow::Result<()> {
     file.write_all(add.as_bytes()).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Writes a file only this user can read (it holds the token), replacing it whole.
+/// Refuses to write through a symbolic link: a checkout could plant one pointing anywhere.
+fn refuse_link(path: &Path) -> anyhow::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            anyhow::bail!("{} is a symbolic link; drsg init writes only regular files", path.display())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Writes a file only this user can read (it holds the token), replacing it whole: a new file of a
+/// fresh name (never an existing one or a link) renamed over it.
 fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
-    let tmp = path.with_extension("drsg-tmp");
+    refuse_link(path)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.{}.{}.drsg-tmp", std::process::id(), new_token()?.split_at(8).0));
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt as _;
@@ -332,7 +339,10 @@ fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
         use std::os::unix::fs::PermissionsExt as _;
         std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600))?;
     }
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+    std::fs::rename(&tmp, path).with_context(|| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot write {}", path.display())
+    })
 }
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {

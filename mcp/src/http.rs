@@ -37,8 +37,12 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:7700";
 pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
 /// Sessions idle this long are ended (default; `DRSG_SESSION_IDLE_SECS`).
 pub const SESSION_IDLE: Duration = Duration::from_secs(600);
-/// Sessions that have not sent `initialize` this long after opening are ended.
+/// Sessions that have not completed `initialize` this long after opening are ended.
 pub const SESSION_INIT: Duration = Duration::from_secs(60);
+/// Connections open at once; more wait to be accepted.
+const MAX_CONNECTIONS: usize = 512;
+/// Time a client has to send a request's headers.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How the HTTP server is guarded and bounded.
 #[derive(Debug, Clone)]
@@ -115,7 +119,10 @@ pub async fn serve(
     let state = Arc::new(State { server, mcp, options, bound, stop: stop.clone() });
     let reaper = tokio::spawn(reap(sessions, stop.clone()));
     let mut connections = tokio::task::JoinSet::new();
+    let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     loop {
+        // Past the cap, new connections wait in the kernel's backlog until one closes.
+        let Ok(slot) = open.clone().acquire_owned().await else { break };
         let (stream, peer) = tokio::select! {
             () = stop.cancelled() => break,
             accepted = listener.accept() => match accepted {
@@ -129,12 +136,18 @@ pub async fn serve(
         };
         let state = state.clone();
         connections.spawn(async move {
+            let _slot = slot;
             let service = hyper::service::service_fn(move |request| {
                 let state = state.clone();
                 async move { Ok::<_, Infallible>(route(&state, request, peer).await) }
             });
             let io = hyper_util::rt::TokioIo::new(stream);
-            if let Err(err) = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await {
+            // A client that does not finish its headers in time is dropped (before any guard runs).
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(io, service);
+            if let Err(err) = connection.await {
                 tracing::debug!(%err, %peer, "connection ended with an error");
             }
         });
@@ -161,7 +174,7 @@ async fn route(state: &State, request: Request<Incoming>, peer: SocketAddr) -> R
         return match *request.method() {
             Method::GET | Method::HEAD => json_response(
                 StatusCode::OK,
-                &json!({"name": "drsg", "version": env!("CARGO_PKG_VERSION"), "status": "ok"}),
+                &json!({"name": "drsg", "version": env!("CARGO_PKG_VERSION"), "status": "ok", "pid": std::process::id()}),
             ),
             _ => method_not_allowed("GET"),
         };
@@ -172,7 +185,23 @@ async fn route(state: &State, request: Request<Incoming>, peer: SocketAddr) -> R
     if let Some(refused) = refusal(state, &request, peer) {
         return refused;
     }
+    // A page in a browser can POST to loopback, but only as a "simple" request: never with a JSON
+    // content type, which is what every client of ours sends (rmcp insists on it for /mcp too).
+    if request.method() == Method::POST && !is_json(&request) {
+        return text_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, "send Content-Type: application/json\n");
+    }
     match path {
+        "/mcp" if request.method() == Method::POST => match read_body(request, state.options.max_body).await {
+            // rmcp answers malformed JSON with 415 and text; a JSON-RPC client expects a parse error.
+            Ok((parts, body)) => match serde_json::from_slice::<serde::de::IgnoredAny>(&body) {
+                Ok(_) => state.mcp.handle(Request::from_parts(parts, Full::new(body))).await,
+                Err(err) => json_response(
+                    StatusCode::BAD_REQUEST,
+                    &rpc_error(Value::Null, -32700, &format!("parse error: {err}")),
+                ),
+            },
+            Err(refused) => refused,
+        },
         "/mcp" => {
             let ending = request.method() == Method::DELETE;
             let mut response = state.mcp.handle(request).await;
@@ -193,9 +222,47 @@ async fn route(state: &State, request: Request<Incoming>, peer: SocketAddr) -> R
     }
 }
 
+fn is_json(request: &Request<Incoming>) -> bool {
+    request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// A request's body, at most `limit` bytes (413 beyond, whatever `Content-Length` says).
+async fn read_body(
+    request: Request<Incoming>,
+    limit: usize,
+) -> Result<(hyper::http::request::Parts, Bytes), Response<Body>> {
+    let too_large = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+        .is_some_and(|n| n > limit as u64);
+    if too_large {
+        return Err(too_large_response(limit));
+    }
+    let (parts, body) = request.into_parts();
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok((parts, collected.to_bytes())),
+        Err(err) if err.is::<http_body_util::LengthLimitError>() => Err(too_large_response(limit)),
+        Err(err) => Err(text_response(StatusCode::BAD_REQUEST, &format!("could not read the request: {err}\n"))),
+    }
+}
+
 /// The answer refusing `request`, if the guard refuses it.
 fn refusal(state: &State, request: &Request<Incoming>, peer: SocketAddr) -> Option<Response<Body>> {
     let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok());
+    // A browser names the page that sends a request: only pages this server could serve may.
+    let origin = request.headers().get(header::ORIGIN).and_then(|h| h.to_str().ok());
+    if let Some(origin) = origin
+        && !origin_allowed(origin, &state.options, state.bound)
+    {
+        tracing::warn!(%peer, origin, "refused: Origin not allowed");
+        return Some(text_response(StatusCode::FORBIDDEN, "forbidden: requests from this Origin are not served\n"));
+    }
     if !host_allowed(host, &state.options, state.bound) {
         tracing::warn!(%peer, host = host.unwrap_or("(none)"), "refused: Host not allowed");
         return Some(text_response(
@@ -213,11 +280,14 @@ fn refusal(state: &State, request: &Request<Incoming>, peer: SocketAddr) -> Opti
         }
         None => None,
         Some(token) => {
+            // The scheme is case-insensitive (RFC 7235).
             let given = request
                 .headers()
                 .get(header::AUTHORIZATION)
                 .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.strip_prefix("Bearer "))
+                .and_then(|v| v.split_once(' '))
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .map(|(_, token)| token)
                 .unwrap_or_default();
             if same_secret(given.trim().as_bytes(), token.as_bytes()) {
                 None
@@ -262,6 +332,12 @@ fn host_allowed(host: Option<&str>, options: &HttpOptions, bound: SocketAddr) ->
     })
 }
 
+/// Whether a browser `Origin` (`scheme://host[:port]`, or `null`) names a host this server accepts.
+fn origin_allowed(origin: &str, options: &HttpOptions, bound: SocketAddr) -> bool {
+    let Some((scheme, host)) = origin.split_once("://") else { return false };
+    matches!(scheme, "http" | "https") && host_allowed(Some(host), options, bound)
+}
+
 /// `host[:port]`, `[v6][:port]` → (host, port).
 fn split_host(host: &str) -> (&str, Option<&str>) {
     if let Some(rest) = host.strip_prefix('[') {
@@ -279,18 +355,9 @@ fn split_host(host: &str) -> (&str, Option<&str>) {
 /// JSON-RPC 2.0 over `POST /rpc`: methods are the verbs, params their arguments (an object). The
 /// result is `{found, answer}`: the verb's JSON answer, or its text with `format: "text"`.
 async fn rpc(state: &State, request: Request<Incoming>) -> Response<Body> {
-    let too_large = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
-        .is_some_and(|n| n > state.options.max_body as u64);
-    if too_large {
-        return too_large_response(state.options.max_body);
-    }
-    let body = match Limited::new(request.into_body(), state.options.max_body).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(err) if err.is::<http_body_util::LengthLimitError>() => return too_large_response(state.options.max_body),
-        Err(err) => return text_response(StatusCode::BAD_REQUEST, &format!("could not read the request: {err}\n")),
+    let body = match read_body(request, state.options.max_body).await {
+        Ok((_, body)) => body,
+        Err(refused) => return refused,
     };
     let message: Value = match serde_json::from_slice(&body) {
         Ok(value) => value,
@@ -349,7 +416,7 @@ async fn rpc_one(state: &State, message: Value) -> Option<Value> {
     if !params.contains_key("format") {
         params.insert("format".into(), "json".into());
     }
-    let outcome = state.server.call(&method, params, "rpc").await;
+    let outcome = state.server.call_verb(&method, params, "rpc").await;
     if is_notification {
         return None;
     }
@@ -411,13 +478,13 @@ fn method_not_allowed(allowed: &'static str) -> Response<Body> {
     response
 }
 
-/// rmcp's in-memory sessions, with our reaping: a session idle for `idle`, or open for `init`
-/// without `initialize`, is closed and forgotten, so its id then gets 404 and the client starts
-/// again. (rmcp's own idle timer stops a session's worker but keeps its id, which would answer
-/// errors instead of 404.)
+/// rmcp's in-memory sessions, with our reaping: a session idle for `idle` (no request in flight,
+/// none for that long), or open for `init` without a successful `initialize`, is closed and
+/// forgotten, so its id then gets 404 and the client starts again. (rmcp's own idle timer stops a
+/// session's worker but keeps its id, which would answer errors instead of 404.)
 pub struct Sessions {
     inner: LocalSessionManager,
-    seen: Mutex<HashMap<SessionId, Seen>>,
+    seen: Arc<Mutex<HashMap<SessionId, Seen>>>,
     idle: Duration,
     init: Duration,
 }
@@ -425,6 +492,8 @@ pub struct Sessions {
 struct Seen {
     last: Instant,
     initialized: bool,
+    /// Requests whose answer stream is still open.
+    in_flight: usize,
 }
 
 impl Sessions {
@@ -434,27 +503,56 @@ impl Sessions {
         config.keep_alive = None;
         config.init_timeout = None;
         inner.session_config = config;
-        Sessions { inner, seen: Mutex::new(HashMap::new()), idle, init }
+        Sessions { inner, seen: Arc::new(Mutex::new(HashMap::new())), idle, init }
     }
 
-    fn touch(&self, id: &SessionId, initialized: bool) {
-        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-        let entry = seen.entry(id.clone()).or_insert(Seen { last: Instant::now(), initialized });
-        entry.last = Instant::now();
-        entry.initialized |= initialized;
+    fn touch(&self, id: &SessionId) {
+        touch(&self.seen, id, 0);
     }
 
     /// The sessions due to end now.
     fn expired(&self) -> Vec<SessionId> {
         let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
         seen.iter()
-            .filter(|(_, s)| s.last.elapsed() >= if s.initialized { self.idle } else { self.init })
+            .filter(|(_, s)| s.in_flight == 0 && s.last.elapsed() >= if s.initialized { self.idle } else { self.init })
             .map(|(id, _)| id.clone())
             .collect()
     }
 
     fn forget(&self, id: &SessionId) {
         self.seen.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+    }
+}
+
+/// Notes activity on session `id`, with `in_flight` requests starting (+1) or ending (-1).
+fn touch(seen: &Mutex<HashMap<SessionId, Seen>>, id: &SessionId, in_flight: isize) {
+    let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
+    let entry = seen.entry(id.clone()).or_insert(Seen { last: Instant::now(), initialized: false, in_flight: 0 });
+    entry.last = Instant::now();
+    entry.in_flight = entry.in_flight.saturating_add_signed(in_flight);
+}
+
+/// A request's answer stream; while it is open, its session is not idle.
+struct Tracked {
+    inner: std::pin::Pin<Box<dyn futures_core::Stream<Item = ServerSseMessage> + Send + Sync>>,
+    seen: Arc<Mutex<HashMap<SessionId, Seen>>>,
+    id: SessionId,
+}
+
+impl futures_core::Stream for Tracked {
+    type Item = ServerSseMessage;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<ServerSseMessage>> {
+        self.inner.as_mut().poll_next(cx)
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        touch(&self.seen, &self.id, -1);
     }
 }
 
@@ -480,7 +578,7 @@ impl SessionManager for Sessions {
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
         let (id, transport) = self.inner.create_session().await?;
-        self.touch(&id, false);
+        self.touch(&id);
         Ok((id, transport))
     }
 
@@ -489,8 +587,12 @@ impl SessionManager for Sessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, Self::Error> {
-        self.touch(id, true);
-        self.inner.initialize_session(id, message).await
+        self.touch(id);
+        let answer = self.inner.initialize_session(id, message).await?;
+        if let Some(seen) = self.seen.lock().unwrap_or_else(|p| p.into_inner()).get_mut(id) {
+            seen.initialized = true;
+        }
+        Ok(answer)
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
@@ -507,12 +609,18 @@ impl SessionManager for Sessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.touch(id, false);
-        self.inner.create_stream(id, message).await
+        touch(&self.seen, id, 1);
+        match self.inner.create_stream(id, message).await {
+            Ok(stream) => Ok(Tracked { inner: Box::pin(stream), seen: self.seen.clone(), id: id.clone() }),
+            Err(err) => {
+                touch(&self.seen, id, -1);
+                Err(err)
+            }
+        }
     }
 
     async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), Self::Error> {
-        self.touch(id, false);
+        self.touch(id);
         self.inner.accept_message(id, message).await
     }
 
@@ -520,7 +628,8 @@ impl SessionManager for Sessions {
         &self,
         id: &SessionId,
     ) -> Result<impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.touch(id, false);
+        // The standing GET stream stays open for the session's life: it does not keep it from idling.
+        self.touch(id);
         self.inner.create_standalone_stream(id).await
     }
 
@@ -529,7 +638,7 @@ impl SessionManager for Sessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl futures_core::Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.touch(id, false);
+        self.touch(id);
         self.inner.resume(id, last_event_id).await
     }
 
@@ -570,6 +679,10 @@ mod tests {
         assert!(host_allowed(Some("other.example:8080"), &guarded, bound));
         assert!(!host_allowed(Some("other.example:9090"), &guarded, bound));
         assert!(!host_allowed(Some("evil.example"), &guarded, bound));
+        assert!(origin_allowed("http://localhost:5173", &open, bound));
+        assert!(!origin_allowed("https://evil.example", &open, bound));
+        assert!(!origin_allowed("null", &open, bound));
+        assert!(origin_allowed("https://code.example", &guarded, bound));
     }
 
     #[test]

@@ -80,7 +80,8 @@ fn read_target(file: &Path) -> Result<Option<Target>, String> {
         return Ok(None);
     }
     let Some(url) = server.get("url").and_then(Value::as_str) else { return Ok(None) };
-    let (authority, path) = split_url(url).ok_or_else(|| format!("url `{url}` is not http://HOST:PORT/PATH"))?;
+    let (authority, path) =
+        split_url(url).ok_or_else(|| format!("url `{url}` is not http://<loopback host>:PORT/PATH"))?;
     let authorization = server.pointer("/headers/Authorization").and_then(Value::as_str).map(str::to_owned);
     Ok(Some(Target { authority, path, authorization, declared_in: file.to_path_buf() }))
 }
@@ -105,14 +106,19 @@ fn check_owner(_file: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// `http://host:port/path` → (`host:port`, `/path`). Only plain HTTP: the relay talks to a local server.
+/// `http://host:port/path` → (`host:port`, `/path`). Only plain HTTP to a loopback host: the relay
+/// talks to the server `drsg init` started on this machine, never to one a checkout points elsewhere.
 fn split_url(url: &str) -> Option<(String, String)> {
     let rest = url.strip_prefix("http://")?;
     let (authority, path) = match rest.find('/') {
         Some(at) => (&rest[..at], &rest[at..]),
         None => (rest, "/"),
     };
-    if authority.is_empty() || authority.contains('@') {
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next()?,
+        None => authority.split(':').next()?,
+    };
+    if !matches!(host, "127.0.0.1" | "localhost" | "::1") {
         return None;
     }
     let authority = if authority.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok()) {
@@ -130,6 +136,12 @@ pub async fn is_live(target: &Target) -> bool {
 
 /// Whether a drsg server answers `GET /health` at `authority` (`host:port`) within [`HEALTH_TIMEOUT`].
 pub async fn health(authority: &str) -> bool {
+    served_by(authority).await.is_some()
+}
+
+/// The process id of the drsg server answering `GET /health` at `authority` within
+/// [`HEALTH_TIMEOUT`], if one does.
+pub async fn served_by(authority: &str) -> Option<u32> {
     let probe = async {
         let request = Request::get("/health").header(header::HOST, authority).body(Full::new(Bytes::new())).ok()?;
         let response = send(authority, request).await.ok()?;
@@ -138,14 +150,18 @@ pub async fn health(authority: &str) -> bool {
         }
         let body = response.into_body().collect().await.ok()?.to_bytes();
         let health: Value = serde_json::from_slice(&body).ok()?;
-        (health.get("name").and_then(Value::as_str) == Some("drsg")).then_some(())
+        if health.get("name").and_then(Value::as_str) != Some("drsg") {
+            return None;
+        }
+        health.get("pid").and_then(Value::as_u64).map(|pid| pid as u32)
     };
-    matches!(tokio::time::timeout(HEALTH_TIMEOUT, probe).await, Ok(Some(())))
+    tokio::time::timeout(HEALTH_TIMEOUT, probe).await.ok().flatten()
 }
 
 /// Asks the drsg server at `authority` to stop (`POST /shutdown`, what `drsg stop` does).
 pub async fn shutdown(authority: &str, authorization: Option<&str>) -> Result<(), String> {
-    let mut request = Request::post("/shutdown").header(header::HOST, authority);
+    let mut request =
+        Request::post("/shutdown").header(header::HOST, authority).header(header::CONTENT_TYPE, "application/json");
     if let Some(auth) = authorization {
         request = request.header(header::AUTHORIZATION, auth);
     }
@@ -186,13 +202,19 @@ struct SessionState {
 struct Relay {
     target: Target,
     session: Mutex<SessionState>,
+    /// Held while a new session is opened, so requests that all met the same 404 open one.
+    reopening: Mutex<()>,
     out: Mutex<tokio::io::Stdout>,
 }
 
 /// Relays stdin/stdout to `target` until stdin closes, then ends the server session.
 pub async fn relay_stdio(target: Target) -> std::io::Result<()> {
-    let relay =
-        Arc::new(Relay { target, session: Mutex::new(SessionState::default()), out: Mutex::new(tokio::io::stdout()) });
+    let relay = Arc::new(Relay {
+        target,
+        session: Mutex::new(SessionState::default()),
+        reopening: Mutex::new(()),
+        out: Mutex::new(tokio::io::stdout()),
+    });
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     let mut tasks = tokio::task::JoinSet::new();
     while let Some(line) = lines.next_line().await? {
@@ -246,16 +268,13 @@ impl Relay {
         let is_initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
         match self.post(&message, !is_initialize).await {
             Ok(()) => Ok(()),
-            Err(Posted::SessionGone) if !is_initialize => {
-                tracing::info!("the server ended the session; opening a new one");
-                match self.reinitialize().await {
-                    Ok(()) => match self.post(&message, true).await {
-                        Ok(()) => Ok(()),
-                        Err(failure) => self.fail(&message, &failure.to_string()).await,
-                    },
+            Err(Posted::SessionGone(gone)) if !is_initialize => match self.reinitialize(&gone).await {
+                Ok(()) => match self.post(&message, true).await {
+                    Ok(()) => Ok(()),
                     Err(failure) => self.fail(&message, &failure.to_string()).await,
-                }
-            }
+                },
+                Err(failure) => self.fail(&message, &failure.to_string()).await,
+            },
             Err(failure) => self.fail(&message, &failure.to_string()).await,
         }
     }
@@ -272,9 +291,15 @@ impl Relay {
         }
     }
 
-    async fn reinitialize(&self) -> Result<(), Posted> {
+    /// Opens a new session in place of `gone`, unless another request already did.
+    async fn reinitialize(&self, gone: &str) -> Result<(), Posted> {
+        let _one_at_a_time = self.reopening.lock().await;
         let (initialize, initialized) = {
             let mut session = self.session.lock().await;
+            if session.id.as_deref() != Some(gone) {
+                return Ok(());
+            }
+            tracing::info!("the server ended the session; opening a new one");
             session.id = None;
             (session.initialize.clone(), session.initialized.clone())
         };
@@ -324,7 +349,10 @@ impl Relay {
             if with_session && let Some(id) = &session.id {
                 request = request.header("mcp-session-id", id);
             }
-            if let Some(version) = &session.protocol {
+            // `initialize` negotiates the version: its request carries none (a replayed one would
+            // otherwise carry the old session's, which may differ from what its body asks).
+            let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
+            if let Some(version) = session.protocol.as_ref().filter(|_| !initialize) {
                 request = request.header("mcp-protocol-version", version);
             }
         }
@@ -345,10 +373,13 @@ impl Relay {
     }
 
     async fn post(&self, message: &Value, with_session: bool) -> Result<(), Posted> {
+        let sent_with = if with_session { self.session.lock().await.id.clone() } else { None };
         let response = self.request(message, with_session).await?;
         let status = response.status();
-        if status == StatusCode::NOT_FOUND && with_session && self.session.lock().await.id.is_some() {
-            return Err(Posted::SessionGone);
+        if status == StatusCode::NOT_FOUND
+            && let Some(gone) = sent_with
+        {
+            return Err(Posted::SessionGone(gone));
         }
         self.remember(&response).await;
         if status == StatusCode::ACCEPTED {
@@ -367,13 +398,20 @@ impl Relay {
                 String::from_utf8_lossy(&bytes).trim()
             )));
         }
+        // A request expects its answer: a stream that ends without it would leave the client waiting.
+        let expects = message.get("method").and(message.get("id")).cloned();
+        let mut answered = false;
         if !is_sse {
             let bytes = body.collect().await.map_err(|e| Posted::Failed(e.to_string()))?.to_bytes();
-            for message in messages_of(&bytes) {
-                self.note_protocol(&message).await;
-                self.write(&message).await.map_err(|e| Posted::Failed(e.to_string()))?;
+            for answer in messages_of(&bytes) {
+                answered |= answers(&answer, expects.as_ref());
+                self.note_protocol(&answer).await;
+                self.write(&answer).await.map_err(|e| Posted::Failed(e.to_string()))?;
             }
-            return Ok(());
+            return match (expects, answered) {
+                (Some(_), false) => Err(Posted::Failed("the server answered without a response".into())),
+                _ => Ok(()),
+            };
         }
         // An event stream: pass each event's message on as it arrives.
         let mut pending: Vec<u8> = Vec::new();
@@ -384,13 +422,17 @@ impl Relay {
             while let Some((event, rest)) = split_event(&pending) {
                 let event = event.to_vec();
                 pending = rest.to_vec();
-                if let Some(message) = event_message(&event) {
-                    self.note_protocol(&message).await;
-                    self.write(&message).await.map_err(|e| Posted::Failed(e.to_string()))?;
+                if let Some(answer) = event_message(&event) {
+                    answered |= answers(&answer, expects.as_ref());
+                    self.note_protocol(&answer).await;
+                    self.write(&answer).await.map_err(|e| Posted::Failed(e.to_string()))?;
                 }
             }
         }
-        Ok(())
+        match (expects, answered) {
+            (Some(_), false) => Err(Posted::Failed("the server closed the stream without answering".into())),
+            _ => Ok(()),
+        }
     }
 
     /// Ends the server's session (`DELETE`), best effort.
@@ -410,16 +452,24 @@ impl Relay {
     }
 }
 
+/// Whether `message` is the response to request id `expects`.
+fn answers(message: &Value, expects: Option<&Value>) -> bool {
+    expects.is_some_and(|id| {
+        message.get("id") == Some(id) && (message.get("result").is_some() || message.get("error").is_some())
+    })
+}
+
 #[derive(Debug)]
 enum Posted {
-    SessionGone,
+    /// The server no longer knows the session with this id.
+    SessionGone(String),
     Failed(String),
 }
 
 impl std::fmt::Display for Posted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Posted::SessionGone => f.write_str("the server no longer knows this session"),
+            Posted::SessionGone(_) => f.write_str("the server no longer knows this session"),
             Posted::Failed(why) => f.write_str(why),
         }
     }
@@ -482,8 +532,11 @@ mod tests {
     fn urls_split_into_authority_and_path() {
         assert_eq!(split_url("http://127.0.0.1:7700/mcp"), Some(("127.0.0.1:7700".into(), "/mcp".into())));
         assert_eq!(split_url("http://localhost/mcp"), Some(("localhost:80".into(), "/mcp".into())));
+        assert_eq!(split_url("http://[::1]:7700/mcp"), Some(("[::1]:7700".into(), "/mcp".into())));
         assert_eq!(split_url("https://example.com/mcp"), None);
+        assert_eq!(split_url("http://example.com:7700/mcp"), None);
         assert_eq!(split_url("http://user@evil/mcp"), None);
+        assert_eq!(split_url("http://127.0.0.1.evil.example/mcp"), None);
     }
 
     #[test]

@@ -79,7 +79,9 @@ impl Limits {
             Err(_) => Some(DEFAULT_DEADLINE),
             Ok(text) => match text.trim().parse::<f64>() {
                 Ok(0.0) => None,
-                Ok(secs) if secs > 0.0 && secs.is_finite() => Some(Duration::from_secs_f64(secs)),
+                Ok(secs) if secs > 0.0 => Some(Duration::try_from_secs_f64(secs).map_err(|_| {
+                    format!("DRSG_MCP_TOOL_DEADLINE_SECS is too large (`{text}`); 0 means no deadline")
+                })?),
                 _ => {
                     return Err(format!("DRSG_MCP_TOOL_DEADLINE_SECS is a number of seconds (0 = none), not `{text}`"));
                 }
@@ -170,11 +172,26 @@ impl DrsgServer {
         }
     }
 
-    /// Runs one call through the gate: waits for a turn and runs on a blocking thread, both within
-    /// the deadline. `source` labels the caller in the log and on anything the call writes.
+    /// Runs one tool call through the gate: waits for a turn and runs on a blocking thread, both
+    /// within the deadline. `source` labels the caller in the log and on anything the call writes.
     pub async fn call(&self, tool: &str, args: Map<String, Value>, source: &str) -> Result<verbs::Reply, Failure> {
+        self.logged(tool, args, source, self.tools).await
+    }
+
+    /// Runs verb `verb` through the same gate, whatever the tool set (`/rpc`'s methods are the verbs).
+    pub async fn call_verb(&self, verb: &str, args: Map<String, Value>, source: &str) -> Result<verbs::Reply, Failure> {
+        self.logged(verb, args, source, ToolSet::Full).await
+    }
+
+    async fn logged(
+        &self,
+        tool: &str,
+        args: Map<String, Value>,
+        source: &str,
+        tools: ToolSet,
+    ) -> Result<verbs::Reply, Failure> {
         let started = Instant::now();
-        let outcome = self.gated(tool, args, source, started).await;
+        let outcome = self.gated(tool, args, source, tools, started).await;
         let ms = started.elapsed().as_millis() as u64;
         match &outcome {
             Ok(reply) => tracing::info!(source, tool, ms, found = reply.found, "call"),
@@ -188,6 +205,7 @@ impl DrsgServer {
         tool: &str,
         args: Map<String, Value>,
         source: &str,
+        tools: ToolSet,
         started: Instant,
     ) -> Result<verbs::Reply, Failure> {
         let deadline = self.shared.limits.deadline;
@@ -210,11 +228,13 @@ impl DrsgServer {
         .map_err(|_| Failure::Internal("the server is shutting down".into()))?;
         let server = self.clone();
         let (tool_name, source_label) = (tool.to_owned(), source.to_owned());
+        let running = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let gate = Gate { running: running.clone(), until: deadline.map(|d| started + d) };
         // The permit moves into the blocking task: a call abandoned at its deadline keeps its turn
         // until it really ends, so no more than the limit ever run.
         let task = tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            server.run_blocking(&tool_name, args, &source_label)
+            server.run_blocking(&tool_name, args, &source_label, tools, &gate)
         });
         let joined = match deadline {
             None => task.await,
@@ -222,6 +242,9 @@ impl DrsgServer {
                 let left = limit.saturating_sub(started.elapsed());
                 match tokio::time::timeout(left, task).await {
                     Ok(joined) => joined,
+                    Err(_) if !running.load(std::sync::atomic::Ordering::Acquire) => {
+                        return Err(Failure::Deadline(busy_database(limit)));
+                    }
                     Err(_) => {
                         return Err(Failure::Deadline(format!(
                             "the call was slow: it ran past the {} s deadline (DRSG_MCP_TOOL_DEADLINE_SECS) and its \
@@ -236,8 +259,15 @@ impl DrsgServer {
     }
 
     /// Runs one call on the calling thread (a blocking thread, never the async runtime).
-    fn run_blocking(&self, tool: &str, args: Map<String, Value>, source: &str) -> Result<verbs::Reply, Failure> {
-        let (verb, args) = match (self.tools, tool) {
+    fn run_blocking(
+        &self,
+        tool: &str,
+        args: Map<String, Value>,
+        source: &str,
+        tools: ToolSet,
+        gate: &Gate,
+    ) -> Result<verbs::Reply, Failure> {
+        let (verb, args) = match (tools, tool) {
             (ToolSet::Compact, "drsg") => match compact_call(args).map_err(Failure::Invalid)? {
                 Compact::Help(text) => return Ok(verbs::Reply { text, found: true }),
                 // The compact tool is read-only (its annotation says so): the write stays out.
@@ -261,6 +291,13 @@ impl DrsgServer {
         }
         let backend = &self.shared.backend;
         let mut store = backend.store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        // The database was held (a fold, a rebuild) past the deadline: the caller has had its answer.
+        if let Some(until) = gate.until
+            && Instant::now() >= until
+        {
+            return Err(Failure::Deadline("abandoned: the database was held past the deadline".into()));
+        }
+        gate.running.store(true, std::sync::atomic::Ordering::Release);
         if verb == "rebuild" {
             return self.rebuild(&mut store, args, source).map_err(Failure::Invalid);
         }
@@ -328,6 +365,21 @@ impl DrsgServer {
             Err(err) => Err(McpError::resource_not_found(err.to_string(), None)),
         }
     }
+}
+
+/// What a call's blocking task needs to know of its deadline.
+struct Gate {
+    /// Set once the call holds the database and runs.
+    running: Arc<std::sync::atomic::AtomicBool>,
+    until: Option<Instant>,
+}
+
+fn busy_database(limit: Duration) -> String {
+    format!(
+        "drsg was busy: the database was held (a fold or a rebuild writing) and the call did not start within its \
+         {} s deadline (DRSG_MCP_TOOL_DEADLINE_SECS); try again shortly",
+        limit.as_secs_f64().round()
+    )
 }
 
 /// The source label of an MCP client: its `clientInfo.name` trimmed, lowercased, with runs of

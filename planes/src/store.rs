@@ -33,7 +33,6 @@ const OWN_ENTRIES: &[&str] = &[
     "graph.sqlite-shm",
     "graph.sqlite-journal",
     SERVE_RECORD,
-    "serve.drsg-tmp",
 ];
 
 /// A database: the SQLite graph of every plane, its text index, and the lock that makes this

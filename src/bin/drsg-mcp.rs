@@ -27,6 +27,7 @@ fn main() {
 fn run() -> Result<(), String> {
     let mut db: Option<PathBuf> = None;
     let mut tools = drsg_mcp::ToolSet::Full;
+    let mut tools_chosen = false;
     let mut args = std::env::args_os().skip(1);
     while let Some(arg) = args.next() {
         match arg.to_str() {
@@ -40,6 +41,7 @@ fn run() -> Result<(), String> {
             }
             Some("--db") => db = Some(args.next().ok_or("--db needs a path")?.into()),
             Some("--tools") => {
+                tools_chosen = true;
                 tools = match args.next().as_ref().and_then(|t| t.to_str()) {
                     Some("full") => drsg_mcp::ToolSet::Full,
                     Some("compact") => drsg_mcp::ToolSet::Compact,
@@ -52,8 +54,9 @@ fn run() -> Result<(), String> {
         }
     }
     // No database named: a server declared in the repository's `.mcp.json` that answers gets the
-    // session (it holds the database); otherwise the database opens here.
-    let named = db.is_some() || std::env::var_os("DRSG_DB").is_some_and(|v| !v.is_empty());
+    // session (it holds the database); otherwise the database opens here. A chosen tool set is
+    // served here: the server has its own.
+    let named = db.is_some() || std::env::var_os("DRSG_DB").is_some_and(|v| !v.is_empty()) || tools_chosen;
     // Flushes the log file until the process ends.
     let mut log_guard = None;
     if !named && let Ok(cwd) = std::env::current_dir() {

@@ -142,32 +142,83 @@ fn drsg_mcp_refuses_a_missing_database_and_a_held_one() {
     assert!(help.status.success() && String::from_utf8_lossy(&help.stdout).contains("usage: drsg-mcp"));
 }
 
+/// A tree whose walk takes a second: a `grep` over it is slow.
+struct SlowFiles;
+
+impl drsg_query::SourceFiles for SlowFiles {
+    fn read(&self, root: &std::path::Path, path: &str) -> Result<Vec<u8>, drsg_query::FileError> {
+        drsg::files::DiskFiles.read(root, path)
+    }
+
+    fn visit(
+        &self,
+        _: &std::path::Path,
+        _: Option<&str>,
+        _: bool,
+        _: &(dyn Fn(&str, &[u8]) + Sync),
+    ) -> Result<(), drsg_query::FileError> {
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        Ok(())
+    }
+
+    fn modified(&self, _: &std::path::Path, _: &str) -> Option<i64> {
+        None
+    }
+}
+
 #[test]
 fn a_call_past_its_deadline_says_whether_the_server_was_busy_or_the_call_slow() {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
-    let store = Arc::new(Mutex::new(drsg_planes::Store::in_memory().expect("a store")));
+    let fx = Fixture::inline(TREE);
+    let mut store = drsg_planes::Store::in_memory().expect("a store");
+    let options = drsg_indexer::IndexOptions::default();
+    drsg_indexer::index_tree(fx.path(), &drsg_plugins::builtin(), &mut store, &options, &drsg_indexer::Silent)
+        .expect("index");
+    let store = Arc::new(Mutex::new(store));
+    let mut backend = drsg::serving::backend(store.clone());
+    backend.files = Box::new(SlowFiles);
     let limits = drsg_mcp::Limits { concurrent: 1, deadline: Some(Duration::from_millis(300)) };
-    let server = drsg_mcp::DrsgServer::new(drsg::serving::backend(store.clone()), drsg_mcp::ToolSet::Full, limits);
+    let server = drsg_mcp::DrsgServer::new(backend, drsg_mcp::ToolSet::Full, limits);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
-    // A fold holding the write gate makes the running call slow; the one queued behind it finds no turn.
-    let held = store.lock().expect("the gate");
+    let args = |json: serde_json::Value| json.as_object().expect("an object").clone();
+
+    // A grep over a slow tree runs past the deadline; the call queued behind it finds no turn.
     let (slow, busy) = runtime.block_on(async {
         let first = server.clone();
-        let slow = tokio::spawn(async move { first.call("planes", serde_json::Map::new(), "test").await });
+        let slow =
+            tokio::spawn(async move { first.call("grep", args(serde_json::json!({"pattern": "x"})), "test").await });
         tokio::time::sleep(Duration::from_millis(50)).await;
         let busy = server.call("planes", serde_json::Map::new(), "test").await;
         (slow.await.expect("joined"), busy)
     });
-    drop(held);
     let slow = slow.expect_err("past the deadline").to_string();
     assert!(slow.contains("the call was slow") && slow.contains("DRSG_MCP_TOOL_DEADLINE_SECS"), "{slow}");
     let busy = busy.expect_err("no turn").to_string();
     assert!(busy.contains("drsg was busy") && busy.contains("at most 1 run at once"), "{busy}");
-    // With the gate free again, calls answer (the abandoned one gave its turn back when it ended).
-    let answer = runtime.block_on(server.call("planes", serde_json::Map::new(), "test"));
-    assert!(answer.is_ok(), "{answer:?}");
+    // The abandoned grep keeps its turn until it ends; then calls answer again.
+    std::thread::sleep(Duration::from_millis(900));
+    assert!(runtime.block_on(server.call("planes", serde_json::Map::new(), "test")).is_ok());
+
+    // A fold holding the write gate past the deadline: the call is told the database was busy.
+    let held = store.lock().expect("the gate");
+    let waiting = runtime.block_on(server.call("planes", serde_json::Map::new(), "test"));
+    drop(held);
+    let waiting = waiting.expect_err("the gate was held").to_string();
+    assert!(waiting.contains("drsg was busy: the database was held"), "{waiting}");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(runtime.block_on(server.call("planes", serde_json::Map::new(), "test")).is_ok());
+
+    // `/rpc` runs verbs whatever the tool set; the compact tool set lists only `drsg`.
+    let compact = drsg_mcp::DrsgServer::new(
+        drsg::serving::backend(store.clone()),
+        drsg_mcp::ToolSet::Compact,
+        drsg_mcp::Limits::default(),
+    );
+    assert!(runtime.block_on(compact.call_verb("planes", serde_json::Map::new(), "rpc")).is_ok());
+    let as_tool = runtime.block_on(compact.call("planes", serde_json::Map::new(), "test"));
+    assert!(as_tool.expect_err("not a tool here").to_string().contains("the tool is `drsg`"));
 }
 
 #[test]

@@ -78,7 +78,8 @@ INIT = {
     "method": "initialize",
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
 }
-MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+JSON = {"Content-Type": "application/json"}
+MCP_HEADERS = {**JSON, "Accept": "application/json, text/event-stream"}
 
 
 async def http_session(check):
@@ -140,13 +141,20 @@ def http_refusals():
     body = json.dumps(INIT).encode()
     status, headers, _ = raw("POST", "/mcp", body, MCP_HEADERS)
     assert status == 401 and headers.get("www-authenticate", headers.get("WWW-Authenticate")) == "Bearer", status
-    status, _, _ = raw("POST", "/rpc", b'{"jsonrpc":"2.0","id":1,"method":"planes"}')
+    status, _, _ = raw("POST", "/rpc", b'{"jsonrpc":"2.0","id":1,"method":"planes"}', JSON)
     assert status == 401, status
+    # What a web page could send to loopback: no JSON content type, or a foreign Origin.
+    status, _, _ = raw("POST", "/rpc", b'{"jsonrpc":"2.0","id":1,"method":"planes"}', {"Authorization": auth})
+    assert status == 415, status
+    status, _, _ = raw("POST", "/shutdown", b"", {"Authorization": auth, "Content-Type": "text/plain"})
+    assert status == 415, status
+    status, _, _ = raw("POST", "/rpc", b"{}", {**JSON, "Authorization": auth, "Origin": "https://evil.example"})
+    assert status == 403, status
     status, _, _ = raw("POST", "/mcp", body, {**MCP_HEADERS, "Authorization": "Bearer " + "0" * 64})
     assert status == 401, status
     status, _, _ = raw("POST", "/mcp", body, {**MCP_HEADERS, "Authorization": auth}, host="evil.example")
     assert status == 403, status
-    status, _, _ = raw("POST", "/rpc", body, {"Authorization": auth}, host="127.0.0.1.evil.example:80")
+    status, _, _ = raw("POST", "/rpc", body, {**JSON, "Authorization": auth}, host="127.0.0.1.evil.example:80")
     assert status == 403, status
     listing = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).encode()
     status, _, _ = raw("POST", "/mcp", listing, {**MCP_HEADERS, "Authorization": auth, "Mcp-Session-Id": "no-such-session"})
@@ -155,16 +163,16 @@ def http_refusals():
     for path in ["/mcp", "/rpc"]:
         status, _, _ = raw("POST", path, big, {**MCP_HEADERS, "Authorization": auth})
         assert status == 413, (path, status)
-    status, _, data = raw("POST", "/rpc", b"{not json", {"Authorization": auth})
+    status, _, data = raw("POST", "/rpc", b"{not json", {**JSON, "Authorization": auth})
     assert status == 200 and json.loads(data)["error"]["code"] == -32700, data
     status, _, data = raw("POST", "/mcp", b"{not json", {**MCP_HEADERS, "Authorization": auth})
-    assert 400 <= status < 500, (status, data)
-    status, _, data = raw("POST", "/rpc", b'{"jsonrpc":"2.0","id":7,"method":"context","params":{"name":"helper"}}', {"Authorization": auth})
+    assert status == 400 and json.loads(data)["error"]["code"] == -32700, (status, data)
+    status, _, data = raw("POST", "/rpc", b'{"jsonrpc":"2.0","id":7,"method":"context","params":{"name":"helper"}}', {**JSON, "Authorization": auth})
     answer = json.loads(data)
     assert status == 200 and answer["id"] == 7 and answer["result"]["found"], answer
-    status, _, data = raw("POST", "/rpc", b'{"jsonrpc":"2.0","id":8,"method":"context","params":{}}', {"Authorization": auth})
+    status, _, data = raw("POST", "/rpc", b'{"jsonrpc":"2.0","id":8,"method":"context","params":{}}', {**JSON, "Authorization": auth})
     assert json.loads(data)["error"]["code"] == -32602 and "needs `name`" in json.loads(data)["error"]["message"], data
-    status, _, data = raw("POST", "/rpc", b'{"jsonrpc":"2.0","id":9,"method":"nope"}', {"Authorization": auth})
+    status, _, data = raw("POST", "/rpc", b'{"jsonrpc":"2.0","id":9,"method":"nope"}', {**JSON, "Authorization": auth})
     assert json.loads(data)["error"]["code"] == -32601, data
     status, _, data = raw("GET", "/health")
     assert status == 200 and json.loads(data)["name"] == "drsg", data
