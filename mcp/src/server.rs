@@ -123,7 +123,16 @@ struct Shared {
     backend: Backend,
     calls: Arc<Semaphore>,
     limits: Limits,
+    /// Read-only handles on the database (none for one in memory): read verbs run on these, beside
+    /// each other and beside a fold or a rebuild holding the store.
+    readers: std::sync::Mutex<Vec<Store>>,
+    returned: std::sync::Condvar,
+    /// Whether there are reader handles at all.
+    reads_apart: bool,
 }
+
+/// Reader handles a server keeps.
+const READERS: usize = 4;
 
 /// The drsg MCP server (cheap to clone: sessions share the backend and the call gate).
 #[derive(Clone)]
@@ -135,7 +144,60 @@ pub struct DrsgServer {
 impl DrsgServer {
     pub fn new(backend: Backend, tools: ToolSet, limits: Limits) -> DrsgServer {
         let calls = Arc::new(Semaphore::new(limits.concurrent.max(1)));
-        DrsgServer { shared: Arc::new(Shared { backend, calls, limits }), tools }
+        let readers = {
+            let store = backend.store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut readers = Vec::new();
+            for _ in 0..READERS {
+                match store.reader() {
+                    Ok(Some(reader)) => readers.push(reader),
+                    Ok(None) => break,
+                    Err(err) => {
+                        tracing::warn!(%err, "no reader handle: reads share the writing handle");
+                        break;
+                    }
+                }
+            }
+            readers
+        };
+        let reads_apart = !readers.is_empty();
+        let readers = std::sync::Mutex::new(readers);
+        let returned = std::sync::Condvar::new();
+        let shared = Shared { backend, calls, limits, readers, returned, reads_apart };
+        DrsgServer { shared: Arc::new(shared), tools }
+    }
+
+    /// Runs `read` on a reader handle's snapshot, waiting (until `until`) for a free one; on the
+    /// writing handle when there are none (a database in memory). `Err` when the deadline passed.
+    fn reading<R>(&self, until: Option<Instant>, read: impl FnOnce(&Store) -> R) -> Result<R, Failure> {
+        let shared = &self.shared;
+        if !shared.reads_apart {
+            let store = shared.backend.store.lock().unwrap_or_else(|p| p.into_inner());
+            if until.is_some_and(|until| Instant::now() >= until) {
+                return Err(Failure::Deadline("abandoned: the database was held past the deadline".into()));
+            }
+            return Ok(read(&store));
+        }
+        let mut free = shared.readers.lock().unwrap_or_else(|p| p.into_inner());
+        let reader = loop {
+            if let Some(reader) = free.pop() {
+                break reader;
+            }
+            free = match until {
+                None => shared.returned.wait(free).unwrap_or_else(|p| p.into_inner()),
+                Some(until) => {
+                    let left = until.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(Failure::Deadline("abandoned: no reader was free before the deadline".into()));
+                    }
+                    shared.returned.wait_timeout(free, left).unwrap_or_else(|p| p.into_inner()).0
+                }
+            };
+        };
+        drop(free);
+        let out = reader.snapshot(read);
+        shared.readers.lock().unwrap_or_else(|p| p.into_inner()).push(reader);
+        shared.returned.notify_one();
+        out.map_err(|err| Failure::Internal(format!("reading the database failed: {err}")))
     }
 
     /// The tools this server lists.
@@ -290,22 +352,23 @@ impl DrsgServer {
             ))));
         }
         let backend = &self.shared.backend;
-        let mut store = backend.store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        // The database was held (a fold, a rebuild) past the deadline: the caller has had its answer.
-        if let Some(until) = gate.until
-            && Instant::now() >= until
-        {
-            return Err(Failure::Deadline("abandoned: the database was held past the deadline".into()));
-        }
-        gate.running.store(true, std::sync::atomic::Ordering::Release);
         if verb == "rebuild" {
+            // The one write: through the write gate, which a fold may hold.
+            let mut store = backend.store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if gate.until.is_some_and(|until| Instant::now() >= until) {
+                return Err(Failure::Deadline("abandoned: the database was held past the deadline".into()));
+            }
+            gate.running.store(true, std::sync::atomic::Ordering::Release);
             return self.rebuild(&mut store, args, source).map_err(Failure::Invalid);
         }
-        let env = Env {
-            session: Session { store: &store, cwd: backend.cwd.as_deref(), files: &*backend.files },
-            revisions: &*backend.revisions,
-        };
-        verbs::call(&env, &verb, args).map_err(Failure::Invalid)
+        self.reading(gate.until, |store| {
+            gate.running.store(true, std::sync::atomic::Ordering::Release);
+            let env = Env {
+                session: Session { store, cwd: backend.cwd.as_deref(), files: &*backend.files },
+                revisions: &*backend.revisions,
+            };
+            verbs::call(&env, &verb, args).map_err(Failure::Invalid)
+        })?
     }
 
     fn rebuild(&self, store: &mut Store, args: Map<String, Value>, source: &str) -> Result<verbs::Reply, CallError> {
@@ -358,12 +421,11 @@ impl DrsgServer {
                     None,
                 )
             })?;
-        let store = self.shared.backend.store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let params = drsg_query::SchemaParams { plane: Some(plane), cwd: None };
-        match drsg_query::schema(&store, &params) {
-            Ok(schema) => Ok(schema.render()),
-            Err(err) => Err(McpError::resource_not_found(err.to_string(), None)),
-        }
+        let schema = self
+            .reading(None, |store| drsg_query::schema(store, &params).map(|schema| schema.render()))
+            .map_err(|failure| McpError::internal_error(failure.to_string(), None))?;
+        schema.map_err(|err| McpError::resource_not_found(err.to_string(), None))
     }
 }
 
@@ -376,8 +438,8 @@ struct Gate {
 
 fn busy_database(limit: Duration) -> String {
     format!(
-        "drsg was busy: the database was held (a fold or a rebuild writing) and the call did not start within its \
-         {} s deadline (DRSG_MCP_TOOL_DEADLINE_SECS); try again shortly",
+        "drsg was busy: the call did not start within its {} s deadline (DRSG_MCP_TOOL_DEADLINE_SECS): every \
+         reader was in use, or a fold or rebuild held the database; try again shortly",
         limit.as_secs_f64().round()
     )
 }

@@ -50,6 +50,9 @@ pub struct Store {
     /// The planes with their counts, kept between writes: counting a plane's rows costs milliseconds,
     /// and this process is the only writer (the lock), so the counts change only through `&mut self`.
     pub(crate) planes_cache: std::cell::RefCell<Option<Vec<crate::model::PlaneInfo>>>,
+    /// A reader handle's view of other connections' writes (`PRAGMA data_version` when its plane
+    /// list was cached); `None` for the writing handle, whose own writes keep its cache true.
+    seen_version: Option<std::cell::Cell<i64>>,
     // Declared last so the lock is released only after SQLite and Tantivy are closed.
     _lock: Option<DbLock>,
 }
@@ -95,6 +98,7 @@ impl Store {
             dir: None,
             reconciled: Vec::new(),
             planes_cache: Default::default(),
+            seen_version: None,
             _lock: None,
         })
     }
@@ -160,10 +164,66 @@ impl Store {
             dir: Some(path.to_path_buf()),
             reconciled: Vec::new(),
             planes_cache: Default::default(),
+            seen_version: None,
             _lock: Some(lock),
         };
         store.reconcile_text()?;
         Ok(store)
+    }
+
+    /// A second handle on this database that only reads, for another thread of this process (which
+    /// holds the lock): reads on it go on while this handle writes. Use it through
+    /// [`Store::snapshot`], which shows it the latest commit. `None` for an in-memory store.
+    pub fn reader(&self) -> Result<Option<Store>> {
+        let Some(dir) = &self.dir else { return Ok(None) };
+        let shown = self.shown.clone();
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(dir.join(SQLITE_FILE), flags).ctx(&shown, "opening a reader")?;
+        conn.pragma_update(None, "query_only", true).ctx(&shown, "configuring a reader")?;
+        conn.pragma_update(None, "cache_size", -4096).ctx(&shown, "configuring a reader")?;
+        conn.set_prepared_statement_cache_capacity(64);
+        let text = TextIndex::open_reading(&dir.join(TEXT_DIR), &shown)?;
+        Ok(Some(Store {
+            conn,
+            text,
+            shown,
+            dir: Some(dir.clone()),
+            reconciled: Vec::new(),
+            planes_cache: Default::default(),
+            seen_version: Some(std::cell::Cell::new(-1)),
+            _lock: None,
+        }))
+    }
+
+    /// Runs `read` against one snapshot of the database: everything committed when it starts and
+    /// nothing committed while it runs, so an answer never mixes two states of a plane. On a reader
+    /// handle it first drops what it cached if another handle wrote since, and moves to the text
+    /// index's newest commit.
+    pub fn snapshot<R>(&self, read: impl FnOnce(&Store) -> R) -> Result<R> {
+        if self.seen_version.is_none() {
+            return Ok(read(self));
+        }
+        self.conn.execute_batch("BEGIN").ctx(&self.shown, "starting a read")?;
+        let out = self.snapshot_inner(read);
+        let end = self.conn.execute_batch("COMMIT").ctx(&self.shown, "ending a read");
+        let out = out?;
+        end?;
+        Ok(out)
+    }
+
+    fn snapshot_inner<R>(&self, read: impl FnOnce(&Store) -> R) -> Result<R> {
+        // The first read fixes the snapshot; the version then tells whether others wrote.
+        self.conn.query_row("SELECT count(*) FROM meta", [], |_| Ok(())).ctx(&self.shown, "starting a read")?;
+        let version: i64 =
+            self.conn.query_row("PRAGMA data_version", [], |row| row.get(0)).ctx(&self.shown, "starting a read")?;
+        if let Some(seen) = &self.seen_version
+            && seen.replace(version) != version
+        {
+            self.planes_cache.borrow_mut().take();
+        }
+        // The text index commits after SQLite does: look for a newer commit on every read.
+        self.text.refresh()?;
+        Ok(read(self))
     }
 
     /// The database directory; `None` for an in-memory store.

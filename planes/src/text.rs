@@ -125,6 +125,22 @@ impl TextIndex {
         TextIndex::new(index, shown)
     }
 
+    /// Opens the index in `dir` to read only (a reader handle of a store this process holds open).
+    pub(crate) fn open_reading(dir: &Path, shown: &Path) -> Result<TextIndex> {
+        let directory = MmapDirectory::open(dir).map_err(|e| Error::Io {
+            action: "open the text index",
+            path: dir.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let index = Index::open(directory).map_err(text_error(shown, "opening the text index to read"))?;
+        TextIndex::new(index, shown)
+    }
+
+    /// Moves the reader to the index's newest commit (made by another handle).
+    pub(crate) fn refresh(&self) -> Result<()> {
+        self.reader.reload().map_err(self.error("reloading the text index"))
+    }
+
     /// A fresh index in memory.
     pub(crate) fn in_memory(shown: &Path) -> Result<TextIndex> {
         TextIndex::new(Index::create_in_ram(schema().0), shown)

@@ -172,17 +172,27 @@ fn a_call_past_its_deadline_says_whether_the_server_was_busy_or_the_call_slow() 
     use std::time::Duration;
 
     let fx = Fixture::inline(TREE);
-    let mut store = drsg_planes::Store::in_memory().expect("a store");
-    let options = drsg_indexer::IndexOptions::default();
-    drsg_indexer::index_tree(fx.path(), &drsg_plugins::builtin(), &mut store, &options, &drsg_indexer::Silent)
-        .expect("index");
-    let store = Arc::new(Mutex::new(store));
+    let db = fx.outside().join("graph.drsg");
+    let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let store = Arc::new(Mutex::new(drsg_planes::Store::open_existing(&db).expect("open")));
     let mut backend = drsg::serving::backend(store.clone());
     backend.files = Box::new(SlowFiles);
     let limits = drsg_mcp::Limits { concurrent: 1, deadline: Some(Duration::from_millis(300)) };
     let server = drsg_mcp::DrsgServer::new(backend, drsg_mcp::ToolSet::Full, limits);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let args = |json: serde_json::Value| json.as_object().expect("an object").clone();
+    let planes = || {
+        let reply = runtime.block_on(server.call("planes", args(serde_json::json!({"format": "json"})), "test"));
+        let reply = reply.expect("planes answers");
+        let planes: serde_json::Value = serde_json::from_str(&reply.text).expect("JSON");
+        planes["planes"]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|p| p["name"].as_str().unwrap_or("").to_owned())
+            .collect::<Vec<_>>()
+    };
 
     // A grep over a slow tree runs past the deadline; the call queued behind it finds no turn.
     let (slow, busy) = runtime.block_on(async {
@@ -199,16 +209,21 @@ fn a_call_past_its_deadline_says_whether_the_server_was_busy_or_the_call_slow() 
     assert!(busy.contains("drsg was busy") && busy.contains("at most 1 run at once"), "{busy}");
     // The abandoned grep keeps its turn until it ends; then calls answer again.
     std::thread::sleep(Duration::from_millis(900));
-    assert!(runtime.block_on(server.call("planes", serde_json::Map::new(), "test")).is_ok());
+    assert_eq!(planes().len(), 2);
 
-    // A fold holding the write gate past the deadline: the call is told the database was busy.
+    // While a fold holds the write gate, reads go on beside it; a rebuild waits, and past its
+    // deadline is told the server was busy.
     let held = store.lock().expect("the gate");
-    let waiting = runtime.block_on(server.call("planes", serde_json::Map::new(), "test"));
-    drop(held);
+    assert_eq!(planes().len(), 2, "reads run on reader handles, apart from the writer");
+    let waiting = runtime.block_on(server.call("rebuild", serde_json::Map::new(), "test"));
     let waiting = waiting.expect_err("the gate was held").to_string();
-    assert!(waiting.contains("drsg was busy: the database was held"), "{waiting}");
+    assert!(waiting.contains("drsg was busy") && waiting.contains("a fold or rebuild held the database"), "{waiting}");
+    drop(held);
     std::thread::sleep(Duration::from_millis(100));
-    assert!(runtime.block_on(server.call("planes", serde_json::Map::new(), "test")).is_ok());
+    // A write by the writing handle is in the next read (the reader drops its cached plane list).
+    let git_plane = planes().into_iter().find(|p| p.ends_with("_git")).expect("a history plane");
+    assert!(store.lock().expect("the gate").delete_plane(&git_plane).expect("delete"));
+    assert_eq!(planes().len(), 1, "the deleted plane is gone from the next read");
 
     // `/rpc` runs verbs whatever the tool set; the compact tool set lists only `drsg`.
     let compact = drsg_mcp::DrsgServer::new(
