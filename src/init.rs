@@ -102,15 +102,10 @@ pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
         let mut store = crate::open_for_write(db).context(
             "cannot open the database to set it up (a server that is not answering may hold it: `drsg stop`)",
         )?;
-        let registry = drsg_plugins::builtin();
-        let root_text = root.to_string_lossy().into_owned();
-        let existing = store
-            .planes()?
-            .into_iter()
-            .find(|p| p.meta.kind == drsg_planes::PlaneKind::Code && p.meta.synced_root.as_deref() == Some(&root_text));
-        match existing {
-            Some(plane) => plane.meta.name,
+        match crate::watching::plane_of_root(&store, root)? {
+            Some(plane) => plane,
             None => {
+                let registry = drsg_plugins::builtin();
                 let options = drsg_indexer::IndexOptions { source: Some("init".into()), ..Default::default() };
                 let bar = crate::Bar::new();
                 let report = drsg_indexer::index_tree(root, &registry, &mut store, &options, &bar)

@@ -360,9 +360,14 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             let plane = drsg::watching::plane_for_root(&mut store, &registry, &root, &mut |l| drsg::log_line(l))?;
             let stop = std::sync::atomic::AtomicBool::new(false);
             let store = std::sync::Mutex::new(store);
-            drsg::watching::watch_plane(&store, &registry, &plane, watch_mode(poll_ms), &stop, &mut |line| {
-                drsg::log_line(line)
-            })?;
+            drsg::watching::watch_plane(
+                &store,
+                &registry,
+                &plane,
+                drsg::watching::mode(poll_ms),
+                &stop,
+                &mut |line| drsg::log_line(line),
+            )?;
             Ok(EXIT_FOUND)
         }
         Command::Init { dir } => {
@@ -517,13 +522,6 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             Ok(if lines == 0 { EXIT_NOTHING } else { EXIT_FOUND })
         }
-    }
-}
-
-fn watch_mode(poll_ms: Option<u64>) -> drsg_watch::Mode {
-    match poll_ms {
-        Some(ms) => drsg_watch::Mode::Poll(std::time::Duration::from_millis(ms.max(10))),
-        None => drsg_watch::Mode::Events,
     }
 }
 

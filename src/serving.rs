@@ -140,10 +140,7 @@ pub fn serve(db: &Path, options: ServeOptions) -> anyhow::Result<()> {
     let watcher = match (watched, options.watch) {
         (Some(plane), Some((_, poll_ms))) => {
             let (store, stop_flag) = (store.clone(), stop_watch.clone());
-            let mode = match poll_ms {
-                Some(ms) => drsg_watch::Mode::Poll(std::time::Duration::from_millis(ms.max(10))),
-                None => drsg_watch::Mode::Events,
-            };
+            let mode = crate::watching::mode(poll_ms);
             Some(std::thread::Builder::new().name("drsg-watch".into()).spawn(move || {
                 let result = crate::watching::watch_plane(
                     &store,

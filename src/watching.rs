@@ -60,6 +60,24 @@ fn lock(store: &Mutex<Store>) -> MutexGuard<'_, Store> {
     store.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// The code plane read from `root` (a canonical path), if any.
+pub fn plane_of_root(store: &Store, root: &Path) -> anyhow::Result<Option<String>> {
+    let root_text = root.to_string_lossy();
+    let plane = store
+        .planes()?
+        .into_iter()
+        .find(|p| p.meta.kind == drsg_planes::PlaneKind::Code && p.meta.synced_root.as_deref() == Some(&*root_text));
+    Ok(plane.map(|p| p.meta.name))
+}
+
+/// How to watch: polling every `poll_ms` milliseconds when given, else file-system events.
+pub fn mode(poll_ms: Option<u64>) -> Mode {
+    match poll_ms {
+        Some(ms) => Mode::Poll(Duration::from_millis(ms.max(10))),
+        None => Mode::Events,
+    }
+}
+
 /// The code plane built from `root` (a canonical path), indexing the tree first when there is none.
 pub fn plane_for_root(
     store: &mut Store,

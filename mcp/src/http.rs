@@ -77,12 +77,14 @@ impl HttpOptions {
                 Ok(text) => text.trim().parse().map_err(|_| format!("{name} is a whole number, not `{text}`")),
             }
         };
+        let session_idle = Duration::from_secs(number("DRSG_SESSION_IDLE_SECS", SESSION_IDLE.as_secs())?.max(1));
         Ok(HttpOptions {
             token,
             allowed_hosts,
             max_body: number("DRSG_MAX_REQUEST_BYTES", DEFAULT_MAX_BODY as u64)? as usize,
-            session_idle: Duration::from_secs(number("DRSG_SESSION_IDLE_SECS", SESSION_IDLE.as_secs())?.max(1)),
-            session_init: SESSION_INIT.min(Duration::from_secs(number("DRSG_SESSION_IDLE_SECS", 60)?.max(1))),
+            session_idle,
+            // A shorter idle limit (tests) shortens the wait for `initialize` with it.
+            session_init: SESSION_INIT.min(session_idle),
         })
     }
 

@@ -129,11 +129,6 @@ fn split_url(url: &str) -> Option<(String, String)> {
     Some((authority, path.to_owned()))
 }
 
-/// Whether the target answers `GET /health` as drsg within [`HEALTH_TIMEOUT`].
-pub async fn is_live(target: &Target) -> bool {
-    health(&target.authority).await
-}
-
 /// Whether a drsg server answers `GET /health` at `authority` (`host:port`) within [`HEALTH_TIMEOUT`].
 pub async fn health(authority: &str) -> bool {
     served_by(authority).await.is_some()

@@ -77,7 +77,7 @@ fn run() -> Result<(), String> {
                 .enable_all()
                 .build()
                 .map_err(|e| e.to_string())?;
-            if runtime.block_on(drsg_mcp::relay::is_live(&target)) {
+            if runtime.block_on(drsg_mcp::relay::health(&target.authority)) {
                 tracing::info!(url = %target.url(), from = %target.declared_in.display(), "relaying to the server");
                 return runtime.block_on(drsg_mcp::relay::relay_stdio(target)).map_err(|e| format!("relay: {e}"));
             }

@@ -244,25 +244,24 @@ fn drsg_mcp_skips_a_mcp_json_others_can_write() {
     let path = fx.path().join(".mcp.json");
     std::fs::write(&path, declared).expect("write");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).expect("chmod");
-    let out = Command::new(env!("CARGO_BIN_EXE_drsg-mcp"))
-        .current_dir(fx.path().join("pkg"))
-        .env_remove("DRSG_DB")
-        .output()
-        .expect("run");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    // drsg-mcp below the checkout's root, no database named: it exits 2; its stderr.
+    let run_without_database = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_drsg-mcp"))
+            .current_dir(fx.path().join("pkg"))
+            .env_remove("DRSG_DB")
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        err
+    };
+    let err = run_without_database();
     assert!(err.contains(".mcp.json: writable by group or others"), "{err}");
     assert!(err.contains("no database at graph.drsg"), "{err}");
 
     // Its own, private: read, but the declared server does not answer, so the database opens here
     // (and there is none).
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
-    let out = Command::new(env!("CARGO_BIN_EXE_drsg-mcp"))
-        .current_dir(fx.path().join("pkg"))
-        .env_remove("DRSG_DB")
-        .output()
-        .expect("run");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = run_without_database();
     assert!(!err.contains("skipped") && err.contains("does not answer"), "{err}");
 }
