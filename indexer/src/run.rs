@@ -363,7 +363,7 @@ pub(crate) fn run_source(
                     }
                     Ok(ToStore::Symbols(_)) | Err(_) => None,
                 });
-                store.replace_plane_streamed(&early, &first, batches, || {
+                store.replace_plane_streamed(&early, first, batches, || {
                     let done = done.borrow();
                     let resolved = done.as_ref()?;
                     plane_meta.ledger =

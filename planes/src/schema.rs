@@ -97,9 +97,6 @@ pub(crate) fn create(conn: &Connection) -> rusqlite::Result<()> {
              props    TEXT,
              UNIQUE(plane, key)
          );
-         CREATE INDEX IF NOT EXISTS nodes_plane_name_nocase ON nodes(plane, name COLLATE NOCASE);
-         CREATE INDEX IF NOT EXISTS nodes_plane_file ON nodes(plane, file, line);
-         CREATE INDEX IF NOT EXISTS nodes_plane_label ON nodes(plane, label);
          CREATE TABLE IF NOT EXISTS edges(
              id    INTEGER PRIMARY KEY,
              plane INTEGER NOT NULL REFERENCES planes(id) ON DELETE CASCADE,
@@ -108,13 +105,65 @@ pub(crate) fn create(conn: &Connection) -> rusqlite::Result<()> {
              type  TEXT NOT NULL,
              props TEXT
          );
-         CREATE INDEX IF NOT EXISTS edges_src_type ON edges(src, type);
-         CREATE INDEX IF NOT EXISTS edges_dst_type ON edges(dst, type);
-         CREATE INDEX IF NOT EXISTS edges_plane_type ON edges(plane, type);
          INSERT OR IGNORE INTO meta(key, value) VALUES ('last_generation', '0');",
     )?;
+    create_secondary_indexes(&tx)?;
     tx.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('format_version', ?1)", [FORMAT_VERSION.to_string()])?;
     tx.commit()
+}
+
+/// The secondary indexes: point lookup by name, file or label, and 1-hop expansion from either end of an
+/// edge. Each says when a bulk write builds it (see [`Stage`]).
+const SECONDARY_INDEXES: [(&str, &str, Stage); 6] = [
+    ("nodes_plane_name_nocase", "nodes(plane, name COLLATE NOCASE)", Stage::AfterNodes),
+    ("nodes_plane_file", "nodes(plane, file, line)", Stage::Kept),
+    ("nodes_plane_label", "nodes(plane, label)", Stage::Kept),
+    ("edges_src_type", "edges(src, type)", Stage::Kept),
+    ("edges_dst_type", "edges(dst, type)", Stage::AfterEdges),
+    ("edges_plane_type", "edges(plane, type)", Stage::Kept),
+];
+
+/// When a bulk write builds an index. Rows arrive file by file, so an index led by the plane, the file,
+/// the label or the source node grows at its end (or at one of a few ends), which costs little row by
+/// row; an index led by a name or a target node is hit at random places, and sorting it once after the
+/// rows are in is several times cheaper than inserting each row into it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stage {
+    /// Kept up to date row by row.
+    Kept,
+    /// Dropped, and built again once the plane's symbols are in (the stand-ins that come later are few).
+    AfterNodes,
+    /// Dropped, and built again once every edge is in.
+    AfterEdges,
+}
+
+/// Creates the secondary indexes that do not exist.
+pub(crate) fn create_secondary_indexes(conn: &Connection) -> rusqlite::Result<()> {
+    for (name, on, _) in SECONDARY_INDEXES {
+        conn.execute(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on}"), [])?;
+    }
+    Ok(())
+}
+
+/// Drops the indexes a bulk write builds afterwards (inside its write transaction, so readers keep
+/// them until the commit, by which time [`build_indexes`] has built them again).
+pub(crate) fn drop_bulk_indexes(conn: &Connection) -> rusqlite::Result<()> {
+    for (name, _, stage) in SECONDARY_INDEXES {
+        if stage != Stage::Kept {
+            conn.execute(&format!("DROP INDEX IF EXISTS {name}"), [])?;
+        }
+    }
+    Ok(())
+}
+
+/// Builds the indexes a bulk write builds at `stage`.
+pub(crate) fn build_indexes(conn: &Connection, stage: Stage) -> rusqlite::Result<()> {
+    for (name, on, at) in SECONDARY_INDEXES {
+        if at == stage {
+            conn.execute(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on}"), [])?;
+        }
+    }
+    Ok(())
 }
 
 /// Takes the next plane generation: a counter that never repeats within a database.

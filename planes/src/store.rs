@@ -10,8 +10,8 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::lock::{DbLock, LOCK_FILE};
 use crate::model::{NewEdge, NodeData, PlaneBatch, PlaneInfo, PlaneMeta};
-use crate::schema::{self, FORMAT_VERSION, Format};
-use crate::text::{Stamp, TextDoc, TextIndex};
+use crate::schema::{self, FORMAT_VERSION, Format, Stage};
+use crate::text::{Stamp, TextDoc, TextIndex, is_searchable};
 
 /// The SQLite file inside the database directory.
 pub const SQLITE_FILE: &str = "graph.sqlite";
@@ -297,33 +297,33 @@ impl Store {
     pub fn replace_plane(&mut self, meta: &PlaneMeta, nodes: &[NodeData], edges: &[NewEdge]) -> Result<PlaneInfo> {
         validate(meta, nodes, edges)?;
         let batches = std::iter::once((Cow::Borrowed(&[][..]), Cow::Borrowed(edges)));
-        self.write_plane(meta, nodes, batches, || Some(meta.clone()))
+        self.write_plane(meta, Cow::Borrowed(nodes), batches, || Some(meta.clone()))
     }
 
     /// Like [`Store::replace_plane`], streamed so a producer can overlap the store with its own work:
     /// `first` nodes are written (and their text staged) at once; then each batch's nodes (numbered after
     /// all nodes before them) and edges (whose ends may name any node delivered so far) as they arrive;
     /// then `finish` gives the final meta (same name). `None` from `finish` rolls everything back, which
-    /// is what a producer that stopped early must answer.
+    /// is what a producer that stopped early must answer. `first` is freed once written.
     pub fn replace_plane_streamed(
         &mut self,
         meta: &PlaneMeta,
-        first: &[NodeData],
+        first: Vec<NodeData>,
         batches: impl Iterator<Item = PlaneBatch>,
         finish: impl FnOnce() -> Option<PlaneMeta>,
     ) -> Result<PlaneInfo> {
         let batches = batches.map(|b| (Cow::Owned(b.nodes), Cow::Owned(b.edges)));
-        self.write_plane(meta, first, batches, finish)
+        self.write_plane(meta, Cow::Owned(first), batches, finish)
     }
 
     fn write_plane<'b>(
         &mut self,
         meta: &PlaneMeta,
-        first: &[NodeData],
+        first: Cow<'_, [NodeData]>,
         batches: impl Iterator<Item = Batch<'b>>,
         finish: impl FnOnce() -> Option<PlaneMeta>,
     ) -> Result<PlaneInfo> {
-        validate(meta, first, &[])?;
+        validate(meta, &first, &[])?;
         let shown = self.shown.clone();
         let shown = &shown;
         let context = "replacing a plane";
@@ -332,7 +332,7 @@ impl Store {
         self.conn.pragma_update(None, "foreign_keys", false).ctx(shown, context)?;
         let result = self.write_plane_rows(meta, first, batches, finish);
         self.conn.pragma_update(None, "foreign_keys", true).ctx(shown, context)?;
-        let (generation, meta, counts) = match result {
+        let (meta, counts, text_committed) = match result {
             Ok(done) => done,
             Err(err) => {
                 self.text.abort();
@@ -340,10 +340,9 @@ impl Store {
             }
         };
         let info = self.after_write(&meta.name, Some(counts))?;
-        if has_text(&meta) {
-            let stamp = Stamp { generation: generation as u64, commit: meta.synced_commit.clone() };
-            self.text.commit_plane(&meta.name, stamp)?;
-        } else if self.text.has_plane(&meta.name) {
+        // A text index that failed after the SQLite commit is healed by the next `reconcile_text`.
+        text_committed?;
+        if !has_text(&meta) && self.text.has_plane(&meta.name) {
             // Documents of a plane that was a code plane before.
             self.text.remove_plane(&meta.name)?;
         }
@@ -373,16 +372,18 @@ impl Store {
         Ok(info)
     }
 
-    /// The SQLite half of a plane write. The first nodes' text documents are staged on a second thread
-    /// (the text index's own threads then tokenize) while this one writes SQLite. Returns the generation
-    /// and the final meta.
+    /// The rows of a plane write, and its text documents. The first nodes' documents are staged on a
+    /// second thread (the text index's own threads then tokenize) while this one writes their rows; the
+    /// batches that follow hold stand-ins only, which have no documents, so the text segments are written
+    /// beside the edges and committed right after SQLite. Returns the final meta, the row counts and how the
+    /// text commit went (SQLite is committed whatever it says).
     fn write_plane_rows<'b>(
         &mut self,
         meta: &PlaneMeta,
-        first: &[NodeData],
+        first: Cow<'_, [NodeData]>,
         batches: impl Iterator<Item = Batch<'b>>,
         finish: impl FnOnce() -> Option<PlaneMeta>,
-    ) -> Result<(i64, PlaneMeta, (u64, u64))> {
+    ) -> Result<(PlaneMeta, (u64, u64), Result<()>)> {
         let Store { conn, text, shown, .. } = self;
         let shown: &Path = shown;
         let context = "replacing a plane";
@@ -392,6 +393,10 @@ impl Store {
         let plane_id = upsert_plane(&tx, meta, generation).ctx(shown, context)?;
         tx.execute("DELETE FROM edges WHERE plane = ?1", [plane_id]).ctx(shown, "deleting old edges")?;
         tx.execute("DELETE FROM nodes WHERE plane = ?1", [plane_id]).ctx(shown, "deleting old nodes")?;
+        let bulk = is_bulk(&tx, first.len()).ctx(shown, context)?;
+        if bulk {
+            schema::drop_bulk_indexes(&tx).ctx(shown, "dropping indexes for a bulk write")?;
+        }
         // Ids are given out here (after the highest in use) so the text documents need not wait for SQLite.
         let first_id: i64 =
             tx.query_row("SELECT coalesce(max(id), 0) + 1 FROM nodes", [], |row| row.get(0)).ctx(shown, context)?;
@@ -399,10 +404,10 @@ impl Store {
         let (staged, written) = std::thread::scope(|scope| {
             let ids = &ids;
             let staging = scope.spawn(|| match has_text(meta) {
-                true => text.stage_plane(&meta.name, text_docs(first, ids)),
+                true => text.stage_plane(&meta.name, text_docs(first.iter(), ids)),
                 false => Ok(()),
             });
-            let written = insert_nodes(&tx, shown, &meta.name, plane_id, first, ids);
+            let written = insert_nodes(&tx, shown, &meta.name, plane_id, &first, ids);
             let staged = staging.join().unwrap_or_else(|_| {
                 Err(Error::Corrupt { path: shown.to_path_buf(), detail: "staging the text index panicked".into() })
             });
@@ -410,34 +415,74 @@ impl Store {
         });
         written?;
         staged?;
-        let mut edge_count = 0;
-        for (nodes, edges) in batches {
-            edge_count += edges.len() as u64;
-            validate(meta, &nodes, &[])?;
-            let next = first_id + ids.len() as i64;
-            let more: Vec<i64> = (next..).take(nodes.len()).collect();
-            if has_text(meta) {
-                text.add_staged(&meta.name, text_docs(nodes.iter(), &more))?;
-            }
-            insert_nodes(&tx, shown, &meta.name, plane_id, &nodes, &more)?;
-            ids.extend(more);
-            if let Some((i, edge)) = edges.iter().enumerate().find(|(_, e)| e.src >= ids.len() || e.dst >= ids.len()) {
-                let (src, dst, n) = (edge.src, edge.dst, ids.len());
-                return Err(invalid(format!(
-                    "edge {i} of a batch ({src} -> {dst}) points past the {n} nodes delivered"
-                )));
-            }
-            insert_edges(&tx, plane_id, &ids, &edges).ctx(shown, "inserting edges")?;
+        drop(first);
+        if bulk {
+            schema::build_indexes(&tx, Stage::AfterNodes).ctx(shown, "building indexes after a bulk write")?;
         }
-        let Some(final_meta) = finish() else {
-            return Err(invalid("the writer gave up before the plane was complete".into()));
+        // The rest of the rows: batches, the final meta, the indexes built in bulk, the SQLite commit.
+        let rest = |ids: &mut Vec<i64>| -> Result<(PlaneMeta, u64)> {
+            let mut edge_count = 0;
+            for (nodes, edges) in batches {
+                edge_count += edges.len() as u64;
+                validate(meta, &nodes, &[])?;
+                if has_text(meta)
+                    && let Some(node) = nodes.iter().find(|node| is_searchable(node.label()))
+                {
+                    return Err(invalid(format!(
+                        "node `{}` of a batch is a symbol; only stand-ins may follow the first nodes",
+                        node.key
+                    )));
+                }
+                let next = first_id + ids.len() as i64;
+                let more: Vec<i64> = (next..).take(nodes.len()).collect();
+                insert_nodes(&tx, shown, &meta.name, plane_id, &nodes, &more)?;
+                ids.extend(more);
+                if let Some((i, edge)) =
+                    edges.iter().enumerate().find(|(_, e)| e.src >= ids.len() || e.dst >= ids.len())
+                {
+                    let (src, dst, n) = (edge.src, edge.dst, ids.len());
+                    return Err(invalid(format!(
+                        "edge {i} of a batch ({src} -> {dst}) points past the {n} nodes delivered"
+                    )));
+                }
+                insert_edges(&tx, plane_id, ids, &edges).ctx(shown, "inserting edges")?;
+            }
+            let Some(final_meta) = finish() else {
+                return Err(invalid("the writer gave up before the plane was complete".into()));
+            };
+            if final_meta.name != meta.name {
+                return Err(invalid(format!("the plane was renamed to `{}` while being written", final_meta.name)));
+            }
+            if bulk {
+                schema::build_indexes(&tx, Stage::AfterEdges).ctx(shown, "building indexes after a bulk write")?;
+            }
+            upsert_plane(&tx, &final_meta, generation).ctx(shown, context)?;
+            tx.commit().ctx(shown, context)?;
+            Ok((final_meta, edge_count))
         };
-        if final_meta.name != meta.name {
-            return Err(invalid(format!("the plane was renamed to `{}` while being written", final_meta.name)));
-        }
-        upsert_plane(&tx, &final_meta, generation).ctx(shown, context)?;
-        tx.commit().ctx(shown, context)?;
-        Ok((generation, final_meta, (ids.len() as u64, edge_count)))
+        let written = if has_text(meta) {
+            // Every text document is staged by now, so the text index's threads write their segments
+            // while SQLite takes the edges; the text commit itself waits for the SQLite commit.
+            std::thread::scope(|scope| {
+                let (decide, decision) = std::sync::mpsc::sync_channel(1);
+                let committer = scope.spawn(move || text.commit_staged(&meta.name, decision));
+                let rows = rest(&mut ids);
+                if let Ok((final_meta, _)) = &rows {
+                    let stamp = Stamp { generation: generation as u64, commit: final_meta.synced_commit.clone() };
+                    // A committer that failed already has its error waiting below.
+                    let _ = decide.send(stamp);
+                }
+                drop(decide);
+                let committed = committer.join().unwrap_or_else(|_| {
+                    Err(Error::Corrupt { path: shown.to_path_buf(), detail: "the text commit panicked".into() })
+                });
+                Ok::<_, Error>((rows?, committed))
+            })?
+        } else {
+            (rest(&mut ids)?, Ok(()))
+        };
+        let ((final_meta, edge_count), text_committed) = written;
+        Ok((final_meta, (ids.len() as u64, edge_count), text_committed))
     }
 
     /// Deletes plane `name` with its nodes, edges and text documents; `false` when there was none.
@@ -459,6 +504,15 @@ impl Store {
         self.text.remove_plane(name)?;
         Ok(true)
     }
+}
+
+/// Whether writing a plane of `symbols` first nodes is a bulk write: the rows of the other planes are few
+/// beside the new plane's, so sorting every index once after the rows are in costs less than keeping
+/// each index up to date row by row. A plane has a few edges per symbol; the other planes' edges are
+/// counted (their nodes are fewer), and an empty database always writes in bulk.
+fn is_bulk(conn: &Connection, symbols: usize) -> rusqlite::Result<bool> {
+    let others: i64 = conn.query_row("SELECT count(*) FROM edges", [], |row| row.get(0))?;
+    Ok(others < symbols as i64 * 2)
 }
 
 /// Whether a plane's nodes get text documents: only code planes hold symbols that `search` ranks; the

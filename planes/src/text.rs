@@ -224,7 +224,7 @@ impl TextIndex {
     }
 
     /// Replaces plane `name`'s documents in the writer without committing: the writer's threads index
-    /// them while the caller writes SQLite. Follow with [`TextIndex::commit_plane`] or [`TextIndex::abort`].
+    /// them while the caller writes SQLite. Follow with [`TextIndex::commit_staged`] or [`TextIndex::abort`].
     pub(crate) fn stage_plane<'a>(&mut self, name: &str, docs: impl IntoIterator<Item = TextDoc<'a>>) -> Result<()> {
         let staged = (|| {
             self.delete_plane_docs(name)?;
@@ -239,23 +239,30 @@ impl TextIndex {
         staged
     }
 
-    /// Adds more documents to what [`TextIndex::stage_plane`] staged.
-    pub(crate) fn add_staged<'a>(&mut self, name: &str, docs: impl IntoIterator<Item = TextDoc<'a>>) -> Result<()> {
-        for doc in docs {
-            if let Err(err) = self.add_doc(name, &doc) {
-                self.abort();
-                return Err(err);
-            }
+    /// Writes the staged documents' segments at once, then waits for `decision`: a stamp commits them as
+    /// plane `name`'s new documents; a closed channel (the SQLite write failed) drops them, back to the
+    /// last commit, and answers `Ok`, the failure being the caller's to report.
+    pub(crate) fn commit_staged(&mut self, name: &str, decision: std::sync::mpsc::Receiver<Stamp>) -> Result<()> {
+        let committed = self.atomically(|text| {
+            let mut stamps = text.stamps.clone();
+            let error = text.error("committing the text index");
+            let mut prepared = text.writer()?.prepare_commit().map_err(&error)?;
+            let Ok(stamp) = decision.recv() else { return Ok(false) };
+            stamps.insert(name.to_owned(), stamp);
+            let payload = serde_json::to_string(&Payload { planes: stamps.clone() })
+                .expect("the payload is plain strings and numbers");
+            prepared.set_payload(&payload);
+            prepared.commit().map_err(&error)?;
+            text.stamps = stamps;
+            text.unsaved_stamps = false;
+            text.reader.reload().map_err(text.error("reloading the text index"))?;
+            Ok(true)
+        })?;
+        if !committed {
+            // Dropping the writer discards the prepared segments.
+            self.abort();
         }
         Ok(())
-    }
-
-    /// Commits staged documents with the plane's new stamp.
-    pub(crate) fn commit_plane(&mut self, name: &str, stamp: Stamp) -> Result<()> {
-        self.atomically(|text| {
-            text.stamps.insert(name.to_owned(), stamp);
-            text.commit()
-        })
     }
 
     /// Replaces the documents of nodes `stale` (removed or rewritten) of plane `name` with `docs`, and

@@ -202,18 +202,19 @@ fn a_plane_written_in_parts_equals_one_written_at_once() {
     let a = whole.replace_plane(&meta, &nodes, &edges).expect("write at once");
 
     let mut parts = Store::in_memory().expect("store");
-    let (first, rest) = nodes.split_at(2);
+    // The symbols first, then the stand-ins (External, UnresolvedRef) in two batches.
+    let (first, rest) = nodes.split_at(4);
     let (middle, last) = rest.split_at(1);
     let mut early = meta.clone();
     early.ledger = json!(null);
     // Edges come with the batch that completes their ends.
-    let (early_edges, late_edges): (Vec<_>, Vec<_>) = edges.iter().cloned().partition(|e| e.src < 3 && e.dst < 3);
+    let (early_edges, late_edges): (Vec<_>, Vec<_>) = edges.iter().cloned().partition(|e| e.src < 5 && e.dst < 5);
     let batches = vec![
         PlaneBatch { nodes: middle.to_vec(), edges: early_edges },
         PlaneBatch { nodes: last.to_vec(), edges: late_edges },
     ];
     let b = parts
-        .replace_plane_streamed(&early, first, batches.into_iter(), || Some(meta.clone()))
+        .replace_plane_streamed(&early, first.to_vec(), batches.into_iter(), || Some(meta.clone()))
         .expect("write in parts");
     assert_eq!(b.meta, meta, "the final meta wins");
     assert_eq!((b.node_count, b.edge_count), (a.node_count, a.edge_count));
@@ -222,13 +223,30 @@ fn a_plane_written_in_parts_equals_one_written_at_once() {
 }
 
 #[test]
+fn a_symbol_after_the_first_nodes_is_refused_and_changes_nothing() {
+    let (meta, nodes, edges) = demo_plane("demo");
+    let mut store = Store::in_memory().expect("store");
+    let before = store.replace_plane(&meta, &nodes, &edges).expect("first write");
+    // The text documents are all staged with the first nodes, so a batch may not bring a symbol.
+    let late =
+        PlaneBatch { nodes: vec![node("demo::late", &["Function"], Some("l.rs"), Some(1), json!({}))], edges: vec![] };
+    let err = store
+        .replace_plane_streamed(&meta, nodes[..1].to_vec(), std::iter::once(late), || Some(meta.clone()))
+        .expect_err("a symbol in a batch");
+    assert!(err.to_string().contains("only stand-ins may follow"), "{err}");
+    let after = store.plane("demo").expect("plane").expect("still there");
+    assert_eq!((after.generation, after.node_count), (before.generation, before.node_count));
+    assert!(search_keys(&store, None, "late").is_empty(), "nothing of the refused write is searchable");
+    assert_eq!(search_keys(&store, None, "parseJSONBody"), ["demo::parseJSONBody"]);
+}
+
+#[test]
 fn a_writer_that_gives_up_leaves_the_old_plane() {
     let (meta, nodes, edges) = demo_plane("demo");
     let mut store = Store::in_memory().expect("store");
     let before = store.replace_plane(&meta, &nodes, &edges).expect("first write");
     let fresh = vec![node("other", &["Module"], Some("o.rs"), Some(1), json!({}))];
-    let err =
-        store.replace_plane_streamed(&meta, &fresh, std::iter::empty(), || None).expect_err("the rest never came");
+    let err = store.replace_plane_streamed(&meta, fresh, std::iter::empty(), || None).expect_err("the rest never came");
     assert!(err.to_string().contains("gave up"), "{err}");
     let after = store.plane("demo").expect("plane").expect("still there");
     assert_eq!(
