@@ -305,6 +305,10 @@ impl Store {
     /// all nodes before them) and edges (whose ends may name any node delivered so far) as they arrive;
     /// then `finish` gives the final meta (same name). `None` from `finish` rolls everything back, which
     /// is what a producer that stopped early must answer. `first` is freed once written.
+    ///
+    /// In a code plane every symbol comes in `first`: batch nodes must be stand-ins (`External`,
+    /// `UnresolvedRef`), which get no text document, so that the text index can write its segments while
+    /// the batches arrive. A symbol in a batch is refused as invalid input and nothing changes.
     pub fn replace_plane_streamed(
         &mut self,
         meta: &PlaneMeta,
@@ -507,9 +511,9 @@ impl Store {
 }
 
 /// Whether writing a plane of `symbols` first nodes is a bulk write: the rows of the other planes are few
-/// beside the new plane's, so sorting every index once after the rows are in costs less than keeping
-/// each index up to date row by row. A plane has a few edges per symbol; the other planes' edges are
-/// counted (their nodes are fewer), and an empty database always writes in bulk.
+/// beside the new plane's, so sorting the indexes hit at random places once the rows are in (see
+/// [`Stage`]) costs less than inserting each row into them. A plane has a few edges per symbol; the other
+/// planes' edges are counted (their nodes are fewer), and an empty database always writes in bulk.
 fn is_bulk(conn: &Connection, symbols: usize) -> rusqlite::Result<bool> {
     let others: i64 = conn.query_row("SELECT count(*) FROM edges", [], |row| row.get(0))?;
     Ok(others < symbols as i64 * 2)
