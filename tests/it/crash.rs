@@ -124,3 +124,61 @@ fn a_fold_killed_at_any_point_leaves_the_previous_plane_and_the_next_fold_resume
     // Both outcomes happened, so the kills did land before and after the commit point.
     assert!(left_at_a > 0 && left_at_b > 0, "kills left the plane at A {left_at_a} times and at B {left_at_b} times");
 }
+
+/// Kills of a first index into a new database.
+const FIRST_INDEX_KILLS: usize = 20;
+
+#[test]
+fn a_first_index_killed_at_any_point_leaves_a_database_that_the_next_index_completes() {
+    // A first write into an empty database goes through a rollback journal rather than the log: a kill
+    // must leave either no plane or the whole plane, never a damaged file.
+    let (fx, _, _) = repository();
+    let cwd = fx.outside();
+    let tree = fx.path().to_str().unwrap().to_owned();
+    let reference_db = cwd.join("first.drsg");
+    let started = Instant::now();
+    assert!(drsg(&reference_db, &["index", &tree], cwd).status.success());
+    let span = started.elapsed().as_micros().max(1000) as u64;
+    let reference = dump(&reference_db, cwd);
+
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    let (mut empty, mut whole) = (0, 0);
+    for kill in 0..FIRST_INDEX_KILLS {
+        let db = cwd.join(format!("first-{kill}.drsg"));
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let delay = Duration::from_micros(rng % span);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_drsg"))
+            .arg("--db")
+            .arg(&db)
+            .args(["index", &tree])
+            .current_dir(cwd)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        let _ = child.kill();
+        let _ = child.wait();
+        // `drsg planes` lists what is there (exit 1 when nothing), or says there is no database yet.
+        let planes = drsg(&db, &["planes", "--json"], cwd);
+        if let Ok(listed) = serde_json::from_slice::<serde_json::Value>(&planes.stdout) {
+            let has_code = listed["planes"].as_array().unwrap().iter().any(|p| p["name"] == "repo");
+            if has_code {
+                assert_eq!(dump(&db, cwd), reference, "kill {kill} after {delay:?}: a partial plane");
+                whole += 1;
+            } else {
+                empty += 1;
+            }
+        } else {
+            // Killed before the database file was made.
+            let stderr = String::from_utf8_lossy(&planes.stderr);
+            assert!(stderr.contains("no drsg database"), "kill {kill} after {delay:?}: {stderr}");
+            empty += 1;
+        }
+        assert!(drsg(&db, &["index", &tree], cwd).status.success(), "kill {kill}: the next index failed");
+        assert_eq!(dump(&db, cwd), reference, "kill {kill}: the next index differs");
+    }
+    assert!(empty > 0, "no kill landed before the commit ({whole} after it)");
+}

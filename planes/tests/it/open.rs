@@ -189,3 +189,42 @@ fn store_is_send() {
     fn assert_send<T: Send>() {}
     assert_send::<Store>();
 }
+
+/// Bytes in the database's write-ahead log (0 when there is none).
+fn wal_bytes(db: &Path) -> u64 {
+    std::fs::metadata(db.join("graph.sqlite-wal")).map_or(0, |m| m.len())
+}
+
+#[test]
+fn a_first_write_skips_the_log_and_leaves_the_database_in_wal_mode() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    let mut store = Store::open(&db).expect("open");
+    let (meta, nodes, edges) = demo_plane("demo");
+    store.replace_plane(&meta, &nodes, &edges).expect("first write");
+    // Through a rollback journal, the rows went straight to the database file: nothing is in a log.
+    assert_eq!(wal_bytes(&db), 0, "{:?}", listing(&db));
+    assert!(!listing(&db).iter().any(|n| n.ends_with("-journal")), "no journal is left behind");
+    // The second write logs as usual, and the mode is WAL again for readers beside the writer.
+    store.replace_plane(&demo_plane("other").0, &nodes, &edges).expect("second write");
+    assert!(wal_bytes(&db) > 0);
+    let conn = rusqlite::Connection::open(db.join("graph.sqlite")).expect("sqlite");
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).expect("journal mode");
+    assert_eq!(mode, "wal");
+    assert_eq!(store.planes().expect("planes").len(), 2);
+}
+
+#[test]
+fn a_first_write_with_a_reader_open_stays_in_wal_mode_and_the_reader_sees_it() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    let mut store = Store::open(&db).expect("open");
+    let reader = store.reader().expect("reader").expect("a file database has readers");
+    assert!(reader.snapshot(|r| r.planes().expect("planes").is_empty()).expect("read"));
+    let (meta, nodes, edges) = demo_plane("demo");
+    store.replace_plane(&meta, &nodes, &edges).expect("first write");
+    // The reader's connection keeps the log in use, so the write went through it.
+    assert!(wal_bytes(&db) > 0);
+    let names = reader.snapshot(|r| r.planes().expect("planes").into_iter().map(|p| p.meta.name).collect::<Vec<_>>());
+    assert_eq!(names.expect("read"), ["demo"]);
+}
