@@ -139,10 +139,7 @@ pub(crate) enum Stage {
 
 /// Creates the secondary indexes that do not exist.
 pub(crate) fn create_secondary_indexes(conn: &Connection) -> rusqlite::Result<()> {
-    for (name, on, _) in SECONDARY_INDEXES {
-        conn.execute(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on}"), [])?;
-    }
-    Ok(())
+    create_indexes(conn, |_| true)
 }
 
 /// Drops the indexes a bulk write builds afterwards (inside its write transaction, so readers keep
@@ -158,8 +155,13 @@ pub(crate) fn drop_bulk_indexes(conn: &Connection) -> rusqlite::Result<()> {
 
 /// Builds the indexes a bulk write builds at `stage`.
 pub(crate) fn build_indexes(conn: &Connection, stage: Stage) -> rusqlite::Result<()> {
-    for (name, on, at) in SECONDARY_INDEXES {
-        if at == stage {
+    create_indexes(conn, |at| at == stage)
+}
+
+/// Creates the secondary indexes whose stage `wanted` accepts, unless they exist.
+fn create_indexes(conn: &Connection, wanted: impl Fn(Stage) -> bool) -> rusqlite::Result<()> {
+    for (name, on, stage) in SECONDARY_INDEXES {
+        if wanted(stage) {
             conn.execute(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on}"), [])?;
         }
     }
