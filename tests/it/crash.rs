@@ -39,6 +39,30 @@ fn dump(db: &Path, cwd: &Path) -> (String, Vec<String>) {
     (commit, lines)
 }
 
+/// The next number of a xorshift sequence (the kill points: random, and the same on every run).
+fn next(rng: &mut u64) -> u64 {
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    *rng
+}
+
+/// Starts `drsg --db DB ARGS…` in `cwd` and kills it after `delay` (if it is still running).
+fn run_killed(db: &Path, args: &[&str], cwd: &Path, delay: Duration) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_drsg"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .current_dir(cwd)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// A repository whose second commit touches many files, so a fold takes long enough to be cut.
 fn repository() -> (Fixture, String, String) {
     let mut spec = String::from("//- /pkg/__init__.py\n");
@@ -90,22 +114,8 @@ fn a_fold_killed_at_any_point_leaves_the_previous_plane_and_the_next_fold_resume
     let (mut left_at_a, mut left_at_b) = (0, 0);
     for kill in 0..KILLS {
         assert!(drsg(&db, &["fold", "--to", &a], cwd).status.success(), "kill {kill}: reset to A");
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let delay = Duration::from_micros(rng % (span + span / 5));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_drsg"))
-            .arg("--db")
-            .arg(&db)
-            .args(["fold", "--to", &b])
-            .current_dir(cwd)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(delay);
-        let _ = child.kill();
-        let _ = child.wait();
+        let delay = Duration::from_micros(next(&mut rng) % (span + span / 5));
+        run_killed(&db, &["fold", "--to", &b], cwd, delay);
         let state = dump(&db, cwd);
         if state == at_a {
             left_at_a += 1;
@@ -145,22 +155,8 @@ fn a_first_index_killed_at_any_point_leaves_a_database_that_the_next_index_compl
     let (mut empty, mut whole) = (0, 0);
     for kill in 0..FIRST_INDEX_KILLS {
         let db = cwd.join(format!("first-{kill}.drsg"));
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let delay = Duration::from_micros(rng % span);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_drsg"))
-            .arg("--db")
-            .arg(&db)
-            .args(["index", &tree])
-            .current_dir(cwd)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(delay);
-        let _ = child.kill();
-        let _ = child.wait();
+        let delay = Duration::from_micros(next(&mut rng) % span);
+        run_killed(&db, &["index", &tree], cwd, delay);
         // `drsg planes` lists what is there (exit 1 when nothing), or says there is no database yet.
         let planes = drsg(&db, &["planes", "--json"], cwd);
         if let Ok(listed) = serde_json::from_slice::<serde_json::Value>(&planes.stdout) {
