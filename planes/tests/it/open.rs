@@ -212,6 +212,22 @@ fn a_first_write_skips_the_log_and_leaves_the_database_in_wal_mode() {
     let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).expect("journal mode");
     assert_eq!(mode, "wal");
     assert_eq!(store.planes().expect("planes").len(), 2);
+    // The first write was a bulk one: the indexes it dropped were built again.
+    let mut stmt = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .expect("prepare");
+    let indexes: Vec<String> = stmt.query_map([], |r| r.get(0)).expect("query").map(|n| n.expect("name")).collect();
+    assert_eq!(
+        indexes,
+        [
+            "edges_dst_type",
+            "edges_plane_type",
+            "edges_src_type",
+            "nodes_plane_file",
+            "nodes_plane_label",
+            "nodes_plane_name_nocase"
+        ]
+    );
 }
 
 #[test]
