@@ -16,6 +16,10 @@ pub trait Language: Send + Sync {
     fn grammar(&self, lang: Lang) -> tree_sitter::Language;
     /// The query files driving extraction, as `(file name, text)`; hashed into `built_by`.
     fn queries(&self) -> &'static [(&'static str, &'static str)];
+    /// Does the one-time work that extracting `lang` needs (compiling its queries: up to 0.15 s for the
+    /// TypeScript grammars), so that a run can do it on a thread of its own while files parse. Extraction
+    /// does it on first use otherwise, and other threads extracting the same dialect wait for it.
+    fn prepare(&self, _lang: Lang) {}
     /// Pull facts from a parsed tree. `path` is relative to the tree root, with `/` separators.
     fn extract(&self, lang: Lang, tree: &tree_sitter::Tree, source: &str, path: &str) -> FileFacts;
 }

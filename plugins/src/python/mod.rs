@@ -45,6 +45,9 @@ impl Language for PythonPlugin {
     fn queries(&self) -> &'static [(&'static str, &'static str)] {
         QUERIES
     }
+    fn prepare(&self, _lang: Lang) {
+        LazyLock::force(&COMPILED);
+    }
     fn extract(&self, _lang: Lang, tree: &tree_sitter::Tree, source: &str, path: &str) -> FileFacts {
         let root = tree.root_node();
         let plan = limits::plan(root, source.len());

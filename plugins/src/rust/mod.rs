@@ -127,6 +127,9 @@ impl Language for RustPlugin {
     fn queries(&self) -> &'static [(&'static str, &'static str)] {
         &QUERY_FILES
     }
+    fn prepare(&self, _lang: Lang) {
+        LazyLock::force(&COMPILED);
+    }
     fn extract(&self, _lang: Lang, tree: &tree_sitter::Tree, source: &str, _path: &str) -> FileFacts {
         extract(tree.root_node(), source)
     }

@@ -53,6 +53,15 @@ static TYPESCRIPT: LazyLock<Compiled> =
     LazyLock::new(|| compile(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(), false));
 static TSX: LazyLock<Compiled> = LazyLock::new(|| compile(tree_sitter_typescript::LANGUAGE_TSX.into(), true));
 
+/// The compiled queries of a dialect: TypeScript's grammar for `.ts`, the TSX grammar (with the JSX
+/// patterns) for `.tsx` and JavaScript.
+fn compiled(lang: Lang) -> &'static Compiled {
+    match lang {
+        Lang::TypeScript => &TYPESCRIPT,
+        _ => &TSX,
+    }
+}
+
 impl Language for TypeScriptPlugin {
     fn name(&self) -> &'static str {
         "typescript"
@@ -82,11 +91,12 @@ impl Language for TypeScriptPlugin {
         QUERIES
     }
 
+    fn prepare(&self, lang: Lang) {
+        compiled(lang);
+    }
+
     fn extract(&self, lang: Lang, tree: &tree_sitter::Tree, source: &str, path: &str) -> FileFacts {
-        let compiled: &Compiled = match lang {
-            Lang::TypeScript => &TYPESCRIPT,
-            _ => &TSX,
-        };
+        let compiled = compiled(lang);
         let captured = capture::collect(&compiled.query, &compiled.roles, tree, source);
         let built = defs::build(&captured, source, path);
         let refs = refs::build(&captured, source, &built.scopes);
