@@ -401,11 +401,11 @@ impl Store {
         Ok(info)
     }
 
-    /// The rows of a plane write, and its text documents. The first nodes' documents are staged on a
-    /// second thread (the text index's own threads then tokenize) while this one writes their rows; the
-    /// batches that follow hold stand-ins only, which have no documents, so the text segments are written
-    /// beside the edges and committed right after SQLite. Returns the final meta, the row counts and how the
-    /// text commit went (SQLite is committed whatever it says).
+    /// The rows of a plane write, and its text documents. A second thread stages the first nodes'
+    /// documents (the text index's own threads then tokenize) while this one writes rows; the batches that
+    /// follow hold stand-ins only, which have no documents, so the text segments are written beside the
+    /// edges and committed right after SQLite. Returns the final meta, the row counts and how the text
+    /// commit went (SQLite is committed whatever it says; a failure to stage rolls SQLite back).
     fn write_plane_rows<'b>(
         &mut self,
         meta: &PlaneMeta,
@@ -430,26 +430,15 @@ impl Store {
         let first_id: i64 =
             tx.query_row("SELECT coalesce(max(id), 0) + 1 FROM nodes", [], |row| row.get(0)).ctx(shown, context)?;
         let mut ids: Vec<i64> = (first_id..).take(first.len()).collect();
-        let (staged, written) = std::thread::scope(|scope| {
-            let ids = &ids;
-            let staging = scope.spawn(|| match has_text(meta) {
-                true => text.stage_plane(&meta.name, text_docs(first.iter(), ids)),
-                false => Ok(()),
-            });
-            let written = insert_nodes(&tx, shown, &meta.name, plane_id, &first, ids);
-            let staged = staging.join().unwrap_or_else(|_| {
-                Err(Error::Corrupt { path: shown.to_path_buf(), detail: "staging the text index panicked".into() })
-            });
-            (staged, written)
-        });
-        written?;
-        staged?;
-        drop(first);
-        if bulk {
-            schema::build_indexes(&tx, Stage::AfterNodes).ctx(shown, "building indexes after a bulk write")?;
-        }
-        // The rest of the rows: batches, the final meta, the indexes built in bulk, the SQLite commit.
-        let rest = |ids: &mut Vec<i64>| -> Result<(PlaneMeta, u64)> {
+        // Whoever of the row writer and the text stager finishes last frees the first nodes.
+        let first = std::sync::Arc::new(first);
+
+        // The rows after the first nodes: batches, the final meta, the indexes built in bulk, and the SQLite
+        // commit once `staged` says the documents are all with the text index.
+        let rest = |tx: rusqlite::Transaction<'_>,
+                    ids: &mut Vec<i64>,
+                    staged: &dyn Fn() -> Result<()>|
+         -> Result<(PlaneMeta, u64)> {
             let mut edge_count = 0;
             for (nodes, edges) in batches {
                 edge_count += edges.len() as u64;
@@ -486,30 +475,59 @@ impl Store {
                 schema::build_indexes(&tx, Stage::AfterEdges).ctx(shown, "building indexes after a bulk write")?;
             }
             upsert_plane(&tx, &final_meta, generation).ctx(shown, context)?;
+            staged()?;
             tx.commit().ctx(shown, context)?;
             Ok((final_meta, edge_count))
         };
-        let written = if has_text(meta) {
-            // Every text document is staged by now, so the text index's threads write their segments
-            // while SQLite takes the edges; the text commit itself waits for the SQLite commit.
-            std::thread::scope(|scope| {
-                let (decide, decision) = std::sync::mpsc::sync_channel(1);
-                let committer = scope.spawn(move || text.commit_staged(&meta.name, decision));
-                let rows = rest(&mut ids);
-                if let Ok((final_meta, _)) = &rows {
-                    let stamp = Stamp { generation: generation as u64, commit: final_meta.synced_commit.clone() };
-                    // A committer that failed already has its error waiting below.
-                    let _ = decide.send(stamp);
+        let first_rows =
+            |tx: &rusqlite::Transaction<'_>, ids: &[i64], first: std::sync::Arc<Cow<'_, [NodeData]>>| -> Result<()> {
+                insert_nodes(tx, shown, &meta.name, plane_id, &first, ids)?;
+                drop(first);
+                if bulk {
+                    schema::build_indexes(tx, Stage::AfterNodes).ctx(shown, "building indexes after a bulk write")?;
                 }
-                drop(decide);
-                let committed = committer.join().unwrap_or_else(|_| {
-                    Err(Error::Corrupt { path: shown.to_path_buf(), detail: "the text commit panicked".into() })
-                });
-                Ok::<_, Error>((rows?, committed))
-            })?
-        } else {
-            (rest(&mut ids)?, Ok(()))
-        };
+                Ok(())
+            };
+        let panicked = |what: &str| Error::Corrupt { path: shown.to_path_buf(), detail: format!("{what} panicked") };
+
+        if !has_text(meta) {
+            first_rows(&tx, &ids, first)?;
+            let (final_meta, edge_count) = rest(tx, &mut ids, &|| Ok(()))?;
+            return Ok((final_meta, (ids.len() as u64, edge_count), Ok(())));
+        }
+        // The text thread stages every document, reports, lets the text index write its segments while
+        // SQLite takes the rest of the rows, and commits them right after the SQLite commit.
+        let first_ids = ids.clone();
+        let (report, staging) = std::sync::mpsc::sync_channel::<Result<()>>(1);
+        let (decide, decision) = std::sync::mpsc::sync_channel::<Stamp>(1);
+        let texts = std::sync::Arc::clone(&first);
+        let written = std::thread::scope(|scope| {
+            let name = &meta.name;
+            let committer = scope.spawn(move || {
+                if bulk {
+                    crate::text::lower_thread_priority();
+                }
+                let staged = text.stage_plane(name, text_docs(texts.iter(), &first_ids));
+                drop(texts);
+                let failed = staged.is_err();
+                // The row writer may be gone already (its own failure); nothing is committed then.
+                let _ = report.send(staged);
+                if failed { Ok(()) } else { text.commit_staged(name, decision) }
+            });
+            let staged = || match staging.recv() {
+                Ok(staged) => staged,
+                Err(_) => Err(panicked("staging the text index")),
+            };
+            let rows = first_rows(&tx, &ids, first).and_then(|()| rest(tx, &mut ids, &staged));
+            if let Ok((final_meta, _)) = &rows {
+                let stamp = Stamp { generation: generation as u64, commit: final_meta.synced_commit.clone() };
+                // A committer that failed already has its error waiting below.
+                let _ = decide.send(stamp);
+            }
+            drop(decide);
+            let committed = committer.join().unwrap_or_else(|_| Err(panicked("the text commit")));
+            Ok::<_, Error>((rows?, committed))
+        })?;
         let ((final_meta, edge_count), text_committed) = written;
         Ok((final_meta, (ids.len() as u64, edge_count), text_committed))
     }

@@ -25,6 +25,32 @@ const WRITER_MEMORY: usize = 50_000_000;
 /// Query terms beyond this many per field are ignored (pasted paragraphs stay cheap).
 const MAX_QUERY_TERMS: usize = 32;
 
+/// How much a bulk write raises the nice value of the threads that stage its documents, and of the text
+/// index threads they start.
+const BULK_NICE_STEP: i32 = 10;
+
+/// Lowers the calling thread's scheduling priority by [`BULK_NICE_STEP`] (Linux; nothing elsewhere). Called
+/// on the thread that stages a bulk write's documents: the text index's threads it starts (its writer's
+/// segment builders and merge threads, when this write creates the writer) inherit the priority.
+///
+/// A bulk write is bounded by its SQLite writer and the resolution feeding it; the text segments have
+/// until the SQLite commit. At equal priority the four threads share two cores evenly and the writer
+/// falls behind, leaving a core idle at the end; lowered, the segment builders take what the writer
+/// and resolution leave. Django: idle core time from 1.3 to 0.85 s per run (median of 6, interleaved).
+/// A step of 10 (not to 19) keeps the text threads from starving behind other programs' work.
+pub(crate) fn lower_thread_priority() {
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code, reason = "one call into the C library's scheduler settings")]
+    // SAFETY: `getpriority` and `setpriority` on the calling thread's own id read and change only its
+    // nice value; raising it needs no privilege, and a failure (reported through the return value)
+    // leaves things as they were.
+    unsafe {
+        let thread = libc::gettid() as libc::id_t;
+        let nice = libc::getpriority(libc::PRIO_PROCESS, thread);
+        libc::setpriority(libc::PRIO_PROCESS, thread, (nice + BULK_NICE_STEP).min(19));
+    }
+}
+
 /// Primary labels that get no document: stand-ins, not symbols of the tree.
 pub(crate) fn is_searchable(label: &str) -> bool {
     !matches!(label, "External" | "UnresolvedRef")

@@ -54,3 +54,47 @@ fn bulk_write_of_20k_nodes_and_50k_edges() {
     let info = store.replace_plane(&meta, &nodes[..10_000], &[]).expect("second write");
     assert_eq!((info.node_count, info.edge_count), (10_000, 0));
 }
+
+/// The nice value and name of each thread of this process (Linux `/proc`).
+#[cfg(target_os = "linux")]
+fn threads() -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").expect("/proc/self/task") {
+        let dir = task.expect("task").path();
+        let (Ok(comm), Ok(stat)) =
+            (std::fs::read_to_string(dir.join("comm")), std::fs::read_to_string(dir.join("stat")))
+        else {
+            continue; // the thread ended meanwhile
+        };
+        // Fields after the parenthesised name; the nice value is the 19th field of the line.
+        let rest = stat.rsplit_once(')').expect("stat has a name").1;
+        let nice = rest.split_whitespace().nth(16).expect("nice field").parse().expect("a number");
+        out.push((comm.trim().to_owned(), nice));
+    }
+    out
+}
+
+/// The nice value of the calling thread.
+#[cfg(target_os = "linux")]
+fn own_nice() -> i64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").expect("own stat");
+    stat.rsplit_once(')').expect("a name").1.split_whitespace().nth(16).expect("nice").parse().expect("a number")
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_bulk_write_runs_the_text_index_threads_at_a_lower_priority_than_its_caller() {
+    let before = own_nice();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut store = Store::open(&tmp.path().join("graph.drsg")).expect("open");
+    let (meta, nodes, edges) = crate::fixture::demo_plane("demo");
+    store.replace_plane(&meta, &nodes, &edges).expect("a first write, which is a bulk one");
+    let threads = threads();
+    // The writer's segment builders, started by this write, outlive it; they yield to the row writer.
+    assert!(
+        threads.iter().any(|(name, nice)| name.starts_with("thrd-tantivy") && *nice == (before + 10).min(19)),
+        "caller at {before}, threads: {threads:?}"
+    );
+    // The caller's own thread keeps its priority.
+    assert_eq!(own_nice(), before);
+}
