@@ -1,6 +1,7 @@
 //! One indexing run: walk → parse (rayon) → symbol table → resolve → nodes and edges → store.
 
-use std::collections::{BTreeMap, HashMap};
+use foldhash::{HashMap, HashMapExt};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::Instant;

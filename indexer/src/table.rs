@@ -4,7 +4,7 @@
 //! then Rust `impl` methods, whose keys depend on the resolved self type and trait
 //! (`my_crate::Client::connect`, `<my_crate::Client as my_crate::Connect>::connect`).
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
 use drsg_parsers::{DefKind, Family, FileFacts, Lang};
@@ -78,7 +78,7 @@ pub struct Table {
     pub js_stems: HashMap<String, u32>,
     pub layout: Layout,
     /// Keys more than one symbol had before [`Table::dedupe_keys`] numbered them.
-    pub duplicated: std::collections::HashSet<String>,
+    pub duplicated: foldhash::HashSet<String>,
     /// Symbols marked dead by [`Table::replace_defs`].
     pub dead: usize,
 }
@@ -262,7 +262,7 @@ impl Table {
         if blocks(&self.files[fi].facts.defs) || blocks(&new.defs) {
             return false;
         }
-        let old: std::collections::HashSet<SymId> = self.def_sym[fi].iter().flatten().copied().collect();
+        let old: foldhash::HashSet<SymId> = self.def_sym[fi].iter().flatten().copied().collect();
         if old.iter().any(|&id| self.grouped(&self.syms[id as usize].key)) {
             return false;
         }
@@ -278,7 +278,7 @@ impl Table {
         }
         let sep = separator(self.files[fi].lang.family());
         let mut keys: Vec<String> = Vec::with_capacity(new.defs.len());
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = foldhash::HashSet::default();
         for def in &new.defs {
             let parent_key = match def.parent {
                 Some(p) => keys.get(p as usize).cloned().unwrap_or_default(),

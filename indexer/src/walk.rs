@@ -62,7 +62,7 @@ pub struct WalkOutcome {
     pub candidates: Vec<Candidate>,
     pub manifests: Vec<(ManifestKind, String)>,
     /// Directories (relative, `""` for the root) holding an `__init__.py`.
-    pub python_packages: std::collections::HashSet<String>,
+    pub python_packages: foldhash::HashSet<String>,
     pub skipped: Vec<(String, SkipReason)>,
 }
 

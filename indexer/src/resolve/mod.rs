@@ -7,8 +7,8 @@
 //! types). Anything uncertain (a tie, an unknown receiver, a missing module) is a [`Miss`] with a reason,
 //! never a guess.
 
+use foldhash::{HashMap, HashMapExt};
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use drsg_parsers::{DefKind, Family, Inherit, Qualifier, Ref, RefKind, TypeHint};
 
