@@ -105,7 +105,7 @@ fn schema() -> (Schema, Fields) {
     let fields = Fields {
         plane: builder.add_text_field("plane", STRING),
         // Indexed so that a later incremental write can delete single nodes' documents.
-        node_id: builder.add_u64_field("node_id", NumericOptions::default().set_indexed().set_stored().set_fast()),
+        node_id: builder.add_u64_field("node_id", NumericOptions::default().set_indexed().set_fast()),
         name: builder.add_text_field("name", identifier.clone()),
         key: builder.add_text_field("key", identifier.clone()),
         label: builder.add_text_field("label", STRING),

@@ -85,11 +85,11 @@ pub(crate) fn identifier_tokens(text: &str, out: &mut Vec<Token>) {
         }
         let before = out.len();
         split_identifier(text, start, end, &mut position, out);
-        let whole = &text[start..end];
-        let parts = out.len() - before;
-        // A single part equal to the whole identifier is not repeated.
-        if parts > 1 || (parts == 1 && out[before].text != whole.to_lowercase()) {
-            push(out, whole, start, end, &mut position);
+        let parts = &out[before..];
+        // A single part spanning the whole identifier is not repeated.
+        let whole_is_a_part = parts.len() == 1 && (parts[0].offset_from, parts[0].offset_to) == (start, end);
+        if !parts.is_empty() && !whole_is_a_part {
+            push(out, &text[start..end], start, end, &mut position);
         }
     }
 }
@@ -101,30 +101,29 @@ fn is_identifier_char(c: char) -> bool {
 /// Emits the parts of the identifier `text[start..end]`.
 fn split_identifier(text: &str, start: usize, end: usize, position: &mut usize, out: &mut Vec<Token>) {
     let word = &text[start..end];
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
     let mut part_start: Option<usize> = None;
-    for (n, &(i, c)) in chars.iter().enumerate() {
+    let mut prev = '_';
+    let mut chars = word.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, c)| c);
         if c == '_' {
             if let Some(s) = part_start.take() {
                 push(out, &word[s..i], start + s, start + i, position);
             }
-            continue;
-        }
-        let Some(s) = part_start else {
-            part_start = Some(i);
-            continue;
-        };
-        let prev = chars[n - 1].1;
-        let next = chars.get(n + 1).map(|&(_, c)| c);
-        // `parseJSON`: lower or digit → upper; `JSONBody`: the last capital of a run starts a word.
-        let boundary = c.is_uppercase()
-            && (prev.is_lowercase()
-                || prev.is_numeric()
-                || (prev.is_uppercase() && next.is_some_and(char::is_lowercase)));
-        if boundary {
-            push(out, &word[s..i], start + s, start + i, position);
+        } else if let Some(s) = part_start {
+            // `parseJSON`: lower or digit → upper; `JSONBody`: the last capital of a run starts a word.
+            let boundary = c.is_uppercase()
+                && (prev.is_lowercase()
+                    || prev.is_numeric()
+                    || (prev.is_uppercase() && next.is_some_and(char::is_lowercase)));
+            if boundary {
+                push(out, &word[s..i], start + s, start + i, position);
+                part_start = Some(i);
+            }
+        } else {
             part_start = Some(i);
         }
+        prev = c;
     }
     if let Some(s) = part_start {
         push(out, &word[s..], start + s, end, position);
@@ -132,7 +131,8 @@ fn split_identifier(text: &str, start: usize, end: usize, position: &mut usize, 
 }
 
 fn push(out: &mut Vec<Token>, text: &str, from: usize, to: usize, position: &mut usize) {
-    let text = text.to_lowercase();
+    // Most identifiers are ASCII, whose lowercasing needs no Unicode tables.
+    let text = if text.is_ascii() { text.to_ascii_lowercase() } else { text.to_lowercase() };
     if text.is_empty() || text.len() > MAX_TERM_BYTES {
         return;
     }
