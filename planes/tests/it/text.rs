@@ -140,6 +140,40 @@ fn lost_text_index_is_rebuilt() {
 }
 
 #[test]
+fn text_index_of_another_schema_is_rebuilt() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    {
+        let mut store = Store::open(&db).expect("open");
+        let (meta, nodes, edges) = demo_plane("demo");
+        store.replace_plane(&meta, &nodes, &edges).expect("write");
+    }
+    // The schema of an earlier build, which also stored each document's node id.
+    let node_id_stored = |db: &std::path::Path| -> bool {
+        let text = std::fs::read_to_string(db.join("text/meta.json")).expect("meta.json");
+        let tantivy_meta: serde_json::Value = serde_json::from_str(&text).expect("json");
+        let fields = tantivy_meta["schema"].as_array().expect("schema fields");
+        let node_id = fields.iter().find(|f| f["name"] == "node_id").expect("node_id field");
+        node_id["options"]["stored"].as_bool().expect("stored flag")
+    };
+    assert!(!node_id_stored(&db));
+    let path = db.join("text/meta.json");
+    let mut tantivy_meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("meta.json")).expect("json");
+    for field in tantivy_meta["schema"].as_array_mut().expect("schema fields") {
+        if field["name"] == "node_id" {
+            field["options"]["stored"] = json!(true);
+        }
+    }
+    std::fs::write(&path, serde_json::to_string(&tantivy_meta).expect("json")).expect("write meta.json");
+
+    let store = Store::open(&db).expect("reopen");
+    assert_eq!(store.text_reconciled_planes(), ["demo".to_owned()]);
+    assert!(!node_id_stored(&db), "the index was written again with this build's schema");
+    assert_eq!(search_keys(&store, None, "json body").first().map(String::as_str), Some("demo::parseJSONBody"));
+}
+
+#[test]
 fn commit_payload_records_each_plane() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let db = tmp.path().join("graph.drsg");
