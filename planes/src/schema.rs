@@ -65,7 +65,9 @@ pub(crate) fn configure(conn: &Connection, on_disk: bool) -> rusqlite::Result<()
 /// Creates the tables of a new database and records the format version.
 ///
 /// Nodes and edges carry their plane so that both a whole plane and the nodes of some files
-/// (`nodes(plane, file)`) can be deleted and written again in one transaction.
+/// (`nodes(plane, file)`) can be deleted and written again in one transaction. A node's key is unique in
+/// its plane through the index `nodes_plane_key` (databases created before it hold the same rule as a
+/// table constraint, `UNIQUE(plane, key)`, which a bulk write cannot drop; see [`keyed_by_table`]).
 pub(crate) fn create(conn: &Connection) -> rusqlite::Result<()> {
     let tx = conn.unchecked_transaction()?;
     tx.execute_batch(
@@ -94,8 +96,7 @@ pub(crate) fn create(conn: &Connection) -> rusqlite::Result<()> {
              file     TEXT,
              line     INTEGER,
              end_line INTEGER,
-             props    TEXT,
-             UNIQUE(plane, key)
+             props    TEXT
          );
          CREATE TABLE IF NOT EXISTS edges(
              id    INTEGER PRIMARY KEY,
@@ -112,16 +113,44 @@ pub(crate) fn create(conn: &Connection) -> rusqlite::Result<()> {
     tx.commit()
 }
 
-/// The secondary indexes: point lookup by name, file or label, and 1-hop expansion from either end of an
-/// edge. Each says when a bulk write builds it (see [`Stage`]).
-const SECONDARY_INDEXES: [(&str, &str, Stage); 6] = [
-    ("nodes_plane_name_nocase", "nodes(plane, name COLLATE NOCASE)", Stage::AfterNodes),
-    ("nodes_plane_file", "nodes(plane, file, line)", Stage::Kept),
-    ("nodes_plane_label", "nodes(plane, label)", Stage::Kept),
-    ("edges_src_type", "edges(src, type)", Stage::Kept),
-    ("edges_dst_type", "edges(dst, type)", Stage::AfterEdges),
-    ("edges_plane_type", "edges(plane, type)", Stage::Kept),
+/// The secondary indexes: a node by its key (unique in its plane), point lookup by name, file or label,
+/// and 1-hop expansion from either end of an edge. Each says when a bulk write builds it (see [`Stage`]).
+const SECONDARY_INDEXES: [SecondaryIndex; 7] = [
+    SecondaryIndex { name: KEY_INDEX, unique: true, on: "nodes(plane, key)", stage: Stage::AfterNodes },
+    SecondaryIndex::of("nodes_plane_name_nocase", "nodes(plane, name COLLATE NOCASE)", Stage::AfterNodes),
+    SecondaryIndex::of("nodes_plane_file", "nodes(plane, file, line)", Stage::Kept),
+    SecondaryIndex::of("nodes_plane_label", "nodes(plane, label)", Stage::Kept),
+    SecondaryIndex::of("edges_src_type", "edges(src, type)", Stage::Kept),
+    SecondaryIndex::of("edges_dst_type", "edges(dst, type)", Stage::AfterEdges),
+    SecondaryIndex::of("edges_plane_type", "edges(plane, type)", Stage::Kept),
 ];
+
+struct SecondaryIndex {
+    name: &'static str,
+    unique: bool,
+    /// Table and columns.
+    on: &'static str,
+    stage: Stage,
+}
+
+impl SecondaryIndex {
+    const fn of(name: &'static str, on: &'static str, stage: Stage) -> SecondaryIndex {
+        SecondaryIndex { name, unique: false, on, stage }
+    }
+}
+
+/// The index that keeps keys unique per plane.
+pub(crate) const KEY_INDEX: &str = "nodes_plane_key";
+
+/// Whether the nodes table itself keeps keys unique (`UNIQUE(plane, key)`, as databases created before
+/// [`KEY_INDEX`] do); such a database has no [`KEY_INDEX`], and a bulk write keeps the constraint's index.
+fn keyed_by_table(conn: &Connection) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'index' AND tbl_name = 'nodes' AND name LIKE 'sqlite_autoindex_%')",
+        [],
+        |row| row.get(0),
+    )
+}
 
 /// When a bulk write builds an index. Rows arrive file by file, so an index led by the plane, the file,
 /// the label or the source node grows at its end (or at one of a few ends), which costs little row by
@@ -145,7 +174,8 @@ pub(crate) fn create_secondary_indexes(conn: &Connection) -> rusqlite::Result<()
 /// Drops the indexes a bulk write builds afterwards (inside its write transaction, so readers keep
 /// them until the commit, by which time [`build_indexes`] has built them again).
 pub(crate) fn drop_bulk_indexes(conn: &Connection) -> rusqlite::Result<()> {
-    for (name, _, stage) in SECONDARY_INDEXES {
+    for SecondaryIndex { name, stage, .. } in SECONDARY_INDEXES {
+        // In a database keyed by its table, the key index does not exist.
         if stage != Stage::Kept {
             conn.execute(&format!("DROP INDEX IF EXISTS {name}"), [])?;
         }
@@ -160,9 +190,11 @@ pub(crate) fn build_indexes(conn: &Connection, stage: Stage) -> rusqlite::Result
 
 /// Creates the secondary indexes whose stage `wanted` accepts, unless they exist.
 fn create_indexes(conn: &Connection, wanted: impl Fn(Stage) -> bool) -> rusqlite::Result<()> {
-    for (name, on, stage) in SECONDARY_INDEXES {
-        if wanted(stage) {
-            conn.execute(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on}"), [])?;
+    let keyed_by_table = keyed_by_table(conn)?;
+    for SecondaryIndex { name, unique, on, stage } in SECONDARY_INDEXES {
+        if wanted(stage) && !(name == KEY_INDEX && keyed_by_table) {
+            let unique = if unique { "UNIQUE " } else { "" };
+            conn.execute(&format!("CREATE {unique}INDEX IF NOT EXISTS {name} ON {on}"), [])?;
         }
     }
     Ok(())

@@ -484,7 +484,17 @@ impl Store {
                 insert_nodes(tx, shown, &meta.name, plane_id, &first, ids)?;
                 drop(first);
                 if bulk {
-                    schema::build_indexes(tx, Stage::AfterNodes).ctx(shown, "building indexes after a bulk write")?;
+                    // Keys are checked for uniqueness here, when their index is built.
+                    schema::build_indexes(tx, Stage::AfterNodes).map_err(|source| {
+                        match duplicated_key(tx, plane_id, &source) {
+                            Some(key) => Error::DuplicateKey { plane: meta.name.clone(), key },
+                            None => Error::Sqlite {
+                                path: shown.to_path_buf(),
+                                context: "building indexes after a bulk write".to_owned(),
+                                source,
+                            },
+                        }
+                    })?;
                 }
                 Ok(())
             };
@@ -729,6 +739,19 @@ impl<'a> NodeRow<'a> {
         let n = self.node;
         [plane_id, &n.key, &self.label, &self.labels, &n.name, &n.file, &n.line, &n.end_line, &self.props]
     }
+}
+
+/// A key plane `plane_id` holds twice, when `error` is a broken uniqueness rule.
+fn duplicated_key(conn: &Connection, plane_id: i64, error: &rusqlite::Error) -> Option<String> {
+    if error.sqlite_error().map(|e| e.extended_code) != Some(rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE) {
+        return None;
+    }
+    conn.query_row(
+        "SELECT key FROM nodes WHERE plane = ?1 GROUP BY key HAVING count(*) > 1 ORDER BY key LIMIT 1",
+        [plane_id],
+        |row| row.get(0),
+    )
+    .ok()
 }
 
 /// Inserts `edges`, whose ends index into `ids`, into plane `plane_id`.

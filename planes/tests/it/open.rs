@@ -224,10 +224,83 @@ fn a_first_write_skips_the_log_and_leaves_the_database_in_wal_mode() {
             "edges_plane_type",
             "edges_src_type",
             "nodes_plane_file",
+            "nodes_plane_key",
             "nodes_plane_label",
             "nodes_plane_name_nocase"
         ]
     );
+}
+
+/// The names of a database's indexes, those SQLite makes for table constraints included.
+fn index_names(db: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(db.join("graph.sqlite")).expect("sqlite");
+    let mut stmt = conn.prepare("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").expect("prepare");
+    stmt.query_map([], |r| r.get(0)).expect("query").map(|n| n.expect("name")).collect()
+}
+
+#[test]
+fn a_bulk_write_with_a_key_used_twice_is_refused_and_writes_nothing() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    let mut store = Store::open(&db).expect("open");
+    let (meta, mut nodes, edges) = demo_plane("demo");
+    let twice = nodes[1].key.clone();
+    nodes.push(nodes[1].clone());
+    // A first write is a bulk one: keys are checked when their index is built after the symbols.
+    let err = store.replace_plane(&meta, &nodes, &edges).expect_err("a key used twice");
+    assert!(matches!(&err, Error::DuplicateKey { plane, key } if plane == "demo" && *key == twice), "{err:?}");
+    assert!(store.planes().expect("planes").is_empty());
+    assert!(index_names(&db).contains(&"nodes_plane_key".to_owned()), "the rollback restored the index");
+    nodes.pop();
+    store.replace_plane(&meta, &nodes, &edges).expect("the same plane without the second copy");
+}
+
+#[test]
+fn a_database_whose_table_keeps_keys_unique_keeps_working_without_a_key_index() {
+    // The layout of databases created before `nodes_plane_key`: the rule is a table constraint.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    std::fs::create_dir_all(&db).expect("mkdir");
+    let conn = rusqlite::Connection::open(db.join("graph.sqlite")).expect("sqlite");
+    conn.execute_batch(
+        "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+         CREATE TABLE planes(
+             id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,
+             kind TEXT NOT NULL CHECK (kind IN ('code', 'git', 'ops')), synced_commit TEXT, synced_root TEXT,
+             built_by TEXT NOT NULL DEFAULT 'null', ledger TEXT NOT NULL DEFAULT 'null',
+             generation INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL);
+         CREATE TABLE nodes(
+             id INTEGER PRIMARY KEY, plane INTEGER NOT NULL REFERENCES planes(id) ON DELETE CASCADE,
+             key TEXT NOT NULL, label TEXT NOT NULL, labels TEXT NOT NULL, name TEXT NOT NULL, file TEXT,
+             line INTEGER, end_line INTEGER, props TEXT, UNIQUE(plane, key));
+         CREATE TABLE edges(
+             id INTEGER PRIMARY KEY, plane INTEGER NOT NULL REFERENCES planes(id) ON DELETE CASCADE,
+             src INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+             dst INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE, type TEXT NOT NULL, props TEXT);
+         CREATE INDEX nodes_plane_name_nocase ON nodes(plane, name COLLATE NOCASE);
+         CREATE INDEX nodes_plane_file ON nodes(plane, file, line);
+         CREATE INDEX nodes_plane_label ON nodes(plane, label);
+         CREATE INDEX edges_src_type ON edges(src, type);
+         CREATE INDEX edges_dst_type ON edges(dst, type);
+         CREATE INDEX edges_plane_type ON edges(plane, type);
+         INSERT INTO meta(key, value) VALUES ('last_generation', '0'), ('format_version', '1');",
+    )
+    .expect("the earlier layout");
+    drop(conn);
+
+    let mut store = Store::open(&db).expect("open");
+    let (meta, mut nodes, edges) = demo_plane("demo");
+    let info = store.replace_plane(&meta, &nodes, &edges).expect("a bulk write");
+    assert_eq!(info.node_count, nodes.len() as u64);
+    let key = nodes[1].key.clone();
+    assert!(store.node_by_key(info.id, &key).expect("lookup").is_some());
+    let indexes = index_names(&db);
+    assert!(!indexes.contains(&"nodes_plane_key".to_owned()), "{indexes:?}");
+    assert!(indexes.contains(&"sqlite_autoindex_nodes_1".to_owned()), "{indexes:?}");
+    // The table's constraint still refuses a key used twice.
+    nodes.push(nodes[1].clone());
+    let err = store.replace_plane(&meta, &nodes, &edges).expect_err("a key used twice");
+    assert!(matches!(&err, Error::DuplicateKey { key: twice, .. } if *twice == key), "{err:?}");
 }
 
 #[test]
