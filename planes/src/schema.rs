@@ -154,8 +154,8 @@ fn keyed_by_table(conn: &Connection) -> rusqlite::Result<bool> {
 
 /// When a bulk write builds an index. Rows arrive file by file, so an index led by the plane, the file,
 /// the label or the source node grows at its end (or at one of a few ends), which costs little row by
-/// row; an index led by a name or a target node is hit at random places, and sorting it once after the
-/// rows are in is several times cheaper than inserting each row into it.
+/// row; an index led by a key, a name or a target node is hit at random places, and sorting it once after
+/// the rows are in is several times cheaper than inserting each row into it.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Stage {
     /// Kept up to date row by row.
