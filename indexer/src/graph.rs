@@ -1,11 +1,11 @@
 //! From the symbol table and resolver to nodes and edges: structure, references, imports, inheritance,
 //! with every call site accounted for exactly once (resolved, external, or unresolved with its reason).
 
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::collections::BTreeMap;
 
 use drsg_parsers::{DefKind, Family, InheritKind, RefKind};
 use drsg_planes::{KeyedEdge, NewEdge, NodeData, PlaneBatch};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde::Serialize;
 
 use crate::resolve::{Resolution, Resolver, Target};

@@ -1,10 +1,10 @@
 //! The `_git` plane: commits with their parents, branches, tags, and rebases reconstructed from the
 //! reflog, built from the plain values of the `git` module.
 
-use foldhash::{HashMap, HashMapExt, HashSet};
 use std::collections::BTreeMap;
 
 use drsg_planes::{NewEdge, NodeData, PlaneKind, PlaneMeta, Props, Store};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use serde_json::{Value, json};
 
 use crate::Error;

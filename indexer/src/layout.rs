@@ -7,9 +7,8 @@
 //!   extension, a trailing `/index` folded; without a manifest, the tree's directory name.
 //! - Python: walk up while directories hold `__init__.py`; the dotted path from the first that does not.
 
-use foldhash::{HashMap, HashSet};
-
 use drsg_parsers::Family;
+use foldhash::{HashMap, HashSet};
 
 use crate::source::TreeView;
 use crate::walk::ManifestKind;

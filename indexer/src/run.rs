@@ -1,6 +1,5 @@
 //! One indexing run: walk → parse (rayon) → symbol table → resolve → nodes and edges → store.
 
-use foldhash::{HashMap, HashMapExt};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::mpsc;
@@ -8,6 +7,7 @@ use std::time::Instant;
 
 use drsg_parsers::{Lang, Registry, parse_file};
 use drsg_planes::{NodeData, PlaneBatch, PlaneInfo, PlaneKind, PlaneMeta, Store};
+use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 

@@ -4,10 +4,10 @@
 //! then Rust `impl` methods, whose keys depend on the resolved self type and trait
 //! (`my_crate::Client::connect`, `<my_crate::Client as my_crate::Connect>::connect`).
 
-use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
 use drsg_parsers::{DefKind, Family, FileFacts, Lang};
+use foldhash::{HashMap, HashMapExt};
 
 use crate::layout::Layout;
 

@@ -17,12 +17,12 @@
 //! clean file is a function of facts that did not change, so it is kept. The fold's property test
 //! checks the result against a fresh index after every step of random histories.
 
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use drsg_parsers::{Def, FileFacts, Qualifier, Registry, TypeHint};
 use drsg_planes::{KeyedEdge, NewEdge, NodeData, PlaneDiff, PlaneKind, PlaneMeta};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use rayon::prelude::*;
 
 use crate::git::Listing;

@@ -7,10 +7,10 @@
 //! types). Anything uncertain (a tie, an unknown receiver, a missing module) is a [`Miss`] with a reason,
 //! never a guess.
 
-use foldhash::{HashMap, HashMapExt};
 use std::cell::RefCell;
 
 use drsg_parsers::{DefKind, Family, Inherit, Qualifier, Ref, RefKind, TypeHint};
+use foldhash::{HashMap, HashMapExt};
 
 mod imports;
 
