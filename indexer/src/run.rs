@@ -478,17 +478,7 @@ pub(crate) fn parse_all(
 ) -> (Vec<Parsed>, u64) {
     let reader = source.reader(max_file_size);
     let reused = std::sync::atomic::AtomicU64::new(0);
-    // Each dialect's queries compile on a thread of their own while the first files parse: done by the
-    // first file that needs them, a compile (0.15 s for each TypeScript grammar) would hold up every other
-    // worker reaching a file of the same dialect, and one dialect's compile would follow the other's.
-    let mut dialects: Vec<(&dyn drsg_parsers::Language, Lang)> = Vec::new();
-    for candidate in candidates {
-        if !dialects.iter().any(|(_, lang)| *lang == candidate.lang)
-            && let Some(found) = registry.for_path(&candidate.path)
-        {
-            dialects.push(found);
-        }
-    }
+    let dialects = unprepared_dialects(candidates, registry);
     let parse = |local: &mut crate::source::LocalReader<'_>, candidate: &crate::walk::Candidate| {
         let blob = reader.blob_id(&candidate.path);
         let cached = blob.and_then(|b| cache.get(b, &candidate.path));
@@ -536,6 +526,33 @@ pub(crate) fn parse_all(
         candidates.par_iter().map_init(|| reader.local(), parse).collect()
     });
     (outcomes, reused.into_inner())
+}
+
+/// The dialects of `candidates` whose one-time preparation no run of this process has started yet, marked
+/// as started. Each one's queries then compile on a thread of their own while the first files parse: done
+/// by the first file that needs them, a compile (0.15 s for each TypeScript grammar) would hold up every
+/// other worker reaching a file of the same dialect, and one dialect's compile would follow the other's.
+/// Later runs (a watch loop's folds) start no thread.
+fn unprepared_dialects<'r>(
+    candidates: &[crate::walk::Candidate],
+    registry: &'r Registry,
+) -> Vec<(&'r dyn drsg_parsers::Language, Lang)> {
+    static STARTED: std::sync::Mutex<Vec<(&'static str, Lang)>> = std::sync::Mutex::new(Vec::new());
+    let Ok(mut started) = STARTED.lock() else { return Vec::new() };
+    let (mut seen, mut dialects) = (Vec::new(), Vec::new());
+    for candidate in candidates {
+        if seen.contains(&candidate.lang) {
+            continue;
+        }
+        seen.push(candidate.lang);
+        if let Some((plugin, lang)) = registry.for_path(&candidate.path)
+            && !started.contains(&(plugin.name(), lang))
+        {
+            started.push((plugin.name(), lang));
+            dialects.push((plugin, lang));
+        }
+    }
+    dialects
 }
 
 /// A line of `/proc/self/status` (`VmRSS`, `VmHWM`) in MB, on Linux.

@@ -85,10 +85,8 @@ fn own_nice() -> i64 {
 #[test]
 fn a_bulk_write_runs_the_text_index_threads_at_a_lower_priority_than_its_caller() {
     let before = own_nice();
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let mut store = Store::open(&tmp.path().join("graph.drsg")).expect("open");
-    let (meta, nodes, edges) = crate::fixture::demo_plane("demo");
-    store.replace_plane(&meta, &nodes, &edges).expect("a first write, which is a bulk one");
+    // A first write, which is a bulk one.
+    let (_tmp, _db, _store) = crate::fixture::demo_database();
     let threads = threads();
     // The writer's segment builders, started by this write, outlive it; they yield to the row writer.
     assert!(

@@ -39,6 +39,16 @@ pub fn meta(name: &str) -> PlaneMeta {
     }
 }
 
+/// A database directory on disk holding plane `demo` (the [`demo_plane`]), with its store still open.
+pub fn demo_database() -> (tempfile::TempDir, std::path::PathBuf, Store) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    let mut store = Store::open(&db).expect("open");
+    let (meta, nodes, edges) = demo_plane("demo");
+    store.replace_plane(&meta, &nodes, &edges).expect("write the demo plane");
+    (tmp, db, store)
+}
+
 /// A small code plane: a module, a function, a struct with a method, an external and an
 /// unresolved stand-in.
 pub fn demo_plane(name: &str) -> (PlaneMeta, Vec<NodeData>, Vec<NewEdge>) {

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use drsg_planes::{Error, Store};
 
-use crate::fixture::demo_plane;
+use crate::fixture::{demo_database, demo_plane};
 
 /// Names in a directory, sorted.
 fn listing(dir: &Path) -> Vec<String> {
@@ -197,16 +197,13 @@ fn wal_bytes(db: &Path) -> u64 {
 
 #[test]
 fn a_first_write_skips_the_log_and_leaves_the_database_in_wal_mode() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let db = tmp.path().join("graph.drsg");
-    let mut store = Store::open(&db).expect("open");
-    let (meta, nodes, edges) = demo_plane("demo");
-    store.replace_plane(&meta, &nodes, &edges).expect("first write");
+    let (_tmp, db, mut store) = demo_database();
     // Through a rollback journal, the rows went straight to the database file: nothing is in a log.
     assert_eq!(wal_bytes(&db), 0, "{:?}", listing(&db));
     assert!(!listing(&db).iter().any(|n| n.ends_with("-journal")), "no journal is left behind");
     // The second write logs as usual, and the mode is WAL again for readers beside the writer.
-    store.replace_plane(&demo_plane("other").0, &nodes, &edges).expect("second write");
+    let (other, nodes, edges) = demo_plane("other");
+    store.replace_plane(&other, &nodes, &edges).expect("second write");
     assert!(wal_bytes(&db) > 0);
     let conn = rusqlite::Connection::open(db.join("graph.sqlite")).expect("sqlite");
     let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).expect("journal mode");

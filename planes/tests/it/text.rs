@@ -3,7 +3,7 @@
 use drsg_planes::{Store, identifier_terms};
 use serde_json::json;
 
-use crate::fixture::{demo_plane, meta, node, search_keys};
+use crate::fixture::{demo_database, demo_plane, meta, node, search_keys};
 
 fn check_terms(text: &str, expected: &str) {
     assert_eq!(identifier_terms(text).join(" "), expected, "terms of {text:?}");
@@ -124,13 +124,8 @@ fn reconciliation_heals_a_crash_between_the_two_commits() {
 
 #[test]
 fn lost_text_index_is_rebuilt() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let db = tmp.path().join("graph.drsg");
-    {
-        let mut store = Store::open(&db).expect("open");
-        let (meta, nodes, edges) = demo_plane("demo");
-        store.replace_plane(&meta, &nodes, &edges).expect("write");
-    }
+    let (_tmp, db, store) = demo_database();
+    drop(store);
     std::fs::remove_dir_all(db.join("text")).expect("remove text index");
     let store = Store::open(&db).expect("reopen");
     assert_eq!(store.text_reconciled_planes(), ["demo".to_owned()]);
@@ -141,13 +136,8 @@ fn lost_text_index_is_rebuilt() {
 
 #[test]
 fn text_index_of_another_schema_is_rebuilt() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let db = tmp.path().join("graph.drsg");
-    {
-        let mut store = Store::open(&db).expect("open");
-        let (meta, nodes, edges) = demo_plane("demo");
-        store.replace_plane(&meta, &nodes, &edges).expect("write");
-    }
+    let (_tmp, db, store) = demo_database();
+    drop(store);
     // The schema of an earlier build, which also stored each document's node id.
     let node_id_stored = |db: &std::path::Path| -> bool {
         let text = std::fs::read_to_string(db.join("text/meta.json")).expect("meta.json");
