@@ -114,7 +114,14 @@ pub(crate) fn create(conn: &Connection) -> rusqlite::Result<()> {
 }
 
 /// The secondary indexes: a node by its key (unique in its plane), point lookup by name, file or label,
-/// and 1-hop expansion from either end of an edge. Each says when a bulk write builds it (see [`Stage`]).
+/// 1-hop expansion from either end of an edge, and a plane's edges. Each says when a bulk write builds it
+/// (see [`Stage`]).
+///
+/// A plane's edges are indexed by plane alone, not by plane and type: rows of one plane arrive with
+/// rising ids, so that index only ever grows at one end, while one led by the type grows at one place per
+/// type costs about a fifth more (Django's 287,000 edges, inserted beside the source index in the sqlite3
+/// shell: 0.62 s of CPU with it, 0.48 s with the plane index; medians of 3). Reading a plane's edges of some types then filters rows read
+/// in id order, which is the order the readers want anyway.
 const SECONDARY_INDEXES: [SecondaryIndex; 7] = [
     SecondaryIndex { name: KEY_INDEX, unique: true, on: "nodes(plane, key)", stage: Stage::AfterNodes },
     SecondaryIndex::of("nodes_plane_name_nocase", "nodes(plane, name COLLATE NOCASE)", Stage::AfterNodes),
@@ -122,7 +129,7 @@ const SECONDARY_INDEXES: [SecondaryIndex; 7] = [
     SecondaryIndex::of("nodes_plane_label", "nodes(plane, label)", Stage::Kept),
     SecondaryIndex::of("edges_src_type", "edges(src, type)", Stage::Kept),
     SecondaryIndex::of("edges_dst_type", "edges(dst, type)", Stage::AfterEdges),
-    SecondaryIndex::of("edges_plane_type", "edges(plane, type)", Stage::Kept),
+    SecondaryIndex::of("edges_plane", "edges(plane)", Stage::Kept),
 ];
 
 struct SecondaryIndex {
@@ -164,6 +171,34 @@ pub(crate) enum Stage {
     AfterNodes,
     /// Dropped, and built again once every edge is in.
     AfterEdges,
+}
+
+/// Indexes that earlier builds of this format created and this one does not keep.
+const RETIRED_INDEXES: [&str; 1] = ["edges_plane_type"];
+
+/// Brings a database written by an earlier build of this format to this build's indexes: drops the
+/// retired ones and creates those missing. Does nothing (and writes nothing) when none is retired.
+pub(crate) fn upgrade_indexes(conn: &Connection) -> rusqlite::Result<()> {
+    let mut retired = Vec::new();
+    for name in RETIRED_INDEXES {
+        let exists: bool = conn.query_row(
+            "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?1)",
+            [name],
+            |row| row.get(0),
+        )?;
+        if exists {
+            retired.push(name);
+        }
+    }
+    if retired.is_empty() {
+        return Ok(());
+    }
+    let tx = conn.unchecked_transaction()?;
+    for name in retired {
+        tx.execute(&format!("DROP INDEX {name}"), [])?;
+    }
+    create_secondary_indexes(&tx)?;
+    tx.commit()
 }
 
 /// Creates the secondary indexes that do not exist.

@@ -149,6 +149,8 @@ impl Store {
         schema::configure(&conn, true).ctx(&shown, "configuring the connection")?;
         if format == Format::Empty {
             schema::create(&conn).ctx(&shown, "creating the schema")?;
+        } else {
+            schema::upgrade_indexes(&conn).ctx(&shown, "updating the indexes")?;
         }
         let logs = path.join(LOGS_DIR);
         std::fs::create_dir_all(&logs).map_err(|source| Error::Io {

@@ -218,7 +218,7 @@ fn a_first_write_skips_the_log_and_leaves_the_database_in_wal_mode() {
         indexes,
         [
             "edges_dst_type",
-            "edges_plane_type",
+            "edges_plane",
             "edges_src_type",
             "nodes_plane_file",
             "nodes_plane_key",
@@ -293,6 +293,9 @@ fn a_database_whose_table_keeps_keys_unique_keeps_working_without_a_key_index() 
     assert!(store.node_by_key(info.id, &key).expect("lookup").is_some());
     let indexes = index_names(&db);
     assert!(!indexes.contains(&"nodes_plane_key".to_owned()), "{indexes:?}");
+    // The index of a plane's edges by type was replaced when the store opened.
+    assert!(!indexes.contains(&"edges_plane_type".to_owned()), "{indexes:?}");
+    assert!(indexes.contains(&"edges_plane".to_owned()), "{indexes:?}");
     assert!(indexes.contains(&"sqlite_autoindex_nodes_1".to_owned()), "{indexes:?}");
     // The table's constraint still refuses a key used twice.
     nodes.push(nodes[1].clone());
