@@ -519,13 +519,25 @@ pub(crate) fn parse_all(
         progress.advance(1);
         result
     };
-    let outcomes = std::thread::scope(|scope| {
+    // Largest files first, and split down to single files. Rayon otherwise cuts the list into a few long
+    // runs that no idle worker can take a part of: Django's parse ended with one worker alone for 0.2 to
+    // 0.5 s. Split finely, a worker with nothing left takes the later half of what another has left, and
+    // with the largest files first, what is left at the end is small.
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(candidates[i].size));
+    let mut outcomes: Vec<(usize, Parsed)> = std::thread::scope(|scope| {
         for (plugin, lang) in dialects {
             scope.spawn(move || plugin.prepare(lang));
         }
-        candidates.par_iter().map_init(|| reader.local(), parse).collect()
+        order
+            .par_iter()
+            .with_max_len(1)
+            .map_init(|| reader.local(), |local, &i| (i, parse(local, &candidates[i])))
+            .collect()
     });
-    (outcomes, reused.into_inner())
+    // Back to the candidates' (path) order, which the table and the ledger keep.
+    outcomes.sort_unstable_by_key(|&(i, _)| i);
+    (outcomes.into_iter().map(|(_, parsed)| parsed).collect(), reused.into_inner())
 }
 
 /// The dialects of `candidates` whose one-time preparation no run of this process has started yet, marked
