@@ -41,34 +41,38 @@ pub(crate) trait Sink {
     fn edge(&mut self, t: &Table, src: SymId, dst: End<'_>, ty: &'static str, props_json: String);
 }
 
-/// The key and node of a stand-in (`ext::…`, `?::file::name`), which never takes a key of the tree.
-fn stand_in(taken: &dyn Fn(&str) -> bool, end: &End<'_>) -> (String, NodeData) {
+/// The key of a stand-in (`ext::…`, `?::file::name`), which never takes a key of the tree.
+fn stand_in_key(taken: &dyn Fn(&str) -> bool, end: &End<'_>) -> String {
+    match *end {
+        End::External(_, path) => {
+            let key = format!("ext::{path}");
+            if taken(&key) { key + "#external" } else { key }
+        }
+        End::Unresolved(file, name) => {
+            let key = format!("?::{file}::{name}");
+            if taken(&key) { key + "#unresolved" } else { key }
+        }
+        End::Sym(_) => unreachable!("a symbol is not a stand-in"),
+    }
+}
+
+/// The node of the stand-in for `end`, whose key is `key`. Built only for a stand-in's first edge: most
+/// edges to stand-ins end at one made before (Django: 111,000 edges, 14,500 stand-ins).
+fn stand_in_node(key: String, end: &End<'_>) -> NodeData {
     match *end {
         End::External(family, path) => {
-            let mut key = format!("ext::{path}");
-            if taken(&key) {
-                key.push_str("#external");
-            }
             let sep = separator(family);
             let name =
                 path.rsplit(sep).next().unwrap_or(path).rsplit(['.', ':', '/']).next().unwrap_or(path).to_owned();
-            let node = NodeData { key: key.clone(), labels: vec!["External".into()], name, ..NodeData::default() };
-            (key, node)
+            NodeData { key, labels: vec!["External".into()], name, ..NodeData::default() }
         }
-        End::Unresolved(file, name) => {
-            let mut key = format!("?::{file}::{name}");
-            if taken(&key) {
-                key.push_str("#unresolved");
-            }
-            let node = NodeData {
-                key: key.clone(),
-                labels: vec!["UnresolvedRef".into()],
-                name: name.to_owned(),
-                file: Some(file.to_owned()),
-                ..NodeData::default()
-            };
-            (key, node)
-        }
+        End::Unresolved(file, name) => NodeData {
+            key,
+            labels: vec!["UnresolvedRef".into()],
+            name: name.to_owned(),
+            file: Some(file.to_owned()),
+            ..NodeData::default()
+        },
         End::Sym(_) => unreachable!("a symbol is not a stand-in"),
     }
 }
@@ -121,12 +125,12 @@ impl Sink for Numbered {
         let dst = match dst {
             End::Sym(id) => id as usize,
             end => {
-                let (key, node) = stand_in(&|k| self.taken.contains(k), &end);
+                let key = stand_in_key(&|k| self.taken.contains(k), &end);
                 match self.extra.get(&key) {
                     Some(&i) => i,
                     None => {
                         let i = self.base + self.emitted + self.nodes.len();
-                        self.nodes.push(node);
+                        self.nodes.push(stand_in_node(key.clone(), &end));
                         self.extra.insert(key, i);
                         i
                     }
@@ -203,9 +207,9 @@ impl Sink for Keyed<'_> {
         let dst = match dst {
             End::Sym(id) => t.syms[id as usize].key.clone(),
             end => {
-                let (key, node) = stand_in(self.taken, &end);
+                let key = stand_in_key(self.taken, &end);
                 if self.seen.insert(key.clone()) {
-                    self.out.stand_ins.push(node);
+                    self.out.stand_ins.push(stand_in_node(key.clone(), &end));
                 }
                 key
             }
