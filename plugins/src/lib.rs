@@ -5,6 +5,7 @@
 //! [`builtin`] returns the registry an indexing run is given.
 
 pub mod python;
+mod rooted;
 pub mod rust;
 pub mod typescript;
 

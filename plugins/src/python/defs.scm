@@ -10,9 +10,13 @@
 ; Assignments to a plain name (the inner ones of chains, `a = b = 1`, come from `binding.assign` captures).
 (expression_statement (assignment left: (identifier)) @def.var)
 
-; PEP 257 attribute docstrings: a string statement right after the assignment.
-(
+; PEP 257 attribute docstrings: a string statement right after the assignment. Statements are children of a
+; module or a block only; the pattern is rooted at them so that the query can start at one node.
+(module
   (expression_statement (assignment left: (identifier)) @def.var_documented)
   .
-  (expression_statement . (string) @def.var_doc .)
-)
+  (expression_statement . (string) @def.var_doc .))
+(block
+  (expression_statement (assignment left: (identifier)) @def.var_documented)
+  .
+  (expression_statement . (string) @def.var_doc .))

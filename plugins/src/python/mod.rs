@@ -1,8 +1,9 @@
 //! Python plugin (tree-sitter-python 0.25): defs, refs, imports, typed bindings and bases of `.py`/`.pyi` files.
 //!
-//! One pass of the combined `.scm` queries collects the interesting nodes; definitions are built first
-//! (they are the scopes), then every other capture is swept in source order against a stack of the
-//! enclosing functions and classes, so enclosure costs O(n log n) whatever the nesting depth.
+//! One walk of the tree, starting the combined `.scm` queries where their patterns start, collects the
+//! interesting nodes; definitions are built first (they are the scopes), then every other capture is swept
+//! in source order against a stack of the enclosing functions and classes, so enclosure costs O(n log n)
+//! whatever the nesting depth.
 
 mod bindings;
 mod defs;
@@ -15,14 +16,13 @@ use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use drsg_parsers::{FileFacts, Lang, Language};
-use streaming_iterator::StreamingIterator;
 use syntax::{Field, Kind, child, kind};
-use tree_sitter::{Node, Query, QueryCursor, QueryMatch};
+use tree_sitter::{Node, Query, QueryMatch};
 
 pub struct PythonPlugin;
 
 /// The query files, in the order they are concatenated into one compiled query.
-const QUERIES: &[(&str, &str)] = &[
+pub(crate) const QUERIES: &[(&str, &str)] = &[
     ("defs.scm", include_str!("defs.scm")),
     ("refs.scm", include_str!("refs.scm")),
     ("imports.scm", include_str!("imports.scm")),
@@ -125,6 +125,8 @@ struct CompiledQuery {
     query: Query,
     /// Role of each capture index.
     roles: Vec<Option<Role>>,
+    /// The node kinds at which a pattern starts (see [`crate::rooted`]).
+    kinds: Vec<bool>,
 }
 
 static COMPILED: LazyLock<CompiledQuery> = LazyLock::new(|| {
@@ -132,7 +134,9 @@ static COMPILED: LazyLock<CompiledQuery> = LazyLock::new(|| {
     let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
     let query = Query::new(&language, &text).expect("the python queries compile against tree-sitter-python 0.25");
     let roles = query.capture_names().iter().map(|name| role(name)).collect();
-    CompiledQuery { query, roles }
+    let kinds = crate::rooted::root_kinds(&query, &text, &language)
+        .expect("every python pattern starts at one named node kind, so the query can start there");
+    CompiledQuery { query, roles, kinds }
 });
 
 /// A capture waiting for its enclosing definition.
@@ -169,27 +173,21 @@ struct Captures<'t> {
     decorator_calls: HashSet<usize>,
 }
 
-/// Run the combined query over the planned roots and byte ranges (one run of the whole tree unless it holds
-/// a huge ERROR node).
+/// Run the combined query in the planned roots' subtrees, started at the nodes where its patterns start
+/// (see [`crate::rooted`]; whole subtrees but for huge ERROR nodes, which give roots of their own).
 fn collect<'t>(plan: &limits::Plan<'t>, source: &str) -> Captures<'t> {
     let compiled = &*COMPILED;
     let mut captures = Captures::default();
-    let mut cursor = QueryCursor::new();
-    cursor.set_max_start_depth(Some(limits::MAX_QUERY_DEPTH));
-    // Matches on nodes spanning two ranges (the ancestors of a skipped node) come once per range.
-    let overlaps = plan.overlaps();
-    let mut seen: HashSet<(usize, Vec<usize>)> = HashSet::new();
     for job in &plan.jobs {
-        for range in &job.ranges {
-            cursor.set_byte_range(range.clone());
-            let mut matches = cursor.matches(&compiled.query, job.root, source.as_bytes());
-            while let Some(m) = matches.next() {
-                if overlaps && !seen.insert((m.pattern_index, m.captures().iter().map(|c| c.node.id()).collect())) {
-                    continue;
-                }
-                captures.add(m, &compiled.roles);
-            }
-        }
+        crate::rooted::for_each_match(
+            &compiled.query,
+            &compiled.kinds,
+            job.root,
+            source.as_bytes(),
+            limits::MAX_QUERY_DEPTH,
+            limits::is_wide_error,
+            |m| captures.add(m, &compiled.roles),
+        );
     }
     let decorator_calls = std::mem::take(&mut captures.decorator_calls);
     if !decorator_calls.is_empty() {

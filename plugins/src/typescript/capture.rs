@@ -2,8 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Query, QueryCapture, QueryCursor, Tree};
+use tree_sitter::{Node, Query, QueryCapture, Tree};
 
 use super::syntax::{named_children, start_after_decorators};
 
@@ -220,159 +219,166 @@ fn get<'t>(caps: &[QueryCapture<'t>], roles: &[Cap], want: Cap) -> Option<Node<'
 /// past 65,535 levels matching goes wrong (and quadratic), so what lies deeper is not extracted.
 pub(super) const MAX_START_DEPTH: u32 = 50_000;
 
-/// Run `query` over the whole tree and bucket what it captured.
-pub(super) fn collect<'t>(query: &Query, roles: &[Cap], tree: &'t Tree, source: &str) -> Captured<'t> {
+/// Run `query` over the whole tree, started at the nodes where its patterns start (`kinds`, see
+/// [`crate::rooted`]), and bucket what it captured.
+pub(super) fn collect<'t>(query: &Query, roles: &[Cap], kinds: &[bool], tree: &'t Tree, source: &str) -> Captured<'t> {
     let mut out = Captured::default();
-    let mut cursor = QueryCursor::new();
-    cursor.set_max_start_depth(Some(MAX_START_DEPTH));
-    let mut matches = cursor.matches(query, tree.root_node(), source.as_bytes());
-    while let Some(m) = matches.next() {
-        let caps = m.captures();
-        let cap = |want: Cap| get(caps, roles, want);
-        for c in caps {
-            let node = c.node;
-            match roles[c.index as usize] {
-                Cap::DefFunction => push_def(&mut out, DefSite::Function, node, cap(Cap::Name)),
-                Cap::DefFunctionSignature => push_def(&mut out, DefSite::FunctionSignature, node, cap(Cap::Name)),
-                Cap::DefClass => push_def(&mut out, DefSite::Class, node, cap(Cap::Name)),
-                Cap::DefMethod => push_def(&mut out, DefSite::Method, node, cap(Cap::Name)),
-                Cap::DefMethodSignature => push_def(&mut out, DefSite::MethodSignature, node, cap(Cap::Name)),
-                Cap::DefFieldMethod => push_def(&mut out, DefSite::FieldMethod, node, cap(Cap::Name)),
-                Cap::DefInterface => push_def(&mut out, DefSite::Interface, node, cap(Cap::Name)),
-                Cap::DefInterfaceMethod => push_def(&mut out, DefSite::InterfaceMethod, node, cap(Cap::Name)),
-                Cap::DefTypeAlias => push_def(&mut out, DefSite::TypeAlias, node, cap(Cap::Name)),
-                Cap::DefEnum => push_def(&mut out, DefSite::Enum, node, cap(Cap::Name)),
-                Cap::DefModule => push_def(&mut out, DefSite::Module, node, cap(Cap::Name)),
-                Cap::DefVars => out.var_declarations.push(node),
-                Cap::WrapExport | Cap::WrapAmbient => {
-                    if let Some(inner) = cap(Cap::WrapInner) {
-                        let export = roles[c.index as usize] == Cap::WrapExport;
-                        let wrapper = Wrapper {
-                            outer: node.id(),
-                            start: node.start_byte(),
-                            sig_start: start_after_decorators(node),
-                            export,
-                        };
-                        out.wrappers.insert(inner.id(), wrapper);
-                    }
-                }
-                Cap::WrapDefault => {
-                    out.default_exported.insert(node.id());
-                }
-                Cap::TestArguments => {
-                    for arg in named_children(node) {
-                        if matches!(arg.kind(), "arrow_function" | "function_expression") {
-                            out.test_callbacks.push((arg.start_byte(), arg.end_byte()));
+    let root = tree.root_node();
+    crate::rooted::for_each_match(
+        query,
+        kinds,
+        root,
+        source.as_bytes(),
+        MAX_START_DEPTH,
+        |_| false,
+        |m| {
+            let caps = m.captures();
+            let cap = |want: Cap| get(caps, roles, want);
+            for c in caps {
+                let node = c.node;
+                match roles[c.index as usize] {
+                    Cap::DefFunction => push_def(&mut out, DefSite::Function, node, cap(Cap::Name)),
+                    Cap::DefFunctionSignature => push_def(&mut out, DefSite::FunctionSignature, node, cap(Cap::Name)),
+                    Cap::DefClass => push_def(&mut out, DefSite::Class, node, cap(Cap::Name)),
+                    Cap::DefMethod => push_def(&mut out, DefSite::Method, node, cap(Cap::Name)),
+                    Cap::DefMethodSignature => push_def(&mut out, DefSite::MethodSignature, node, cap(Cap::Name)),
+                    Cap::DefFieldMethod => push_def(&mut out, DefSite::FieldMethod, node, cap(Cap::Name)),
+                    Cap::DefInterface => push_def(&mut out, DefSite::Interface, node, cap(Cap::Name)),
+                    Cap::DefInterfaceMethod => push_def(&mut out, DefSite::InterfaceMethod, node, cap(Cap::Name)),
+                    Cap::DefTypeAlias => push_def(&mut out, DefSite::TypeAlias, node, cap(Cap::Name)),
+                    Cap::DefEnum => push_def(&mut out, DefSite::Enum, node, cap(Cap::Name)),
+                    Cap::DefModule => push_def(&mut out, DefSite::Module, node, cap(Cap::Name)),
+                    Cap::DefVars => out.var_declarations.push(node),
+                    Cap::WrapExport | Cap::WrapAmbient => {
+                        if let Some(inner) = cap(Cap::WrapInner) {
+                            let export = roles[c.index as usize] == Cap::WrapExport;
+                            let wrapper = Wrapper {
+                                outer: node.id(),
+                                start: node.start_byte(),
+                                sig_start: start_after_decorators(node),
+                                export,
+                            };
+                            out.wrappers.insert(inner.id(), wrapper);
                         }
                     }
-                }
-                Cap::Comment => {
-                    if out.comments_first.is_none_or(|first| node.start_byte() < first.start_byte()) {
-                        out.comments_first = Some(node);
+                    Cap::WrapDefault => {
+                        out.default_exported.insert(node.id());
                     }
-                    if drsg_parsers::text::node_text(node, source).starts_with("/**") {
-                        out.doc_comments.insert(node.end_byte(), node);
+                    Cap::TestArguments => {
+                        for arg in named_children(node) {
+                            if matches!(arg.kind(), "arrow_function" | "function_expression") {
+                                out.test_callbacks.push((arg.start_byte(), arg.end_byte()));
+                            }
+                        }
                     }
-                }
-                Cap::Import | Cap::Reexport => {
-                    if let (Some(clause), Some(source)) = (cap(Cap::ImportClause), cap(Cap::ImportSource)) {
-                        let reexport = roles[c.index as usize] == Cap::Reexport;
-                        out.imports.push(ImportSite::Clause { clause, source, reexport });
+                    Cap::Comment => {
+                        if out.comments_first.is_none_or(|first| node.start_byte() < first.start_byte()) {
+                            out.comments_first = Some(node);
+                        }
+                        if drsg_parsers::text::node_text(node, source).starts_with("/**") {
+                            out.doc_comments.insert(node.end_byte(), node);
+                        }
                     }
-                }
-                Cap::ImportRequire | Cap::ReexportNamespace => {
-                    if let (Some(alias), Some(source)) = (cap(Cap::ImportAlias), cap(Cap::ImportSource)) {
-                        let reexport = roles[c.index as usize] == Cap::ReexportNamespace;
-                        out.imports.push(ImportSite::Namespace { alias, source, reexport });
+                    Cap::Import | Cap::Reexport => {
+                        if let (Some(clause), Some(source)) = (cap(Cap::ImportClause), cap(Cap::ImportSource)) {
+                            let reexport = roles[c.index as usize] == Cap::Reexport;
+                            out.imports.push(ImportSite::Clause { clause, source, reexport });
+                        }
                     }
-                }
-                Cap::ReexportGlob => {
-                    if let Some(source) = cap(Cap::ImportSource) {
-                        out.imports.push(ImportSite::Glob { source });
+                    Cap::ImportRequire | Cap::ReexportNamespace => {
+                        if let (Some(alias), Some(source)) = (cap(Cap::ImportAlias), cap(Cap::ImportSource)) {
+                            let reexport = roles[c.index as usize] == Cap::ReexportNamespace;
+                            out.imports.push(ImportSite::Namespace { alias, source, reexport });
+                        }
                     }
-                }
-                Cap::Require => {
-                    if let (Some(alias), Some(source)) = (cap(Cap::ImportAlias), cap(Cap::ImportSource)) {
-                        let member = cap(Cap::ImportMember);
-                        out.imports.push(ImportSite::Require { declarator: node, alias, source, member });
+                    Cap::ReexportGlob => {
+                        if let Some(source) = cap(Cap::ImportSource) {
+                            out.imports.push(ImportSite::Glob { source });
+                        }
                     }
-                }
-                Cap::Export => {
-                    if let Some(clause) = cap(Cap::ExportClause) {
-                        out.export_clauses.push(clause);
+                    Cap::Require => {
+                        if let (Some(alias), Some(source)) = (cap(Cap::ImportAlias), cap(Cap::ImportSource)) {
+                            let member = cap(Cap::ImportMember);
+                            out.imports.push(ImportSite::Require { declarator: node, alias, source, member });
+                        }
                     }
-                }
-                Cap::ExportDefault => out.export_defaults.push(node),
-                Cap::CjsMember => {
-                    if let (Some(name), Some(value)) = (cap(Cap::CjsName), cap(Cap::CjsValue)) {
-                        out.cjs_members.push((node, name, value));
+                    Cap::Export => {
+                        if let Some(clause) = cap(Cap::ExportClause) {
+                            out.export_clauses.push(clause);
+                        }
                     }
-                }
-                Cap::CjsModule => {
-                    if let Some(value) = cap(Cap::CjsValue) {
-                        out.cjs_modules.push((node, value));
+                    Cap::ExportDefault => out.export_defaults.push(node),
+                    Cap::CjsMember => {
+                        if let (Some(name), Some(value)) = (cap(Cap::CjsName), cap(Cap::CjsValue)) {
+                            out.cjs_members.push((node, name, value));
+                        }
                     }
-                }
-                Cap::Call => {
-                    if let Some(callee) = cap(Cap::CallCallee) {
-                        out.calls.push((node, callee));
+                    Cap::CjsModule => {
+                        if let Some(value) = cap(Cap::CjsValue) {
+                            out.cjs_modules.push((node, value));
+                        }
                     }
-                }
-                Cap::New => {
-                    if let Some(callee) = cap(Cap::NewCallee) {
-                        out.news.push((node, callee));
+                    Cap::Call => {
+                        if let Some(callee) = cap(Cap::CallCallee) {
+                            out.calls.push((node, callee));
+                        }
                     }
-                }
-                Cap::Decorator => out.decorators.push(node),
-                Cap::ValueArguments => out.values.extend(named_children(node)),
-                Cap::ValueJsx => out.values.extend(node.named_child(0)),
-                Cap::ValueAssigned => {
-                    if let Some(target) = cap(Cap::ValueTarget) {
-                        out.assigned_values.push((target, node));
+                    Cap::New => {
+                        if let Some(callee) = cap(Cap::NewCallee) {
+                            out.news.push((node, callee));
+                        }
                     }
-                }
-                Cap::Type => out.types.push(node),
-                Cap::TypeInner => {
-                    out.type_inner.insert(node.id());
-                }
-                Cap::TypeParam => out.type_params.push(node),
-                Cap::Annotation => out.annotations.push((node.start_byte(), node.end_byte())),
-                Cap::BindVariable => {
-                    if let Some(name) = cap(Cap::BindName) {
-                        out.bind_variables.push((node, name));
+                    Cap::Decorator => out.decorators.push(node),
+                    Cap::ValueArguments => out.values.extend(named_children(node)),
+                    Cap::ValueJsx => out.values.extend(node.named_child(0)),
+                    Cap::ValueAssigned => {
+                        if let Some(target) = cap(Cap::ValueTarget) {
+                            out.assigned_values.push((target, node));
+                        }
                     }
-                }
-                Cap::BindParameter => {
-                    if let (Some(name), Some(ty)) = (cap(Cap::BindName), cap(Cap::BindType)) {
-                        out.bind_parameters.push((node, name, ty));
+                    Cap::Type => out.types.push(node),
+                    Cap::TypeInner => {
+                        out.type_inner.insert(node.id());
                     }
-                }
-                Cap::BindField => {
-                    if let Some(name) = cap(Cap::BindName) {
-                        out.bind_fields.push((node, name));
+                    Cap::TypeParam => out.type_params.push(node),
+                    Cap::Annotation => out.annotations.push((node.start_byte(), node.end_byte())),
+                    Cap::BindVariable => {
+                        if let Some(name) = cap(Cap::BindName) {
+                            out.bind_variables.push((node, name));
+                        }
                     }
+                    Cap::BindParameter => {
+                        if let (Some(name), Some(ty)) = (cap(Cap::BindName), cap(Cap::BindType)) {
+                            out.bind_parameters.push((node, name, ty));
+                        }
+                    }
+                    Cap::BindField => {
+                        if let Some(name) = cap(Cap::BindName) {
+                            out.bind_fields.push((node, name));
+                        }
+                    }
+                    Cap::JsxName => out.jsx_names.push(node),
+                    // Parts of a match, read through their primary capture above.
+                    Cap::Name
+                    | Cap::WrapInner
+                    | Cap::ImportClause
+                    | Cap::ImportSource
+                    | Cap::ImportAlias
+                    | Cap::ImportMember
+                    | Cap::ExportClause
+                    | Cap::CjsName
+                    | Cap::CjsValue
+                    | Cap::CallCallee
+                    | Cap::NewCallee
+                    | Cap::ValueTarget
+                    | Cap::BindName
+                    | Cap::BindType
+                    | Cap::Jsx
+                    | Cap::Helper => {}
                 }
-                Cap::JsxName => out.jsx_names.push(node),
-                // Parts of a match, read through their primary capture above.
-                Cap::Name
-                | Cap::WrapInner
-                | Cap::ImportClause
-                | Cap::ImportSource
-                | Cap::ImportAlias
-                | Cap::ImportMember
-                | Cap::ExportClause
-                | Cap::CjsName
-                | Cap::CjsValue
-                | Cap::CallCallee
-                | Cap::NewCallee
-                | Cap::ValueTarget
-                | Cap::BindName
-                | Cap::BindType
-                | Cap::Jsx
-                | Cap::Helper => {}
             }
-        }
-    }
+        },
+    );
     out
 }
 

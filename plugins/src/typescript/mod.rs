@@ -36,17 +36,27 @@ const QUERIES: &[(&str, &str)] =
 struct Compiled {
     query: Query,
     roles: Vec<Cap>,
+    /// The node kinds at which a pattern starts.
+    kinds: Vec<bool>,
 }
 
-fn compile(grammar: tree_sitter::Language, with_jsx: bool) -> Compiled {
+/// The text of a dialect's combined query: the JSX patterns only for the TSX grammar.
+pub(crate) fn query_text(with_jsx: bool) -> String {
     let mut text = [DEFS, MODULES, REFS, BINDINGS].join("\n");
     if with_jsx {
         text.push('\n');
         text.push_str(JSX);
     }
+    text
+}
+
+fn compile(grammar: tree_sitter::Language, with_jsx: bool) -> Compiled {
+    let text = query_text(with_jsx);
     let query = Query::new(&grammar, &text).expect("the typescript plugin's queries are valid for its grammars");
     let roles = query.capture_names().iter().map(|name| Cap::from_name(name)).collect();
-    Compiled { query, roles }
+    let kinds = crate::rooted::root_kinds(&query, &text, &grammar)
+        .expect("every typescript pattern starts at one named node kind, so the query can start there");
+    Compiled { query, roles, kinds }
 }
 
 static TYPESCRIPT: LazyLock<Compiled> =
@@ -97,7 +107,7 @@ impl Language for TypeScriptPlugin {
 
     fn extract(&self, lang: Lang, tree: &tree_sitter::Tree, source: &str, path: &str) -> FileFacts {
         let compiled = compiled(lang);
-        let captured = capture::collect(&compiled.query, &compiled.roles, tree, source);
+        let captured = capture::collect(&compiled.query, &compiled.roles, &compiled.kinds, tree, source);
         let built = defs::build(&captured, source, path);
         let refs = refs::build(&captured, source, &built.scopes);
         let mut imports = modules::imports(&captured, source, &built.scopes);
