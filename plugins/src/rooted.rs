@@ -169,6 +169,40 @@ mod tests {
         (m.pattern_index, m.captures().iter().map(|c| (c.node.id(), c.index)).collect())
     }
 
+    /// Asserts that starting `query` at `kinds` finds in `source` what a whole-tree cursor finds, and
+    /// that the sample is worth it (more than `at_least` matches).
+    fn assert_same_matches(
+        language: &tree_sitter::Language,
+        query: &Query,
+        kinds: &[bool],
+        source: &str,
+        at_least: usize,
+    ) {
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(language).expect("grammar");
+        let tree = parser.parse(source, None).expect("parsed");
+        let mut whole = Found::new();
+        let mut cursor = QueryCursor::new();
+        let mut matches = cursor.matches(query, tree.root_node(), source.as_bytes());
+        while let Some(m) = matches.next() {
+            whole.insert(found(m));
+        }
+        let mut rooted = Found::new();
+        for_each_match(
+            query,
+            kinds,
+            tree.root_node(),
+            source.as_bytes(),
+            u32::MAX,
+            |_| false,
+            |m| {
+                rooted.insert(found(m));
+            },
+        );
+        assert!(whole.len() > at_least, "the sample exercises the query: {} matches", whole.len());
+        assert_eq!(rooted, whole);
+    }
+
     #[test]
     fn starting_at_root_kinds_finds_what_the_whole_tree_cursor_finds() {
         let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
@@ -201,29 +235,7 @@ class A(Base, metaclass=Meta):
 def broken(:
     call_in_error()
 "#;
-        let mut parser = tree_sitter::Parser::new();
-        parser.set_language(&language).expect("grammar");
-        let tree = parser.parse(source, None).expect("parsed");
-        let mut whole = Found::new();
-        let mut cursor = QueryCursor::new();
-        let mut matches = cursor.matches(&query, tree.root_node(), source.as_bytes());
-        while let Some(m) = matches.next() {
-            whole.insert(found(m));
-        }
-        let mut rooted = Found::new();
-        for_each_match(
-            &query,
-            &kinds,
-            tree.root_node(),
-            source.as_bytes(),
-            u32::MAX,
-            |_| false,
-            |m| {
-                rooted.insert(found(m));
-            },
-        );
-        assert!(whole.len() > 30, "the sample exercises the query: {} matches", whole.len());
-        assert_eq!(rooted, whole);
+        assert_same_matches(&language, &query, &kinds, source, 30);
     }
 
     #[test]
@@ -270,29 +282,7 @@ describe("suite", () => {
 function broken( {
   call();
 "#;
-        let mut parser = tree_sitter::Parser::new();
-        parser.set_language(&language).expect("grammar");
-        let tree = parser.parse(source, None).expect("parsed");
-        let mut whole = Found::new();
-        let mut cursor = QueryCursor::new();
-        let mut matches = cursor.matches(&query, tree.root_node(), source.as_bytes());
-        while let Some(m) = matches.next() {
-            whole.insert(found(m));
-        }
-        let mut rooted = Found::new();
-        for_each_match(
-            &query,
-            &kinds,
-            tree.root_node(),
-            source.as_bytes(),
-            u32::MAX,
-            |_| false,
-            |m| {
-                rooted.insert(found(m));
-            },
-        );
-        assert!(whole.len() > 80, "the sample exercises the query: {} matches", whole.len());
-        assert_eq!(rooted, whole);
+        assert_same_matches(&language, &query, &kinds, source, 80);
     }
 
     #[test]
