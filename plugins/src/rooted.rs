@@ -87,7 +87,8 @@ fn kind_name(text: &str) -> Option<&str> {
 /// Calls `each` with every match of `query` in `root`'s subtree whose pattern starts at a node no deeper
 /// than `max_depth` below `root`, starting the cursor only at nodes whose kind `kinds` marks (from
 /// [`root_kinds`]); subtrees for which `skip` is true are left out (their root included). Matches come
-/// in pre-order of the nodes they start at.
+/// in pre-order of the nodes they start at. Returns true when a start exceeded the cursor's match limit
+/// (some matches may then be missing).
 pub(crate) fn for_each_match<'t>(
     query: &Query,
     kinds: &[bool],
@@ -96,12 +97,13 @@ pub(crate) fn for_each_match<'t>(
     max_depth: u32,
     skip: impl Fn(Node<'t>) -> bool,
     mut each: impl FnMut(&QueryMatch<'_, 't>),
-) {
+) -> bool {
     let mut cursor = QueryCursor::new();
     cursor.set_max_start_depth(Some(0));
     let mut walk = root.walk();
     // Counted here: `TreeCursor::depth` counts its whole stack, which is quadratic on deep trees.
     let mut depth = 0u32;
+    let mut exceeded = false;
     'nodes: loop {
         let node = walk.node();
         let skipped = node != root && skip(node);
@@ -111,6 +113,7 @@ pub(crate) fn for_each_match<'t>(
                 while let Some(m) = matches.next() {
                     each(m);
                 }
+                exceeded |= cursor.did_exceed_match_limit();
             }
             if depth < max_depth && walk.goto_first_child() {
                 depth += 1;
@@ -122,7 +125,7 @@ pub(crate) fn for_each_match<'t>(
                 continue 'nodes;
             }
             if !walk.goto_parent() {
-                break 'nodes;
+                return exceeded;
             }
             depth -= 1;
         }
@@ -283,6 +286,67 @@ function broken( {
   call();
 "#;
         assert_same_matches(&language, &query, &kinds, source, 80);
+    }
+
+    #[test]
+    fn starting_at_root_kinds_finds_what_the_whole_tree_cursor_finds_in_rust() {
+        let language: tree_sitter::Language = tree_sitter_rust::LANGUAGE.into();
+        let text = crate::rust::QUERY_FILES.iter().map(|(_, t)| *t).collect::<Vec<_>>().join("\n");
+        let query = Query::new(&language, &text).expect("the rust queries compile");
+        let kinds = root_kinds(&query, &text, &language).expect("the rust patterns are rooted");
+        let source = r#"//! Crate doc.
+use std::collections::{HashMap as Map, HashSet};
+use crate::net::{self, Client};
+pub use inner::*;
+
+/// A widget.
+#[derive(Debug)]
+pub struct Widget<T: Clone + Send> where T: Default {
+    pub items: Vec<T>,
+    pair: (Map<String, T>, u8),
+}
+
+pub struct Tuple<U: Copy>(U, Box<dyn Fn(&U) -> U>);
+
+pub union Bits<B: Copy> where B: Sized { a: B, b: u32 }
+
+enum Shape<S: Into<f64>> where S: Copy { Circle { r: S }, Square(S) }
+
+type Alias<A: Iterator> where A: Clone = Vec<A>;
+
+pub trait Render: Sized + Clone where Self: Send {
+    type Out<'a>: AsRef<str> where Self: 'a;
+    fn render<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> where W: Send;
+    fn name(&self) -> String { String::new() }
+}
+
+impl<T: Clone + Send> Render for Widget<T> where T: Default {
+    type Out<'a> = String where T: 'a;
+    fn render<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> where W: Send {
+        let c: Client = Client::new();
+        c.connect(net::ADDR);
+        let f = |x: u8| helper(x);
+        self.items.iter().map(Self::helper).for_each(drop);
+        println!("{}", self.name());
+        Ok(())
+    }
+}
+
+fn hr<F>(f: F) where F: for<'a> Fn(&'a u8) -> &'a u8 { let _ = Widget::<u8> { items: vec![], pair: todo!() }; }
+
+const LIMIT: usize = 3;
+static NAME: &str = "x";
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn works() { super::hr(|x| x); }
+}
+
+fn broken( {
+    call();
+"#;
+        assert_same_matches(&language, &query, &kinds, source, 60);
     }
 
     #[test]

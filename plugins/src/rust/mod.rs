@@ -15,8 +15,7 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use drsg_parsers::{DefKind, Diagnostic, FileFacts, Lang, Language};
-use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Query, QueryCursor};
+use tree_sitter::{Node, Query, QueryMatch};
 
 use refs::Positioned;
 
@@ -30,7 +29,7 @@ enum Container<'t> {
 
 pub struct RustPlugin;
 
-static QUERY_FILES: [(&str, &str); 5] = [
+pub(crate) static QUERY_FILES: [(&str, &str); 5] = [
     ("defs.scm", include_str!("defs.scm")),
     ("refs.scm", include_str!("refs.scm")),
     ("imports.scm", include_str!("imports.scm")),
@@ -102,13 +101,18 @@ struct Compiled {
     query: Query,
     /// Capture index → meaning.
     captures: Vec<Capture>,
+    /// The node kinds at which a pattern starts (see [`crate::rooted`]).
+    kinds: Vec<bool>,
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
     let text: String = QUERY_FILES.iter().map(|(_, text)| *text).collect::<Vec<_>>().join("\n");
-    let query = Query::new(&tree_sitter_rust::LANGUAGE.into(), &text).expect("the rust plugin's queries compile");
+    let language: tree_sitter::Language = tree_sitter_rust::LANGUAGE.into();
+    let query = Query::new(&language, &text).expect("the rust plugin's queries compile");
     let captures = query.capture_names().iter().map(|name| capture_kind(name)).collect();
-    Compiled { query, captures }
+    let kinds = crate::rooted::root_kinds(&query, &text, &language)
+        .expect("every rust pattern starts at one named node kind, so the query can start there");
+    Compiled { query, captures, kinds }
 });
 
 impl Language for RustPlugin {
@@ -152,9 +156,7 @@ struct Captured<'t> {
 fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
     let compiled = &*COMPILED;
     let mut captured = Captured::default();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&compiled.query, root, source.as_bytes());
-    while let Some(m) = matches.next() {
+    let each = |m: &QueryMatch<'_, 't>| {
         let mut main = None;
         let mut context = None;
         for c in m.captures() {
@@ -165,7 +167,7 @@ fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
                 kind => main = Some((c.node, kind)),
             }
         }
-        let Some((node, kind)) = main else { continue };
+        let Some((node, kind)) = main else { return };
         match (kind, context) {
             (Capture::Def(def_kind), _) => captured.defs.push((node, def_kind)),
             (Capture::Member, Some((container, Capture::ImplContext))) => {
@@ -179,9 +181,17 @@ fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
             (Capture::Type, owner) => captured.types.push((node, owner.map(|(owner, _)| owner))),
             (kind, _) => captured.sites.push((node, kind)),
         }
-    }
-    captured.hit_match_limit = cursor.did_exceed_match_limit();
-    captured
+    };
+    let hit_match_limit = crate::rooted::for_each_match(
+        &compiled.query,
+        &compiled.kinds,
+        root,
+        source.as_bytes(),
+        u32::MAX,
+        |_| false,
+        each,
+    );
+    Captured { hit_match_limit, ..captured }
 }
 
 fn extract(root: Node<'_>, source: &str) -> FileFacts {

@@ -21,8 +21,31 @@
 (enum_item body: (enum_variant_list (enum_variant body: (ordered_field_declaration_list type: (_) @ref.type)))) @ctx.owner
 (trait_item bounds: (trait_bounds) @ref.type) @ctx.owner
 (associated_type bounds: (trait_bounds) @ref.type)
-(_ type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type))) @ctx.owner
-(_ (where_clause (where_predicate bounds: (trait_bounds) @ref.type))) @ctx.owner
+; Bounds in generics and where clauses, spelled out per item kind that has them (tree-sitter-rust
+; 0.24's node types) so that every pattern starts at a named kind (see plugins::rooted).
+[
+  (associated_type type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
+  (enum_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
+  (function_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
+  (function_signature_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
+  (higher_ranked_trait_bound type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
+  (impl_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
+  (struct_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
+  (trait_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
+  (type_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
+  (union_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
+] @ctx.owner
+[
+  (associated_type (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
+  (enum_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
+  (function_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
+  (function_signature_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
+  (impl_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
+  (struct_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
+  (trait_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
+  (type_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
+  (union_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
+] @ctx.owner
 (type_item type: (_) @ref.type) @ctx.owner
 (let_declaration type: (_) @ref.type)
 (const_item type: (_) @ref.type)
