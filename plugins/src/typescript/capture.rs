@@ -16,7 +16,6 @@ pub(super) enum Cap {
     DefClass,
     DefMethod,
     DefMethodSignature,
-    DefFieldMethod,
     DefInterface,
     DefInterfaceMethod,
     DefTypeAlias,
@@ -42,10 +41,6 @@ pub(super) enum Cap {
     Export,
     ExportClause,
     ExportDefault,
-    CjsMember,
-    CjsModule,
-    CjsName,
-    CjsValue,
     Call,
     CallCallee,
     New,
@@ -55,6 +50,7 @@ pub(super) enum Cap {
     ValueJsx,
     ValueTarget,
     ValueAssigned,
+    ValueAssignment,
     Type,
     TypeInner,
     TypeParam,
@@ -79,7 +75,6 @@ impl Cap {
             "def.class" => Cap::DefClass,
             "def.method" => Cap::DefMethod,
             "def.method_signature" => Cap::DefMethodSignature,
-            "def.field_method" => Cap::DefFieldMethod,
             "def.interface" => Cap::DefInterface,
             "def.interface_method" => Cap::DefInterfaceMethod,
             "def.type_alias" => Cap::DefTypeAlias,
@@ -105,10 +100,6 @@ impl Cap {
             "export" => Cap::Export,
             "export.clause" => Cap::ExportClause,
             "export.default" => Cap::ExportDefault,
-            "cjs.member" => Cap::CjsMember,
-            "cjs.module" => Cap::CjsModule,
-            "cjs.name" => Cap::CjsName,
-            "cjs.value" => Cap::CjsValue,
             "call" => Cap::Call,
             "call.callee" => Cap::CallCallee,
             "new" => Cap::New,
@@ -118,6 +109,7 @@ impl Cap {
             "value.jsx" => Cap::ValueJsx,
             "value.target" => Cap::ValueTarget,
             "value.assigned" => Cap::ValueAssigned,
+            "value.assignment" => Cap::ValueAssignment,
             "type" => Cap::Type,
             "type.inner" => Cap::TypeInner,
             "type.param" => Cap::TypeParam,
@@ -242,7 +234,6 @@ pub(super) fn collect<'t>(query: &Query, roles: &[Cap], kinds: &[bool], tree: &'
                     Cap::DefClass => push_def(&mut out, DefSite::Class, node, cap(Cap::Name)),
                     Cap::DefMethod => push_def(&mut out, DefSite::Method, node, cap(Cap::Name)),
                     Cap::DefMethodSignature => push_def(&mut out, DefSite::MethodSignature, node, cap(Cap::Name)),
-                    Cap::DefFieldMethod => push_def(&mut out, DefSite::FieldMethod, node, cap(Cap::Name)),
                     Cap::DefInterface => push_def(&mut out, DefSite::Interface, node, cap(Cap::Name)),
                     Cap::DefInterfaceMethod => push_def(&mut out, DefSite::InterfaceMethod, node, cap(Cap::Name)),
                     Cap::DefTypeAlias => push_def(&mut out, DefSite::TypeAlias, node, cap(Cap::Name)),
@@ -308,16 +299,6 @@ pub(super) fn collect<'t>(query: &Query, roles: &[Cap], kinds: &[bool], tree: &'
                         }
                     }
                     Cap::ExportDefault => out.export_defaults.push(node),
-                    Cap::CjsMember => {
-                        if let (Some(name), Some(value)) = (cap(Cap::CjsName), cap(Cap::CjsValue)) {
-                            out.cjs_members.push((node, name, value));
-                        }
-                    }
-                    Cap::CjsModule => {
-                        if let Some(value) = cap(Cap::CjsValue) {
-                            out.cjs_modules.push((node, value));
-                        }
-                    }
                     Cap::Call => {
                         if let Some(callee) = cap(Cap::CallCallee) {
                             out.calls.push((node, callee));
@@ -334,6 +315,9 @@ pub(super) fn collect<'t>(query: &Query, roles: &[Cap], kinds: &[bool], tree: &'
                     Cap::ValueAssigned => {
                         if let Some(target) = cap(Cap::ValueTarget) {
                             out.assigned_values.push((target, node));
+                            if let Some(assignment) = cap(Cap::ValueAssignment) {
+                                commonjs(&mut out, assignment, target, node, source);
+                            }
                         }
                     }
                     Cap::Type => out.types.push(node),
@@ -354,6 +338,9 @@ pub(super) fn collect<'t>(query: &Query, roles: &[Cap], kinds: &[bool], tree: &'
                     }
                     Cap::BindField => {
                         if let Some(name) = cap(Cap::BindName) {
+                            if holds_function(node) {
+                                push_def(&mut out, DefSite::FieldMethod, node, Some(name));
+                            }
                             out.bind_fields.push((node, name));
                         }
                     }
@@ -366,11 +353,10 @@ pub(super) fn collect<'t>(query: &Query, roles: &[Cap], kinds: &[bool], tree: &'
                     | Cap::ImportAlias
                     | Cap::ImportMember
                     | Cap::ExportClause
-                    | Cap::CjsName
-                    | Cap::CjsValue
                     | Cap::CallCallee
                     | Cap::NewCallee
                     | Cap::ValueTarget
+                    | Cap::ValueAssignment
                     | Cap::BindName
                     | Cap::BindType
                     | Cap::Jsx
@@ -380,6 +366,37 @@ pub(super) fn collect<'t>(query: &Query, roles: &[Cap], kinds: &[bool], tree: &'
         },
     );
     out
+}
+
+/// CommonJS exports written as assignments: `exports.a = …` and `module.exports.a = …` give a member
+/// (name `a`), `module.exports = …` the module's value.
+fn commonjs<'t>(out: &mut Captured<'t>, assignment: Node<'t>, left: Node<'t>, right: Node<'t>, source: &str) {
+    let is =
+        |node: Node<'_>, kind: &str, text: &str| node.kind() == kind && source.get(node.byte_range()) == Some(text);
+    let member = |node: Node<'t>| {
+        (node.kind() == "member_expression").then_some(())?;
+        Some((node.child_by_field_name("object")?, node.child_by_field_name("property")?))
+    };
+    let Some((object, property)) = member(left) else { return };
+    if property.kind() != "property_identifier" {
+        return;
+    }
+    let module_exports = |node: Node<'t>| {
+        member(node).is_some_and(|(o, p)| is(o, "identifier", "module") && is(p, "property_identifier", "exports"))
+    };
+    if is(object, "identifier", "exports") || module_exports(object) {
+        out.cjs_members.push((assignment, property, right));
+    } else if module_exports(left) {
+        out.cjs_modules.push((assignment, right));
+    }
+}
+
+/// Whether a class property's value is a function (`handler = () => {}`), which makes the property a
+/// method.
+fn holds_function(field: Node<'_>) -> bool {
+    field
+        .child_by_field_name("value")
+        .is_some_and(|value| matches!(value.kind(), "arrow_function" | "function_expression" | "generator_function"))
 }
 
 fn push_def<'t>(out: &mut Captured<'t>, site: DefSite, node: Node<'t>, name: Option<Node<'t>>) {

@@ -8,10 +8,9 @@
 (class_body (method_definition name: (_) @name) @def.method)
 (class_body (method_signature name: (_) @name) @def.method_signature)
 (class_body (abstract_method_signature name: (_) @name) @def.method_signature)
-(class_body
-  (public_field_definition
-    name: (_) @name
-    value: [(arrow_function) (function_expression) (generator_function)]) @def.field_method)
+; A class property holding a function (`handler = () => {}`) is a method too; the plugin picks those
+; out of the `@bind.field` matches (bindings.scm) by their value's kind, which compiles much faster than
+; a pattern of its own with an alternation on the value (12 of 68 ms for the TypeScript grammar).
 (interface_declaration name: (type_identifier) @name) @def.interface
 (interface_body (method_signature name: (_) @name) @def.interface_method)
 (type_alias_declaration name: (type_identifier) @name) @def.type_alias

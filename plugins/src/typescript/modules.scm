@@ -22,21 +22,6 @@
 (export_statement value: (identifier) @export.default)
 (export_statement "=" (identifier) @export.default)
 
-; `exports.a = …`, `module.exports.a = …`
-(assignment_expression
-  left: (member_expression object: (identifier) @_exports property: (property_identifier) @cjs.name)
-  right: (_) @cjs.value
-  (#eq? @_exports "exports")) @cjs.member
-(assignment_expression
-  left: (member_expression
-    object: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
-    property: (property_identifier) @cjs.name)
-  right: (_) @cjs.value
-  (#eq? @_module "module")
-  (#eq? @_exports "exports")) @cjs.member
-; `module.exports = …`
-(assignment_expression
-  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
-  right: (_) @cjs.value
-  (#eq? @_module "module")
-  (#eq? @_exports "exports")) @cjs.module
+; CommonJS exports (`exports.a = …`, `module.exports.a = …`, `module.exports = …`) are read in code off
+; the assignments refs.scm captures: as patterns of their own they took about 13 of 68 ms of the
+; TypeScript query's compile.

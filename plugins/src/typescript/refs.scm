@@ -6,7 +6,7 @@
 
 ; Values: names among the arguments (picked in code) and on the right of an assignment.
 (arguments) @value.arguments
-(assignment_expression left: (_) @value.target right: (_) @value.assigned)
+(assignment_expression left: (_) @value.target right: (_) @value.assigned) @value.assignment
 
 (type_identifier) @type
 (nested_type_identifier) @type
