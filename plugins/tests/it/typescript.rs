@@ -515,6 +515,30 @@ module.exports = { load, other: helper };
 }
 
 #[test]
+fn commonjs_lookalikes_are_not_exports() {
+    // Only `exports.x`, `module.exports.x` and `module.exports` themselves are exports; deeper or
+    // computed targets and other objects' `exports` are plain assignments.
+    check(
+        "c.js",
+        r#"exports.a.b = one;
+exports[name] = two;
+module["exports"].c = three;
+this.exports.d = four;
+module.exports.inner.e = five;
+obj.exports = six;
+module.other = seven;
+exports.real = helper;
+module.exports.also = helper;
+"#,
+        "exports",
+        "
+        helper -> real L8
+        helper -> also L9
+        ",
+    );
+}
+
+#[test]
 fn commonjs_default_exports() {
     check("a.js", "module.exports = Client;\n", "defs exports", "Client -> default L1");
     check(
