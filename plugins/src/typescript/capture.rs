@@ -26,7 +26,6 @@ pub(super) enum Cap {
     WrapExport,
     WrapDefault,
     WrapAmbient,
-    TestArguments,
     Comment,
     Import,
     ImportRequire,
@@ -62,7 +61,7 @@ pub(super) enum Cap {
     BindField,
     Jsx,
     JsxName,
-    /// Captures used only by predicates (`@_require`, `@test.fn`).
+    /// Captures used only by predicates (`@_require`).
     Helper,
 }
 
@@ -85,7 +84,6 @@ impl Cap {
             "wrap.export" => Cap::WrapExport,
             "wrap.default" => Cap::WrapDefault,
             "wrap.ambient" => Cap::WrapAmbient,
-            "test.arguments" => Cap::TestArguments,
             "comment" => Cap::Comment,
             "import" => Cap::Import,
             "import.require" => Cap::ImportRequire,
@@ -255,13 +253,6 @@ pub(super) fn collect<'t>(query: &Query, roles: &[Cap], kinds: &[bool], tree: &'
                     Cap::WrapDefault => {
                         out.default_exported.insert(node.id());
                     }
-                    Cap::TestArguments => {
-                        for arg in named_children(node) {
-                            if matches!(arg.kind(), "arrow_function" | "function_expression") {
-                                out.test_callbacks.push((arg.start_byte(), arg.end_byte()));
-                            }
-                        }
-                    }
                     Cap::Comment => {
                         if out.comments_first.is_none_or(|first| node.start_byte() < first.start_byte()) {
                             out.comments_first = Some(node);
@@ -301,6 +292,9 @@ pub(super) fn collect<'t>(query: &Query, roles: &[Cap], kinds: &[bool], tree: &'
                     Cap::ExportDefault => out.export_defaults.push(node),
                     Cap::Call => {
                         if let Some(callee) = cap(Cap::CallCallee) {
+                            if is_test_framework_call(callee, source) {
+                                test_callbacks(&mut out, node);
+                            }
                             out.calls.push((node, callee));
                         }
                     }
@@ -388,6 +382,32 @@ fn commonjs<'t>(out: &mut Captured<'t>, assignment: Node<'t>, left: Node<'t>, ri
         out.cjs_members.push((assignment, property, right));
     } else if module_exports(left) {
         out.cjs_modules.push((assignment, right));
+    }
+}
+
+/// Test-framework functions whose callbacks hold tests.
+const TEST_FUNCTIONS: [&str; 7] = ["describe", "it", "test", "beforeEach", "afterEach", "beforeAll", "afterAll"];
+
+/// Whether `callee` calls a test-framework function: `describe(…)`, `it.only(…)`, `test.each(table)(…)`.
+fn is_test_framework_call(callee: Node<'_>, source: &str) -> bool {
+    let named = |node: Node<'_>| {
+        node.kind() == "identifier" && source.get(node.byte_range()).is_some_and(|text| TEST_FUNCTIONS.contains(&text))
+    };
+    let direct = |node: Node<'_>| match node.kind() {
+        "identifier" => named(node),
+        "member_expression" => node.child_by_field_name("object").is_some_and(named),
+        _ => false,
+    };
+    direct(callee) || (callee.kind() == "call_expression" && callee.child_by_field_name("function").is_some_and(direct))
+}
+
+/// The function arguments of a test-framework call: the test callbacks.
+fn test_callbacks(out: &mut Captured<'_>, call: Node<'_>) {
+    let Some(arguments) = call.child_by_field_name("arguments").filter(|a| a.kind() == "arguments") else { return };
+    for arg in named_children(arguments) {
+        if matches!(arg.kind(), "arrow_function" | "function_expression") {
+            out.test_callbacks.push((arg.start_byte(), arg.end_byte()));
+        }
     }
 }
 

@@ -36,17 +36,9 @@
 (export_statement "default" declaration: (_) @wrap.default)
 (ambient_declaration (_) @wrap.inner) @wrap.ambient
 
-; Calls of test-framework functions: definitions inside their callbacks are tests.
-; (Patterns keep a parent waiting only on its leading children: a parent waiting for a child past a deep
-; subtree makes matching quadratic in nesting depth, so callbacks are picked from the arguments in code.)
-(call_expression
-  function: [
-    (identifier) @test.fn
-    (member_expression object: (identifier) @test.fn)
-    (call_expression function: [(identifier) @test.fn (member_expression object: (identifier) @test.fn)])
-  ]
-  arguments: (arguments) @test.arguments
-  (#any-of? @test.fn "describe" "it" "test" "beforeEach" "afterEach" "beforeAll" "afterAll"))
+; Calls of test-framework functions (`describe`, `it.only`, `test.each(…)(…)`): definitions inside their
+; callbacks are tests. The plugin picks them out of the call matches (refs.scm) in code: as a pattern of
+; its own, with its alternations and predicate, this took about 6.5 of 68 ms of the query's compile.
 
 ; Doc comments are matched to the declaration they precede.
 (comment) @comment

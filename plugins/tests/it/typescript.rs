@@ -445,6 +445,25 @@ fn test_files_by_path() {
 }
 
 #[test]
+fn test_framework_calls_by_name_only() {
+    // `it.only(…)` is a test block; a call of another name, or of a test function's name on another
+    // object, is not.
+    check(
+        "src/only.ts",
+        r#"it.only("x", () => { function a() {} });
+describer(() => { function b() {} });
+obj.describe("y", () => { function c() {} });
+"#,
+        "defs",
+        "
+        Function a L1-1 private parent=- test
+        Function b L2-2 private parent=-
+        Function c L3-3 private parent=-
+        ",
+    );
+}
+
+#[test]
 fn describe_it_callbacks() {
     check(
         "src/math.ts",
