@@ -80,16 +80,25 @@ pub fn node_at_depth(root: tree_sitter::Node<'_>, limit: u32) -> Option<tree_sit
             depth += 1;
             continue;
         }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            // The cursor is rooted at `root`: climbing out of it ends the walk.
-            if !cursor.goto_parent() {
-                return None;
-            }
-            depth -= 1;
+        if !skip_subtree(&mut cursor, &mut depth) {
+            return None;
         }
+    }
+}
+
+/// Moves a pre-order walk past the current node's subtree: to its next sibling, or to the next sibling
+/// of the nearest ancestor that has one, lowering `depth` by the levels climbed. False when the walk has
+/// climbed out of the node the cursor was created on, which ends it.
+#[inline]
+pub fn skip_subtree(cursor: &mut tree_sitter::TreeCursor<'_>, depth: &mut u32) -> bool {
+    loop {
+        if cursor.goto_next_sibling() {
+            return true;
+        }
+        if !cursor.goto_parent() {
+            return false;
+        }
+        *depth -= 1;
     }
 }
 

@@ -104,7 +104,7 @@ pub(crate) fn for_each_match<'t>(
     // Counted here: `TreeCursor::depth` counts its whole stack, which is quadratic on deep trees.
     let mut depth = 0u32;
     let mut exceeded = false;
-    'nodes: loop {
+    loop {
         let node = walk.node();
         let skipped = node != root && skip(node);
         if !skipped {
@@ -120,14 +120,8 @@ pub(crate) fn for_each_match<'t>(
                 continue;
             }
         }
-        loop {
-            if walk.goto_next_sibling() {
-                continue 'nodes;
-            }
-            if !walk.goto_parent() {
-                return exceeded;
-            }
-            depth -= 1;
+        if !drsg_parsers::text::skip_subtree(&mut walk, &mut depth) {
+            return exceeded;
         }
     }
 }
@@ -172,15 +166,11 @@ mod tests {
         (m.pattern_index, m.captures().iter().map(|c| (c.node.id(), c.index)).collect())
     }
 
-    /// Asserts that starting `query` at `kinds` finds in `source` what a whole-tree cursor finds, and
-    /// that the sample is worth it (more than `at_least` matches).
-    fn assert_same_matches(
-        language: &tree_sitter::Language,
-        query: &Query,
-        kinds: &[bool],
-        source: &str,
-        at_least: usize,
-    ) {
+    /// Asserts that the query `text` is rooted and that, started at its root kinds, it finds in `source`
+    /// what a whole-tree cursor finds, and that the sample is worth it (more than `at_least` matches).
+    fn assert_same_matches(language: &tree_sitter::Language, text: &str, source: &str, at_least: usize) {
+        let query = &Query::new(language, text).expect("the plugin's queries compile");
+        let kinds = &root_kinds(query, text, language).expect("the plugin's patterns are rooted");
         let mut parser = tree_sitter::Parser::new();
         parser.set_language(language).expect("grammar");
         let tree = parser.parse(source, None).expect("parsed");
@@ -209,9 +199,7 @@ mod tests {
     #[test]
     fn starting_at_root_kinds_finds_what_the_whole_tree_cursor_finds() {
         let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-        let text = crate::python::QUERIES.iter().map(|(_, t)| *t).collect::<Vec<_>>().join("\n");
-        let query = Query::new(&language, &text).expect("the python queries compile");
-        let kinds = root_kinds(&query, &text, &language).expect("the python patterns are rooted");
+        let text = crate::python::query_text();
         let source = r#""""Module doc."""
 import os.path as p
 from .util import f, g as h
@@ -238,15 +226,13 @@ class A(Base, metaclass=Meta):
 def broken(:
     call_in_error()
 "#;
-        assert_same_matches(&language, &query, &kinds, source, 30);
+        assert_same_matches(&language, &text, source, 30);
     }
 
     #[test]
     fn starting_at_root_kinds_finds_what_the_whole_tree_cursor_finds_in_tsx() {
         let language: tree_sitter::Language = tree_sitter_typescript::LANGUAGE_TSX.into();
         let text = crate::typescript::query_text(true);
-        let query = Query::new(&language, &text).expect("the typescript queries compile");
-        let kinds = root_kinds(&query, &text, &language).expect("the typescript patterns are rooted");
         let source = r#"// A module.
 import React, { useState as use } from "react";
 import * as path from "path";
@@ -285,15 +271,13 @@ describe("suite", () => {
 function broken( {
   call();
 "#;
-        assert_same_matches(&language, &query, &kinds, source, 80);
+        assert_same_matches(&language, &text, source, 80);
     }
 
     #[test]
     fn starting_at_root_kinds_finds_what_the_whole_tree_cursor_finds_in_rust() {
         let language: tree_sitter::Language = tree_sitter_rust::LANGUAGE.into();
-        let text = crate::rust::QUERY_FILES.iter().map(|(_, t)| *t).collect::<Vec<_>>().join("\n");
-        let query = Query::new(&language, &text).expect("the rust queries compile");
-        let kinds = root_kinds(&query, &text, &language).expect("the rust patterns are rooted");
+        let text = crate::rust::query_text();
         let source = r#"//! Crate doc.
 use std::collections::{HashMap as Map, HashSet};
 use crate::net::{self, Client};
@@ -346,7 +330,7 @@ mod tests {
 fn broken( {
     call();
 "#;
-        assert_same_matches(&language, &query, &kinds, source, 60);
+        assert_same_matches(&language, &text, source, 60);
     }
 
     #[test]

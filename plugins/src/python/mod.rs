@@ -129,8 +129,13 @@ struct CompiledQuery {
     kinds: Vec<bool>,
 }
 
+/// The plugin's query files as one query.
+pub(crate) fn query_text() -> String {
+    QUERIES.iter().map(|(_, text)| *text).collect::<Vec<_>>().join("\n")
+}
+
 static COMPILED: LazyLock<CompiledQuery> = LazyLock::new(|| {
-    let text = QUERIES.iter().map(|(_, text)| *text).collect::<Vec<_>>().join("\n");
+    let text = query_text();
     let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
     let query = Query::new(&language, &text).expect("the python queries compile against tree-sitter-python 0.25");
     let roles = query.capture_names().iter().map(|name| role(name)).collect();

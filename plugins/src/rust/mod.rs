@@ -29,7 +29,7 @@ enum Container<'t> {
 
 pub struct RustPlugin;
 
-pub(crate) static QUERY_FILES: [(&str, &str); 5] = [
+static QUERY_FILES: [(&str, &str); 5] = [
     ("defs.scm", include_str!("defs.scm")),
     ("refs.scm", include_str!("refs.scm")),
     ("imports.scm", include_str!("imports.scm")),
@@ -105,8 +105,13 @@ struct Compiled {
     kinds: Vec<bool>,
 }
 
+/// The plugin's query files as one query.
+pub(crate) fn query_text() -> String {
+    QUERY_FILES.iter().map(|(_, text)| *text).collect::<Vec<_>>().join("\n")
+}
+
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
-    let text: String = QUERY_FILES.iter().map(|(_, text)| *text).collect::<Vec<_>>().join("\n");
+    let text = query_text();
     let language: tree_sitter::Language = tree_sitter_rust::LANGUAGE.into();
     let query = Query::new(&language, &text).expect("the rust plugin's queries compile");
     let captures = query.capture_names().iter().map(|name| capture_kind(name)).collect();
