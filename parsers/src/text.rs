@@ -89,8 +89,7 @@ pub fn node_at_depth(root: tree_sitter::Node<'_>, limit: u32) -> Option<tree_sit
 /// Moves a pre-order walk past the current node's subtree: to its next sibling, or to the next sibling
 /// of the nearest ancestor that has one, lowering `depth` by the levels climbed. False when the walk has
 /// climbed out of the node the cursor was created on, which ends it.
-#[inline]
-pub fn skip_subtree(cursor: &mut tree_sitter::TreeCursor<'_>, depth: &mut u32) -> bool {
+fn skip_subtree(cursor: &mut tree_sitter::TreeCursor<'_>, depth: &mut u32) -> bool {
     loop {
         if cursor.goto_next_sibling() {
             return true;

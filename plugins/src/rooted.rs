@@ -84,11 +84,22 @@ fn kind_name(text: &str) -> Option<&str> {
     (!name.is_empty() && name != "_").then_some(name)
 }
 
+/// Where the pattern of a match started: the start node's parent and the named sibling right before it,
+/// both `None` at the walk's root. "Right before" counts siblings as a query's `.` anchor does: anonymous
+/// nodes are passed over, named ones (comments too) are not. A plugin reads these instead of asking the node
+/// (`Node::parent` and the sibling calls search down from the tree's root, quadratic on wide trees), and
+/// instead of a pattern rooted at the parent, which keeps a match state alive across every sibling.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Start<'t> {
+    pub(crate) parent: Option<Node<'t>>,
+    pub(crate) prev_named: Option<Node<'t>>,
+}
+
 /// Calls `each` with every match of `query` in `root`'s subtree whose pattern starts at a node no deeper
 /// than `max_depth` below `root`, starting the cursor only at nodes whose kind `kinds` marks (from
-/// [`root_kinds`]); subtrees for which `skip` is true are left out (their root included). Matches come
-/// in pre-order of the nodes they start at. Returns true when a start exceeded the cursor's match limit
-/// (some matches may then be missing).
+/// [`root_kinds`]), with where the match started; subtrees for which `skip` is true are left out (their
+/// root included). Matches come in pre-order of the nodes they start at. Returns true when a start
+/// exceeded the cursor's match limit (some matches may then be missing).
 pub(crate) fn for_each_match<'t>(
     query: &Query,
     kinds: &[bool],
@@ -96,7 +107,7 @@ pub(crate) fn for_each_match<'t>(
     source: &[u8],
     max_depth: u32,
     skip: impl Fn(Node<'t>) -> bool,
-    mut each: impl FnMut(&QueryMatch<'_, 't>),
+    mut each: impl FnMut(&QueryMatch<'_, 't>, Start<'t>),
 ) -> bool {
     let mut cursor = QueryCursor::new();
     cursor.set_max_start_depth(Some(0));
@@ -104,24 +115,43 @@ pub(crate) fn for_each_match<'t>(
     // Counted here: `TreeCursor::depth` counts its whole stack, which is quadratic on deep trees.
     let mut depth = 0u32;
     let mut exceeded = false;
+    // The current node's ancestors up to `root`, each with its own previous named sibling.
+    let mut path: Vec<(Node<'t>, Option<Node<'t>>)> = Vec::new();
+    let mut prev_named = None;
     loop {
         let node = walk.node();
         let skipped = node != root && skip(node);
         if !skipped {
             if kinds.get(usize::from(node.kind_id())).copied().unwrap_or(false) {
+                let start = Start { parent: path.last().map(|&(parent, _)| parent), prev_named };
                 let mut matches = cursor.matches(query, node, source);
                 while let Some(m) = matches.next() {
-                    each(m);
+                    each(m, start);
                 }
                 exceeded |= cursor.did_exceed_match_limit();
             }
             if depth < max_depth && walk.goto_first_child() {
                 depth += 1;
+                path.push((node, prev_named));
+                prev_named = None;
                 continue;
             }
         }
-        if !drsg_parsers::text::skip_subtree(&mut walk, &mut depth) {
-            return exceeded;
+        // Past this subtree: to the next sibling, or to that of the nearest ancestor which has one. The
+        // cursor cannot leave `root`, so climbing back to it ends the walk.
+        let mut left = node;
+        loop {
+            if walk.goto_next_sibling() {
+                if left.is_named() {
+                    prev_named = Some(left);
+                }
+                break;
+            }
+            let Some((parent, its_prev)) = path.pop().filter(|_| walk.goto_parent()) else {
+                return exceeded;
+            };
+            depth -= 1;
+            (left, prev_named) = (parent, its_prev);
         }
     }
 }
@@ -188,12 +218,65 @@ mod tests {
             source.as_bytes(),
             u32::MAX,
             |_| false,
-            |m| {
+            |m, _| {
                 rooted.insert(found(m));
             },
         );
         assert!(whole.len() > at_least, "the sample exercises the query: {} matches", whole.len());
         assert_eq!(rooted, whole);
+    }
+
+    #[test]
+    fn a_start_names_the_parent_and_the_named_sibling_before_it() {
+        let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+        let text = "(expression_statement) @s\n(call) @c\n(comment) @k\n(block) @b";
+        let query = Query::new(&language, text).expect("valid query");
+        let kinds = root_kinds(&query, text, &language).expect("rooted");
+        let source = "a = 1; b(2)\n# note\nc()\nif x:\n    d(e(f()))\n    # inner\n    g = 3\n    \"doc\"\nh()\n";
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&language).expect("grammar");
+        let tree = parser.parse(source, None).expect("parsed");
+        let root = tree.root_node();
+        let mut seen = 0;
+        let mut with_sibling = 0;
+        for_each_match(
+            &query,
+            &kinds,
+            root,
+            source.as_bytes(),
+            u32::MAX,
+            |_| false,
+            |m, start| {
+                let node = m.captures()[0].node;
+                // Tree-sitter's own (slow) answers.
+                assert_eq!(start.parent, node.parent(), "{node:?}");
+                assert_eq!(start.prev_named, node.prev_named_sibling(), "{node:?}");
+                seen += 1;
+                with_sibling += usize::from(start.prev_named.is_some());
+            },
+        );
+        assert!(
+            seen >= 14 && with_sibling >= 6,
+            "the sample exercises the walk: {seen} matches, {with_sibling} with a sibling"
+        );
+
+        // Started below the tree's root, the walk's root has neither.
+        let mut cursor = root.walk();
+        let if_statement = root.named_children(&mut cursor).find(|n| n.kind() == "if_statement");
+        let block = if_statement.and_then(|s| s.child_by_field_name("consequence")).expect("the if's block");
+        let mut starts = Vec::new();
+        for_each_match(
+            &query,
+            &kinds,
+            block,
+            source.as_bytes(),
+            u32::MAX,
+            |_| false,
+            |m, start| {
+                starts.push((m.captures()[0].node, start.parent, start.prev_named));
+            },
+        );
+        assert_eq!(starts.first(), Some(&(block, None, None)));
     }
 
     #[test]
@@ -226,7 +309,7 @@ class A(Base, metaclass=Meta):
 def broken(:
     call_in_error()
 "#;
-        assert_same_matches(&language, &text, source, 30);
+        assert_same_matches(&language, &text, source, 25);
     }
 
     #[test]
@@ -345,7 +428,7 @@ fn broken( {
         let tree = parser.parse(source, None).expect("parsed");
         let calls = |max_depth: u32, skip: &dyn Fn(Node<'_>) -> bool| {
             let mut names = Vec::new();
-            for_each_match(&query, &kinds, tree.root_node(), source.as_bytes(), max_depth, skip, |m| {
+            for_each_match(&query, &kinds, tree.root_node(), source.as_bytes(), max_depth, skip, |m, _| {
                 names.push(m.captures()[0].node.utf8_text(source.as_bytes()).expect("utf-8").to_owned());
             });
             names

@@ -7,16 +7,10 @@
 ; A decorated definition starts at its first decorator.
 (decorated_definition definition: (_) @def.decorated) @def.decorated_start
 
-; Assignments to a plain name (the inner ones of chains, `a = b = 1`, come from `binding.assign` captures).
-(expression_statement (assignment left: (identifier)) @def.var)
+; Module- and class-level variables are read off the `binding.assign` matches: an assignment to a plain name
+; whose parent is a statement (the walk gives the parent), or the inner one of a chain `a = b = 1`.
 
-; PEP 257 attribute docstrings: a string statement right after the assignment. Statements are children of a
-; module or a block only; the pattern is rooted at them so that the query can start at one node.
-(module
-  (expression_statement (assignment left: (identifier)) @def.var_documented)
-  .
-  (expression_statement . (string) @def.var_doc .))
-(block
-  (expression_statement (assignment left: (identifier)) @def.var_documented)
-  .
-  (expression_statement . (string) @def.var_doc .))
+; PEP 257 attribute docstrings: a statement that is one string, right after a variable's statement in a
+; module or a block. The walk gives the statement's parent and the named sibling before it: a pattern rooted
+; at the module or block would keep a match state alive across all of its statements.
+(expression_statement . (string) @def.var_doc .)

@@ -15,6 +15,7 @@ mod syntax;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
+use crate::rooted::Start;
 use drsg_parsers::{FileFacts, Lang, Language};
 use syntax::{Field, Kind, child, kind};
 use tree_sitter::{Node, Query, QueryMatch};
@@ -83,7 +84,6 @@ enum Role {
     Def(defs::Candidate),
     Decorated,
     DecoratedStart,
-    VarDocumented,
     VarDoc,
     Call,
     Decorator,
@@ -101,11 +101,9 @@ fn role(capture_name: &str) -> Option<Role> {
     Some(match capture_name {
         "def.function" => Role::Def(defs::Candidate::Function),
         "def.class" => Role::Def(defs::Candidate::Class),
-        "def.var" => Role::Def(defs::Candidate::Var),
         "def.type_alias" => Role::Def(defs::Candidate::TypeAlias),
         "def.decorated" => Role::Decorated,
         "def.decorated_start" => Role::DecoratedStart,
-        "def.var_documented" => Role::VarDocumented,
         "def.var_doc" => Role::VarDoc,
         "ref.call" => Role::Call,
         "ref.decorator" => Role::Decorator,
@@ -191,7 +189,7 @@ fn collect<'t>(plan: &limits::Plan<'t>, source: &str) -> Captures<'t> {
             source.as_bytes(),
             limits::MAX_QUERY_DEPTH,
             limits::is_wide_error,
-            |m| captures.add(m, &compiled.roles),
+            |m, start| captures.add(m, start, &compiled.roles),
         );
     }
     let decorator_calls = std::mem::take(&mut captures.decorator_calls);
@@ -203,7 +201,7 @@ fn collect<'t>(plan: &limits::Plan<'t>, source: &str) -> Captures<'t> {
 
 impl<'t> Captures<'t> {
     /// Sort the captures of one match into definitions, items and context.
-    fn add(&mut self, m: &QueryMatch<'_, 't>, roles: &[Option<Role>]) {
+    fn add(&mut self, m: &QueryMatch<'_, 't>, start: Start<'t>, roles: &[Option<Role>]) {
         // Captures that only make sense together with another capture of the same match.
         let mut paired = Paired::default();
         for capture in m.captures() {
@@ -212,8 +210,7 @@ impl<'t> Captures<'t> {
                 Some(Role::Def(candidate)) => self.definition(node, candidate),
                 Some(Role::Decorated) => paired.decorated = Some(node),
                 Some(Role::DecoratedStart) => paired.decorated_start = Some(node),
-                Some(Role::VarDocumented) => paired.documented = Some(node),
-                Some(Role::VarDoc) => paired.doc = Some(node),
+                Some(Role::VarDoc) => self.var_doc(node, start),
                 Some(Role::Call) => self.items.push(Item::Call(node)),
                 Some(Role::Decorator) => self.items.push(Item::Decorator(node)),
                 Some(Role::DecoratorCall) => {
@@ -224,16 +221,13 @@ impl<'t> Captures<'t> {
                 Some(Role::ImportSource) => paired.import_source = Some(node),
                 Some(Role::ImportName) => paired.import_target = Some((node, false)),
                 Some(Role::ImportGlob) => paired.import_target = Some((node, true)),
-                Some(Role::Assign) => self.assignment(node),
+                Some(Role::Assign) => self.assignment(node, start),
                 Some(Role::Param) => self.parameter(node),
                 None => {}
             }
         }
         if let (Some(def), Some(start)) = (paired.decorated, paired.decorated_start) {
             self.context.decorated.insert(def.id(), start);
-        }
-        if let (Some(var), Some(doc)) = (paired.documented, paired.doc) {
-            self.context.var_docs.insert(var.id(), doc);
         }
         if let (Some(source), Some((target, glob))) = (paired.import_source, paired.import_target) {
             let site = if glob {
@@ -280,10 +274,15 @@ impl<'t> Captures<'t> {
         }
     }
 
-    /// `x = …`, `self.x = …` (a binding), the inner assignment of a chain `a = b = …` (a definition candidate),
-    /// a name on the right (a value) and the annotation.
-    fn assignment(&mut self, node: Node<'t>) {
-        if child(node, Field::Left).is_some_and(|left| matches!(kind(left), Kind::Identifier | Kind::Attribute)) {
+    /// `x = …`, `self.x = …` (a binding); a definition candidate when it assigns a plain name as a statement
+    /// of its own or as the inner assignment of a chain `a = b = …`; a name on the right (a value) and the
+    /// annotation.
+    fn assignment(&mut self, node: Node<'t>, start: Start<'t>) {
+        let left = child(node, Field::Left).map(kind);
+        if left == Some(Kind::Identifier) && start.parent.is_some_and(|p| kind(p) == Kind::ExpressionStatement) {
+            self.candidates.push((node, defs::Candidate::Var));
+        }
+        if matches!(left, Some(Kind::Identifier | Kind::Attribute)) {
             self.items.push(Item::Assign(node));
         }
         let right = child(node, Field::Right);
@@ -295,6 +294,22 @@ impl<'t> Captures<'t> {
         }
         self.value(right);
         self.annotation(child(node, Field::Type));
+    }
+
+    /// A statement that is one string (`doc`'s), documenting the variable assigned by the statement right
+    /// before it in the same module or block (PEP 257 attribute docstrings).
+    fn var_doc(&mut self, doc: Node<'t>, start: Start<'t>) {
+        if !start.parent.is_some_and(|p| matches!(kind(p), Kind::Module | Kind::Block)) {
+            return;
+        }
+        let Some(previous) = start.prev_named.filter(|n| kind(*n) == Kind::ExpressionStatement) else { return };
+        let mut cursor = previous.walk();
+        let assigned = previous.named_children(&mut cursor).find(|n| {
+            kind(*n) == Kind::Assignment && child(*n, Field::Left).is_some_and(|left| kind(left) == Kind::Identifier)
+        });
+        if let Some(var) = assigned {
+            self.context.var_docs.insert(var.id(), doc);
+        }
     }
 
     /// `c: Client` and `c: Client = default`: a binding when the name is an identifier, the annotation, and
@@ -340,8 +355,6 @@ fn is_type(node: Node<'_>) -> bool {
 struct Paired<'t> {
     decorated: Option<Node<'t>>,
     decorated_start: Option<Node<'t>>,
-    documented: Option<Node<'t>>,
-    doc: Option<Node<'t>>,
     import_source: Option<Node<'t>>,
     import_target: Option<(Node<'t>, bool)>,
 }

@@ -161,7 +161,7 @@ struct Captured<'t> {
 fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
     let compiled = &*COMPILED;
     let mut captured = Captured::default();
-    let each = |m: &QueryMatch<'_, 't>| {
+    let each = |m: &QueryMatch<'_, 't>, _: crate::rooted::Start<'t>| {
         let mut main = None;
         let mut context = None;
         for c in m.captures() {

@@ -221,7 +221,7 @@ pub(super) fn collect<'t>(query: &Query, roles: &[Cap], kinds: &[bool], tree: &'
         source.as_bytes(),
         MAX_START_DEPTH,
         |_| false,
-        |m| {
+        |m, _| {
             let caps = m.captures();
             let cap = |want: Cap| get(caps, roles, want);
             for c in caps {

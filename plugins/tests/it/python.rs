@@ -340,6 +340,52 @@ X = 1
 }
 
 #[test]
+fn attribute_docs_are_the_string_statement_right_after_the_variable() {
+    check(
+        r#"
+A = 1
+"""Doc of A."""
+B = 2; "Doc of B."
+C = 3
+# a comment between
+"""Not C's."""
+a = b = 4
+"""Doc of a."""
+if flag:
+    D = 5
+"""Not D's: another block."""
+if flag:
+    E = 6
+    """Doc of E."""
+class K:
+    x: int = 1
+    """Doc of x."""
+    y = 2
+    z = 3
+    """Doc of z."""
+def f():
+    inner = 1
+    """Not a def."""
+"#,
+        &[Show::Docs],
+        r#"
+        A: A = 1 | Doc of A.
+        B: B = 2 | Doc of B.
+        C: C = 3
+        a: a = b = 4 | Doc of a.
+        b: b = 4
+        D: D = 5
+        E: E = 6 | Doc of E.
+        K: class K:
+        K.x: x: int = 1 | Doc of x.
+        K.y: y = 2
+        K.z: z = 3 | Doc of z.
+        f: def f():
+        "#,
+    );
+}
+
+#[test]
 fn test_detection_by_path() {
     let source = "def helper(): pass\nclass Util:\n    def run(self): pass\n";
     for path in
