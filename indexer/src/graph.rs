@@ -486,16 +486,28 @@ pub fn reason_category(reason: &str) -> String {
     let mut out = String::with_capacity(reason.len());
     let mut inside = false;
     for ch in reason.chars() {
-        if ch == '`' {
-            if !inside {
-                out.push_str("`…`");
-            }
-            inside = !inside;
-            continue;
+        match ch {
+            '`' if !inside => out.push_str("`…`"),
+            _ if inside => {}
+            '`' => {}
+            '0'..='9' => out.push('N'),
+            _ => out.push(ch),
         }
-        if !inside {
-            out.push(ch);
-        }
+        inside ^= ch == '`';
     }
-    out.chars().map(|c| if c.is_ascii_digit() { 'N' } else { c }).collect()
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reason_category;
+
+    #[test]
+    fn a_reason_category_elides_names_and_numbers() {
+        assert_eq!(reason_category("field `a1` of `Foo` has no known type"), "field `…` of `…` has no known type");
+        assert_eq!(reason_category("resolution chain deeper than 32"), "resolution chain deeper than NN");
+        assert_eq!(reason_category("`x` not found in `é9`; 2 tries"), "`…` not found in `…`; N tries");
+        assert_eq!(reason_category("unclosed `name"), "unclosed `…`");
+        assert_eq!(reason_category(""), "");
+    }
 }

@@ -15,6 +15,9 @@ const MAX_TERM_BYTES: usize = 120;
 
 /// Splits text into identifiers (runs of letters, digits and `_`), then each identifier on `_` and
 /// on case boundaries; lowercases; also emits each multi-part identifier whole.
+///
+/// The tokens of one text are kept for the next: each token's text keeps its allocation, so a bulk write
+/// (millions of terms) allocates per new longest text, not per term.
 #[derive(Clone, Default)]
 pub(crate) struct IdentifierTokenizer {
     tokens: Vec<Token>,
@@ -22,39 +25,40 @@ pub(crate) struct IdentifierTokenizer {
 
 /// The token stream of [`IdentifierTokenizer`]: the tokens are computed up front.
 pub(crate) struct IdentifierTokenStream<'a> {
-    tokens: &'a mut Vec<Token>,
-    current: Token,
-    next: usize,
+    tokens: &'a mut [Token],
+    /// How many tokens `advance` has handed out; the current one is the last of them.
+    taken: usize,
 }
 
 impl Tokenizer for IdentifierTokenizer {
     type TokenStream<'a> = IdentifierTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> IdentifierTokenStream<'a> {
-        self.tokens.clear();
-        identifier_tokens(text, &mut self.tokens);
-        IdentifierTokenStream { tokens: &mut self.tokens, current: Token::default(), next: 0 }
+        let len = identifier_tokens(text, &mut self.tokens);
+        if self.tokens.is_empty() {
+            // `token` answers before the first `advance` too.
+            self.tokens.push(Token::default());
+        }
+        IdentifierTokenStream { tokens: &mut self.tokens[..len.max(1)], taken: usize::from(len == 0) }
     }
 }
 
 impl TokenStream for IdentifierTokenStream<'_> {
     fn advance(&mut self) -> bool {
-        match self.tokens.get_mut(self.next) {
-            Some(token) => {
-                self.current = std::mem::take(token);
-                self.next += 1;
-                true
-            }
-            None => false,
+        if self.taken < self.tokens.len() {
+            self.taken += 1;
+            true
+        } else {
+            false
         }
     }
 
     fn token(&self) -> &Token {
-        &self.current
+        &self.tokens[self.taken.saturating_sub(1)]
     }
 
     fn token_mut(&mut self) -> &mut Token {
-        &mut self.current
+        &mut self.tokens[self.taken.saturating_sub(1)]
     }
 }
 
@@ -62,13 +66,15 @@ impl TokenStream for IdentifierTokenStream<'_> {
 /// parts, then the whole identifier when it differs from its only part.
 pub fn identifier_terms(text: &str) -> Vec<String> {
     let mut tokens = Vec::new();
-    identifier_tokens(text, &mut tokens);
+    let len = identifier_tokens(text, &mut tokens);
+    tokens.truncate(len);
     tokens.into_iter().map(|token| token.text).collect()
 }
 
-/// Appends the tokens of `text` to `out`.
-pub(crate) fn identifier_tokens(text: &str, out: &mut Vec<Token>) {
-    let mut position = 0;
+/// Writes the tokens of `text` over the start of `tokens` (reusing their text buffers, adding tokens when
+/// there are more) and returns how many there are; entries after them are left over from earlier texts.
+pub(crate) fn identifier_tokens(text: &str, tokens: &mut Vec<Token>) -> usize {
+    let mut out = Sink { tokens, len: 0, position: 0 };
     let mut chars = text.char_indices().peekable();
     while let Some(&(start, c)) = chars.peek() {
         if !is_identifier_char(c) {
@@ -83,15 +89,16 @@ pub(crate) fn identifier_tokens(text: &str, out: &mut Vec<Token>) {
             end = i + c.len_utf8();
             chars.next();
         }
-        let before = out.len();
-        split_identifier(text, start, end, &mut position, out);
-        let parts = &out[before..];
+        let before = out.len;
+        split_identifier(text, start, end, &mut out);
+        let parts = &out.tokens[before..out.len];
         // A single part spanning the whole identifier is not repeated.
         let whole_is_a_part = parts.len() == 1 && (parts[0].offset_from, parts[0].offset_to) == (start, end);
         if !parts.is_empty() && !whole_is_a_part {
-            push(out, &text[start..end], start, end, &mut position);
+            out.push(&text[start..end], start, end);
         }
     }
+    out.len
 }
 
 fn is_identifier_char(c: char) -> bool {
@@ -99,7 +106,7 @@ fn is_identifier_char(c: char) -> bool {
 }
 
 /// Emits the parts of the identifier `text[start..end]`.
-fn split_identifier(text: &str, start: usize, end: usize, position: &mut usize, out: &mut Vec<Token>) {
+fn split_identifier(text: &str, start: usize, end: usize, out: &mut Sink<'_>) {
     let word = &text[start..end];
     let mut part_start: Option<usize> = None;
     let mut prev = '_';
@@ -108,7 +115,7 @@ fn split_identifier(text: &str, start: usize, end: usize, position: &mut usize, 
         let next = chars.peek().map(|&(_, c)| c);
         if c == '_' {
             if let Some(s) = part_start.take() {
-                push(out, &word[s..i], start + s, start + i, position);
+                out.push(&word[s..i], start + s, start + i);
             }
         } else if let Some(s) = part_start {
             // `parseJSON`: lower or digit → upper; `JSONBody`: the last capital of a run starts a word.
@@ -117,7 +124,7 @@ fn split_identifier(text: &str, start: usize, end: usize, position: &mut usize, 
                     || prev.is_numeric()
                     || (prev.is_uppercase() && next.is_some_and(char::is_lowercase)));
             if boundary {
-                push(out, &word[s..i], start + s, start + i, position);
+                out.push(&word[s..i], start + s, start + i);
                 part_start = Some(i);
             }
         } else {
@@ -126,16 +133,71 @@ fn split_identifier(text: &str, start: usize, end: usize, position: &mut usize, 
         prev = c;
     }
     if let Some(s) = part_start {
-        push(out, &word[s..], start + s, end, position);
+        out.push(&word[s..], start + s, end);
     }
 }
 
-fn push(out: &mut Vec<Token>, text: &str, from: usize, to: usize, position: &mut usize) {
-    // Most identifiers are ASCII, whose lowercasing needs no Unicode tables.
-    let text = if text.is_ascii() { text.to_ascii_lowercase() } else { text.to_lowercase() };
-    if text.is_empty() || text.len() > MAX_TERM_BYTES {
-        return;
+/// Tokens being written over a reused buffer (see [`identifier_tokens`]).
+struct Sink<'a> {
+    tokens: &'a mut Vec<Token>,
+    /// Tokens written so far.
+    len: usize,
+    position: usize,
+}
+
+impl Sink<'_> {
+    fn push(&mut self, text: &str, from: usize, to: usize) {
+        if self.len == self.tokens.len() {
+            self.tokens.push(Token::default());
+        }
+        let token = &mut self.tokens[self.len];
+        token.text.clear();
+        // Most identifiers are ASCII, whose lowercasing needs no Unicode tables.
+        if text.is_ascii() {
+            token.text.push_str(text);
+            token.text.make_ascii_lowercase();
+        } else {
+            token.text.push_str(&text.to_lowercase());
+        }
+        if token.text.is_empty() || token.text.len() > MAX_TERM_BYTES {
+            return;
+        }
+        (token.offset_from, token.offset_to, token.position, token.position_length) = (from, to, self.position, 1);
+        self.len += 1;
+        self.position += 1;
     }
-    out.push(Token { offset_from: from, offset_to: to, position: *position, text, position_length: 1 });
-    *position += 1;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The terms and positions a stream of `tokenizer` gives for `text`.
+    fn stream(tokenizer: &mut IdentifierTokenizer, text: &str) -> Vec<(String, usize, usize, usize)> {
+        let mut stream = tokenizer.token_stream(text);
+        let mut out = Vec::new();
+        while stream.advance() {
+            let token = stream.token();
+            out.push((token.text.clone(), token.position, token.offset_from, token.offset_to));
+        }
+        out
+    }
+
+    #[test]
+    fn a_reused_tokenizer_gives_each_text_its_own_tokens() {
+        let mut tokenizer = IdentifierTokenizer::default();
+        let texts = ["parseJSONBody snake_case src/api/Client.rs", "Ab", "", "!!", "ÉtéΣ x_y", "parse"];
+        for text in texts.into_iter().chain(texts) {
+            let expected: Vec<_> = identifier_terms(text)
+                .into_iter()
+                .zip(stream(&mut IdentifierTokenizer::default(), text))
+                .map(|(term, (_, position, from, to))| (term, position, from, to))
+                .collect();
+            assert_eq!(expected.len(), identifier_terms(text).len(), "{text:?}");
+            assert_eq!(stream(&mut tokenizer, text), expected, "{text:?}");
+        }
+        assert_eq!(identifier_terms("parseJSONBody Ab"), ["parse", "json", "body", "parsejsonbody", "ab"]);
+        assert!(stream(&mut tokenizer, "").is_empty());
+        assert!(!tokenizer.tokens.is_empty(), "buffers are kept");
+    }
 }
