@@ -35,11 +35,15 @@ impl Tokenizer for IdentifierTokenizer {
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> IdentifierTokenStream<'a> {
         let len = identifier_tokens(text, &mut self.tokens);
-        if self.tokens.is_empty() {
-            // `token` answers before the first `advance` too.
-            self.tokens.push(Token::default());
+        if len == 0 {
+            // A text without terms: one spare token, already taken, so that `advance` says false at once and
+            // `token` (which Tantivy may ask before `advance`) still has something to show.
+            if self.tokens.is_empty() {
+                self.tokens.push(Token::default());
+            }
+            return IdentifierTokenStream { tokens: &mut self.tokens[..1], taken: 1 };
         }
-        IdentifierTokenStream { tokens: &mut self.tokens[..len.max(1)], taken: usize::from(len == 0) }
+        IdentifierTokenStream { tokens: &mut self.tokens[..len], taken: 0 }
     }
 }
 

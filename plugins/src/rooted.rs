@@ -89,7 +89,7 @@ fn kind_name(text: &str) -> Option<&str> {
 /// nodes are passed over, named ones (comments too) are not. A plugin reads these instead of asking the node
 /// (`Node::parent` and the sibling calls search down from the tree's root, quadratic on wide trees), and
 /// instead of a pattern rooted at the parent, which keeps a match state alive across every sibling.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub(crate) struct Start<'t> {
     pub(crate) parent: Option<Node<'t>>,
     pub(crate) prev_named: Option<Node<'t>>,
