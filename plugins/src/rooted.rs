@@ -196,14 +196,23 @@ mod tests {
         (m.pattern_index, m.captures().iter().map(|c| (c.node.id(), c.index)).collect())
     }
 
+    /// The query `text` for `language`, where its patterns start (it must be rooted), and `source` parsed.
+    fn rooted_query(
+        language: &tree_sitter::Language,
+        text: &str,
+        source: &str,
+    ) -> (Query, Vec<bool>, tree_sitter::Tree) {
+        let query = Query::new(language, text).expect("valid query");
+        let kinds = root_kinds(&query, text, language).expect("rooted");
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(language).expect("grammar");
+        (query, kinds, parser.parse(source, None).expect("parsed"))
+    }
+
     /// Asserts that the query `text` is rooted and that, started at its root kinds, it finds in `source`
     /// what a whole-tree cursor finds, and that the sample is worth it (more than `at_least` matches).
     fn assert_same_matches(language: &tree_sitter::Language, text: &str, source: &str, at_least: usize) {
-        let query = &Query::new(language, text).expect("the plugin's queries compile");
-        let kinds = &root_kinds(query, text, language).expect("the plugin's patterns are rooted");
-        let mut parser = tree_sitter::Parser::new();
-        parser.set_language(language).expect("grammar");
-        let tree = parser.parse(source, None).expect("parsed");
+        let (query, kinds, tree) = &rooted_query(language, text, source);
         let mut whole = Found::new();
         let mut cursor = QueryCursor::new();
         let mut matches = cursor.matches(query, tree.root_node(), source.as_bytes());
@@ -230,12 +239,8 @@ mod tests {
     fn a_start_names_the_parent_and_the_named_sibling_before_it() {
         let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
         let text = "(expression_statement) @s\n(call) @c\n(comment) @k\n(block) @b";
-        let query = Query::new(&language, text).expect("valid query");
-        let kinds = root_kinds(&query, text, &language).expect("rooted");
         let source = "a = 1; b(2)\n# note\nc()\nif x:\n    d(e(f()))\n    # inner\n    g = 3\n    \"doc\"\nh()\n";
-        let mut parser = tree_sitter::Parser::new();
-        parser.set_language(&language).expect("grammar");
-        let tree = parser.parse(source, None).expect("parsed");
+        let (query, kinds, tree) = rooted_query(&language, text, source);
         let root = tree.root_node();
         let mut seen = 0;
         let mut with_sibling = 0;
@@ -420,12 +425,8 @@ fn broken( {
     fn skipped_subtrees_and_depth_bound_where_the_query_starts() {
         let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
         let text = "(call) @c";
-        let query = Query::new(&language, text).expect("valid query");
-        let kinds = root_kinds(&query, text, &language).expect("rooted");
         let source = "a()\nif x:\n    b()\n";
-        let mut parser = tree_sitter::Parser::new();
-        parser.set_language(&language).expect("grammar");
-        let tree = parser.parse(source, None).expect("parsed");
+        let (query, kinds, tree) = rooted_query(&language, text, source);
         let calls = |max_depth: u32, skip: &dyn Fn(Node<'_>) -> bool| {
             let mut names = Vec::new();
             for_each_match(&query, &kinds, tree.root_node(), source.as_bytes(), max_depth, skip, |m, _| {

@@ -278,20 +278,16 @@ impl<'t> Captures<'t> {
     /// of its own or as the inner assignment of a chain `a = b = …`; a name on the right (a value) and the
     /// annotation.
     fn assignment(&mut self, node: Node<'t>, start: Start<'t>) {
-        let left = child(node, Field::Left).map(kind);
-        if left == Some(Kind::Identifier) && start.parent.is_some_and(|p| kind(p) == Kind::ExpressionStatement) {
+        // The inner assignment of a chain is the right side of the outer one.
+        if assigns_a_name(node)
+            && start.parent.is_some_and(|p| matches!(kind(p), Kind::ExpressionStatement | Kind::Assignment))
+        {
             self.candidates.push((node, defs::Candidate::Var));
         }
-        if matches!(left, Some(Kind::Identifier | Kind::Attribute)) {
+        if child(node, Field::Left).is_some_and(|left| matches!(kind(left), Kind::Identifier | Kind::Attribute)) {
             self.items.push(Item::Assign(node));
         }
         let right = child(node, Field::Right);
-        if let Some(inner) = right.filter(|right| {
-            kind(*right) == Kind::Assignment
-                && child(*right, Field::Left).is_some_and(|left| kind(left) == Kind::Identifier)
-        }) {
-            self.candidates.push((inner, defs::Candidate::Var));
-        }
         self.value(right);
         self.annotation(child(node, Field::Type));
     }
@@ -302,12 +298,8 @@ impl<'t> Captures<'t> {
         if !start.parent.is_some_and(|p| matches!(kind(p), Kind::Module | Kind::Block)) {
             return;
         }
-        let Some(previous) = start.prev_named.filter(|n| kind(*n) == Kind::ExpressionStatement) else { return };
-        let mut cursor = previous.walk();
-        let assigned = previous.named_children(&mut cursor).find(|n| {
-            kind(*n) == Kind::Assignment && child(*n, Field::Left).is_some_and(|left| kind(left) == Kind::Identifier)
-        });
-        if let Some(var) = assigned {
+        let statement = start.prev_named.filter(|n| kind(*n) == Kind::ExpressionStatement);
+        if let Some(var) = statement.and_then(syntax::first_named).filter(|n| assigns_a_name(*n)) {
             self.context.var_docs.insert(var.id(), doc);
         }
     }
@@ -344,6 +336,11 @@ impl<'t> Captures<'t> {
             self.items.push(Item::Type(node));
         }
     }
+}
+
+/// An assignment to a plain name: `x = …`, `x: T = …`.
+fn assigns_a_name(node: Node<'_>) -> bool {
+    kind(node) == Kind::Assignment && child(node, Field::Left).is_some_and(|left| kind(left) == Kind::Identifier)
 }
 
 /// A `type` node (not the `type` keyword of an alias, which has the same kind name).
