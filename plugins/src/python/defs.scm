@@ -8,7 +8,7 @@
 (decorated_definition definition: (_) @def.decorated) @def.decorated_start
 
 ; Module- and class-level variables are read off the `binding.assign` matches: an assignment to a plain name
-; whose parent is a statement (the walk gives the parent), or the inner one of a chain `a = b = 1`.
+; whose parent (the walk gives it) is a statement or, in a chain `a = b = 1`, the outer assignment.
 
 ; PEP 257 attribute docstrings: a statement that is one string, right after a variable's statement in a
 ; module or a block. The walk gives the statement's parent and the named sibling before it: a pattern rooted
