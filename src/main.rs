@@ -287,7 +287,6 @@ struct Common {
 }
 
 fn main() {
-    drsg::tune_allocator();
     let cli = Cli::parse();
     let code = match run(cli) {
         Ok(code) => code,

@@ -15,7 +15,6 @@ usage: drsg-mcp [--db PATH | PATH] [--tools full|compact]
   --help, --version";
 
 fn main() {
-    drsg::tune_allocator();
     match run() {
         Ok(()) => {}
         Err(message) => {

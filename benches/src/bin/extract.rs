@@ -6,6 +6,8 @@
 //! per file (`{"path":…,"facts":…}`), sorted by path, so two builds' outputs can be compared byte for byte.
 #![allow(clippy::print_stdout, reason = "a benchmark tool printing its figures")]
 
+// Linked for its global allocator: the baseline allocates as `drsg` does.
+use drsg as _;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -3,6 +3,8 @@
 //! Prints `files bytes seconds` on one line for the benchmark script.
 #![allow(clippy::print_stdout, reason = "a benchmark tool printing its figures")]
 
+// Linked for its global allocator: the baseline allocates as `drsg` does.
+use drsg as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
