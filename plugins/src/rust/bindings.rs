@@ -4,8 +4,10 @@ use drsg_parsers::text::node_text;
 use drsg_parsers::{Binding, Inherit, InheritKind, TypeHint};
 use tree_sitter::Node;
 
+use super::Field;
 use super::paths::{callee_path, impl_self_type, segments, type_path, unwrap_try};
 use super::refs::Positioned;
+use crate::fields::ChildInField;
 
 fn binding(name: Node<'_>, source: &str, hint: TypeHint) -> Positioned<Binding> {
     (
@@ -21,14 +23,14 @@ fn binding(name: Node<'_>, source: &str, hint: TypeHint) -> Positioned<Binding> 
 
 /// `let x: T = …`, `let x = T::new(…)?`, `let x = f(…).await`, `let x = T { … }`.
 pub(super) fn let_binding(node: Node<'_>, source: &str) -> Option<Positioned<Binding>> {
-    let name = node.child_by_field_name("pattern").filter(|p| p.kind() == "identifier")?;
-    if let Some(ty) = node.child_by_field_name("type") {
+    let name = node.field(Field::Pattern).filter(|p| p.kind() == "identifier")?;
+    if let Some(ty) = node.field(Field::Type) {
         return type_path(ty, source).map(|path| binding(name, source, TypeHint::Annotated(path)));
     }
-    let value = unwrap_try(node.child_by_field_name("value")?);
+    let value = unwrap_try(node.field(Field::Value)?);
     let hint = match value.kind() {
         "call_expression" => TypeHint::CallResult(callee_path(value, source)?),
-        "struct_expression" => TypeHint::Constructed(segments(value.child_by_field_name("name")?, source)?),
+        "struct_expression" => TypeHint::Constructed(segments(value.field(Field::Name)?, source)?),
         _ => return None,
     };
     Some(binding(name, source, hint))
@@ -40,14 +42,14 @@ pub(super) fn annotated(node: Node<'_>, name_field: &str, source: &str) -> Optio
     if name.kind() == "self" {
         return None;
     }
-    let path = type_path(node.child_by_field_name("type")?, source)?;
+    let path = type_path(node.field(Field::Type)?, source)?;
     Some(binding(name, source, TypeHint::Annotated(path)))
 }
 
 /// `impl Trait for Type` → the type implements the trait.
 pub(super) fn impl_trait(node: Node<'_>, source: &str) -> Option<Inherit> {
-    let target = segments(node.child_by_field_name("trait")?, source)?;
-    let child = impl_self_type(node.child_by_field_name("type")?, source);
+    let target = segments(node.field(Field::Trait)?, source)?;
+    let child = impl_self_type(node.field(Field::Type)?, source);
     Some(Inherit {
         child_def: None,
         child,
@@ -59,7 +61,7 @@ pub(super) fn impl_trait(node: Node<'_>, source: &str) -> Option<Inherit> {
 
 /// `trait A: B + C` → A extends each bound (lifetimes and `?Sized` skipped).
 pub(super) fn supertraits(node: Node<'_>, source: &str, child_def: Option<u32>, out: &mut Vec<Inherit>) {
-    let (Some(name), Some(bounds)) = (node.child_by_field_name("name"), node.child_by_field_name("bounds")) else {
+    let (Some(name), Some(bounds)) = (node.field(Field::Name), node.field(Field::Bounds)) else {
         return;
     };
     let child = vec![node_text(name, source).to_owned()];

@@ -7,7 +7,9 @@ use drsg_parsers::{Def, DefKind, ImplBlock, Visibility};
 use tree_sitter::Node;
 
 use super::Container;
+use super::Field;
 use super::paths::{impl_self_type, segments, type_path};
+use crate::fields::ChildInField;
 
 /// The defs of a file in index order, with their byte ranges for scope lookups.
 #[derive(Default)]
@@ -75,8 +77,7 @@ pub(super) fn build(
             (Some(Container::Impl(_)), _) => continue,
             (_, kind) => kind,
         };
-        let Some(name) = node.child_by_field_name("name").map(|n| node_text(n, source)).filter(|n| !n.is_empty())
-        else {
+        let Some(name) = node.field(Field::Name).map(|n| node_text(n, source)).filter(|n| !n.is_empty()) else {
             continue;
         };
         while open.last().is_some_and(|&i| table.spans[i as usize].1 <= node.start_byte()) {
@@ -87,14 +88,14 @@ pub(super) fn build(
         let preceding = Preceding::of(node, trivia, source);
 
         let visibility = match container {
-            Some(Container::Impl(imp)) if imp.child_by_field_name("trait").is_some() => Visibility::Public,
+            Some(Container::Impl(imp)) if imp.field(Field::Trait).is_some() => Visibility::Public,
             Some(Container::Trait(_)) => parent_def.map_or(Visibility::Private, |p| p.visibility),
             _ => visibility(node, source),
         };
         let impl_block = match container {
             Some(Container::Impl(imp)) => Some(ImplBlock {
-                self_ty: imp.child_by_field_name("type").map(|t| impl_self_type(t, source)).unwrap_or_default(),
-                trait_: imp.child_by_field_name("trait").and_then(|t| segments(t, source)),
+                self_ty: imp.field(Field::Type).map(|t| impl_self_type(t, source)).unwrap_or_default(),
+                trait_: imp.field(Field::Trait).and_then(|t| segments(t, source)),
             }),
             _ => None,
         };
@@ -109,7 +110,7 @@ pub(super) fn build(
         let mut doc = preceding.doc;
         let mut external_body = false;
         if kind == DefKind::Module {
-            match node.child_by_field_name("body") {
+            match node.field(Field::Body) {
                 Some(body) => {
                     if let Some(inner) = inner_doc(body, source) {
                         doc = Some(match doc {
@@ -122,9 +123,7 @@ pub(super) fn build(
             }
         }
         let returns = match kind {
-            DefKind::Function | DefKind::Method => {
-                node.child_by_field_name("return_type").and_then(|t| type_path(t, source))
-            }
+            DefKind::Function | DefKind::Method => node.field(Field::ReturnType).and_then(|t| type_path(t, source)),
             _ => None,
         };
         let (line, end_line) = lines(node);
@@ -187,9 +186,9 @@ impl Preceding {
                     }
                 }
                 "line_comment" | "block_comment" => {
-                    if s.child_by_field_name("outer").is_some() {
+                    if s.field(Field::Outer).is_some() {
                         docs.push(node_text(s, source));
-                    } else if s.child_by_field_name("inner").is_some() {
+                    } else if s.field(Field::Inner).is_some() {
                         // `//!` belongs to the enclosing module, and ends this item's preamble.
                         break;
                     }
@@ -208,7 +207,7 @@ fn attribute_name<'s>(attr: Node<'_>, source: &'s str) -> (&'s str, bool) {
         return ("", false);
     };
     let last = match path.kind() {
-        "scoped_identifier" => path.child_by_field_name("name").map_or("", |n| node_text(n, source)),
+        "scoped_identifier" => path.field(Field::Name).map_or("", |n| node_text(n, source)),
         _ => node_text(path, source),
     };
     (last, path.kind() == "identifier" && last == "cfg")
@@ -216,7 +215,7 @@ fn attribute_name<'s>(attr: Node<'_>, source: &'s str) -> (&'s str, bool) {
 
 /// `cfg(test)`, `cfg(all(test, feature = "x"))`: names `test` and does not negate.
 fn cfg_names_test(attr: Node<'_>, source: &str) -> bool {
-    let Some(args) = attr.child_by_field_name("arguments") else {
+    let Some(args) = attr.field(Field::Arguments) else {
         return false;
     };
     let mut names_test = false;
@@ -237,7 +236,7 @@ pub(super) fn inner_doc(container: Node<'_>, source: &str) -> Option<String> {
     for child in container.named_children(&mut cursor) {
         match child.kind() {
             "line_comment" | "block_comment" => {
-                if child.child_by_field_name("inner").is_some() {
+                if child.field(Field::Inner).is_some() {
                     docs.push(node_text(child, source));
                 }
             }
@@ -252,10 +251,10 @@ pub(super) fn inner_doc(container: Node<'_>, source: &str) -> Option<String> {
 fn signature(node: Node<'_>, kind: DefKind, source: &str) -> String {
     let start = node.start_byte();
     let end = match kind {
-        DefKind::Macro => node.child_by_field_name("name").map(|n| n.end_byte()),
-        DefKind::Const | DefKind::Static => node.child_by_field_name("value").map(|v| v.start_byte()),
+        DefKind::Macro => node.field(Field::Name).map(|n| n.end_byte()),
+        DefKind::Const | DefKind::Static => node.field(Field::Value).map(|v| v.start_byte()),
         _ => node
-            .child_by_field_name("body")
+            .field(Field::Body)
             .filter(|b| {
                 matches!(b.kind(), "block" | "declaration_list" | "field_declaration_list" | "enum_variant_list")
             })

@@ -4,8 +4,10 @@ use drsg_parsers::Import;
 use drsg_parsers::text::node_text;
 use tree_sitter::Node;
 
+use super::Field;
 use super::paths::segments;
 use super::refs::Positioned;
+use crate::fields::ChildInField;
 
 fn line_of(node: Node<'_>) -> u32 {
     node.start_position().row as u32 + 1
@@ -13,7 +15,7 @@ fn line_of(node: Node<'_>) -> u32 {
 
 /// One import per leaf of a `use` tree; groups are flattened with an explicit stack.
 pub(super) fn use_declaration(node: Node<'_>, source: &str, out: &mut Vec<Positioned<Import>>) {
-    let Some(argument) = node.child_by_field_name("argument") else {
+    let Some(argument) = node.field(Field::Argument) else {
         return;
     };
     let mut cursor = node.walk();
@@ -47,10 +49,10 @@ pub(super) fn use_declaration(node: Node<'_>, source: &str, out: &mut Vec<Positi
             }
             "scoped_use_list" => {
                 let mut prefix = prefix;
-                if let Some(path) = tree.child_by_field_name("path") {
+                if let Some(path) = tree.field(Field::Path) {
                     prefix.extend(segments(path, source).unwrap_or_default());
                 }
-                if let Some(list) = tree.child_by_field_name("list") {
+                if let Some(list) = tree.field(Field::List) {
                     stack.push((list, prefix));
                 }
             }
@@ -73,8 +75,7 @@ pub(super) fn use_declaration(node: Node<'_>, source: &str, out: &mut Vec<Positi
                 ));
             }
             "use_as_clause" => {
-                let (Some(path), Some(alias)) = (tree.child_by_field_name("path"), tree.child_by_field_name("alias"))
-                else {
+                let (Some(path), Some(alias)) = (tree.field(Field::Path), tree.field(Field::Alias)) else {
                     continue;
                 };
                 let mut full = prefix;
@@ -106,8 +107,8 @@ fn split_leaf(mut full: Vec<String>) -> Option<(Vec<String>, String)> {
 
 /// `extern crate foo as bar;` → source "", name `foo`, alias `bar`.
 pub(super) fn extern_crate(node: Node<'_>, source: &str) -> Option<Positioned<Import>> {
-    let name = node_text(node.child_by_field_name("name")?, source).to_owned();
-    let alias = node.child_by_field_name("alias").map_or_else(|| name.clone(), |a| node_text(a, source).to_owned());
+    let name = node_text(node.field(Field::Name)?, source).to_owned();
+    let alias = node.field(Field::Alias).map_or_else(|| name.clone(), |a| node_text(a, source).to_owned());
     let mut cursor = node.walk();
     let reexport = node.named_children(&mut cursor).any(|c| c.kind() == "visibility_modifier");
     Some((

@@ -19,6 +19,29 @@ use tree_sitter::{Node, Query, QueryMatch};
 
 use refs::Positioned;
 
+crate::fields::fields!(enum Field in [tree_sitter_rust::LANGUAGE] {
+    Alias = "alias",
+    Argument = "argument",
+    Arguments = "arguments",
+    Body = "body",
+    Bounds = "bounds",
+    // `field`, as in `a.b` (a variant named `Field` would repeat the enum's name).
+    Member = "field",
+    Function = "function",
+    Inner = "inner",
+    List = "list",
+    Macro = "macro",
+    Name = "name",
+    Outer = "outer",
+    Path = "path",
+    Pattern = "pattern",
+    ReturnType = "return_type",
+    Trait = "trait",
+    Type = "type",
+    TypeParameters = "type_parameters",
+    Value = "value",
+});
+
 /// The body an item sits in, when it is an `impl` or `trait` body (tree-sitter nodes have no cheap
 /// parent link, so the query captures the container beside the member).
 #[derive(Debug, Clone, Copy)]

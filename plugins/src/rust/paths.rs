@@ -4,6 +4,9 @@
 use drsg_parsers::text::{collapse, node_text};
 use tree_sitter::Node;
 
+use super::Field;
+use crate::fields::ChildInField;
+
 /// Primitive type names: never type refs.
 const PRIMITIVES: &[&str] = &[
     "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128", "f32", "f64", "bool", "char", "str", "usize",
@@ -30,15 +33,15 @@ pub(super) fn segments(node: Node<'_>, source: &str) -> Option<Vec<String>> {
                 None
             }
             "scoped_identifier" | "scoped_type_identifier" => {
-                let name = node.child_by_field_name("name")?;
+                let name = node.field(Field::Name)?;
                 reversed.push(node_text(name, source).to_owned());
-                node.child_by_field_name("path")
+                node.field(Field::Path)
             }
-            "generic_type" | "generic_type_with_turbofish" => Some(node.child_by_field_name("type")?),
-            "generic_function" => Some(node.child_by_field_name("function")?),
+            "generic_type" | "generic_type_with_turbofish" => Some(node.field(Field::Type)?),
+            "generic_function" => Some(node.field(Field::Function)?),
             "bracketed_type" => {
                 let inner = node.named_child(0)?;
-                if inner.kind() == "qualified_type" { Some(inner.child_by_field_name("alias")?) } else { Some(inner) }
+                if inner.kind() == "qualified_type" { Some(inner.field(Field::Alias)?) } else { Some(inner) }
             }
             _ => return None,
         };
@@ -59,8 +62,8 @@ pub(super) fn type_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
     // Each step moves to a child, so this ends.
     loop {
         node = match node.kind() {
-            "reference_type" | "pointer_type" | "higher_ranked_trait_bound" => node.child_by_field_name("type")?,
-            "dynamic_type" | "abstract_type" => node.child_by_field_name("trait")?,
+            "reference_type" | "pointer_type" | "higher_ranked_trait_bound" => node.field(Field::Type)?,
+            "dynamic_type" | "abstract_type" => node.field(Field::Trait)?,
             "bounded_type" => node.named_child(0)?,
             "type_identifier" | "scoped_type_identifier" | "generic_type" => {
                 let path = segments(node, source)?;
@@ -79,7 +82,7 @@ pub(super) fn impl_self_type(node: Node<'_>, source: &str) -> Vec<String> {
 
 /// The callee path of a call whose function is a plain or scoped name (`f`, `a::b`, `T::new::<u8>`).
 pub(super) fn callee_path(call: Node<'_>, source: &str) -> Option<Vec<String>> {
-    let function = unwrap_generic(call.child_by_field_name("function")?);
+    let function = unwrap_generic(call.field(Field::Function)?);
     match function.kind() {
         "identifier" | "scoped_identifier" => segments(function, source),
         _ => None,
@@ -88,7 +91,7 @@ pub(super) fn callee_path(call: Node<'_>, source: &str) -> Option<Vec<String>> {
 
 /// `f::<T>` → `f`, `x.m::<T>` → `x.m`.
 pub(super) fn unwrap_generic(node: Node<'_>) -> Node<'_> {
-    if node.kind() == "generic_function" { node.child_by_field_name("function").unwrap_or(node) } else { node }
+    if node.kind() == "generic_function" { node.field(Field::Function).unwrap_or(node) } else { node }
 }
 
 /// Strips `?` and `.await` (and parentheses) around an expression: `f()?.await` → `f()`.

@@ -8,6 +8,8 @@ use drsg_parsers::{Qualifier, Ref, RefKind};
 use tree_sitter::Node;
 
 use super::Container;
+use super::Field;
+use crate::fields::ChildInField;
 
 use super::paths::{callee_path, is_primitive, segments, unwrap_generic, unwrap_try};
 
@@ -27,7 +29,7 @@ fn make_ref(kind: RefKind, path: Vec<String>, qualifier: Qualifier, line_node: N
 
 /// `f()`, `a::b()`, `x.m()`, `self.a.m()`, `f()?.m()`: exactly one Call ref.
 pub(super) fn call(node: Node<'_>, source: &str) -> Option<Positioned<Ref>> {
-    let raw = node.child_by_field_name("function")?;
+    let raw = node.field(Field::Function)?;
     let function = unwrap_generic(raw);
     let text = node_text(raw, source);
     let (path, qualifier, line_node) = match function.kind() {
@@ -44,14 +46,14 @@ pub(super) fn call(node: Node<'_>, source: &str) -> Option<Positioned<Ref>> {
 
 /// The path and qualifier of `receiver.field….m()`; the line is the method name's.
 fn method_call<'t>(function: Node<'t>, source: &str) -> Option<(Vec<String>, Qualifier, Node<'t>)> {
-    let method = function.child_by_field_name("field")?;
+    let method = function.field(Field::Member)?;
     let mut reversed = vec![node_text(method, source).to_owned()];
-    let mut receiver = function.child_by_field_name("value")?;
+    let mut receiver = function.field(Field::Value)?;
     // Walk down the field chain `a.b.c` to its root; each step moves to a child.
     while receiver.kind() == "field_expression" {
-        let field = receiver.child_by_field_name("field")?;
+        let field = receiver.field(Field::Member)?;
         reversed.push(node_text(field, source).to_owned());
-        receiver = receiver.child_by_field_name("value")?;
+        receiver = receiver.field(Field::Value)?;
     }
     let qualifier = match receiver.kind() {
         "self" => Qualifier::SelfValue,
@@ -71,7 +73,7 @@ fn method_call<'t>(function: Node<'t>, source: &str) -> Option<(Vec<String>, Qua
 
 /// `println!(…)`, `a::b!(…)`: a Call whose last segment carries the `!`.
 pub(super) fn macro_call(node: Node<'_>, source: &str) -> Option<Positioned<Ref>> {
-    let name = node.child_by_field_name("macro")?;
+    let name = node.field(Field::Macro)?;
     let mut path = segments(name, source)?;
     if let Some(last) = path.last_mut() {
         last.push('!');
@@ -82,7 +84,7 @@ pub(super) fn macro_call(node: Node<'_>, source: &str) -> Option<Positioned<Ref>
 
 /// `Client { … }`, `net::Client { … }`, `Self { … }`: an Instantiate ref.
 pub(super) fn instantiate(node: Node<'_>, source: &str) -> Option<Positioned<Ref>> {
-    let name = node.child_by_field_name("name")?;
+    let name = node.field(Field::Name)?;
     let path = segments(name, source)?;
     Some((node.start_byte(), make_ref(RefKind::Instantiate, path, Qualifier::Plain, name, node_text(name, source))))
 }
@@ -166,13 +168,13 @@ fn generic_names<'s>(
 }
 
 fn push_generics<'s>(item: Node<'_>, source: &'s str, names: &mut Vec<&'s str>) {
-    let Some(params) = item.child_by_field_name("type_parameters") else {
+    let Some(params) = item.field(Field::TypeParameters) else {
         return;
     };
     let mut cursor = params.walk();
     for param in params.named_children(&mut cursor) {
         if param.kind() == "type_parameter"
-            && let Some(name) = param.child_by_field_name("name")
+            && let Some(name) = param.field(Field::Name)
         {
             names.push(node_text(name, source));
         }

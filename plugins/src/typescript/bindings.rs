@@ -7,7 +7,9 @@ use tree_sitter::Node;
 use super::capture::Captured;
 use super::defs::is_require_call;
 use super::scope::Scopes;
+use super::syntax::Field;
 use super::syntax::{self, plain_path, type_path};
+use crate::fields::ChildInField;
 
 pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[Def]) -> Vec<Binding> {
     let mut out: Vec<(usize, Binding)> = Vec::new();
@@ -15,10 +17,10 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
 
     for &(declarator, name) in &cap.bind_variables {
         let hint = declarator
-            .child_by_field_name("type")
+            .field(Field::Type)
             .and_then(|t| type_path(t, source))
             .map(TypeHint::Annotated)
-            .or_else(|| declarator.child_by_field_name("value").and_then(|v| value_hint(v, source)));
+            .or_else(|| declarator.field(Field::Value).and_then(|v| value_hint(v, source)));
         if let Some(hint) = hint {
             let scope = scopes.enclosing_except(declarator.start_byte(), declarator.id());
             out.push((declarator.start_byte(), Binding { name: text(name), scope, line: syntax::line(name), hint }));
@@ -51,10 +53,10 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
             continue;
         };
         let hint = field
-            .child_by_field_name("type")
+            .field(Field::Type)
             .and_then(|t| type_path(t, source))
             .map(TypeHint::Annotated)
-            .or_else(|| field.child_by_field_name("value").and_then(|v| value_hint(v, source)));
+            .or_else(|| field.field(Field::Value).and_then(|v| value_hint(v, source)));
         if let Some(hint) = hint {
             out.push((
                 field.start_byte(),
@@ -74,13 +76,13 @@ fn value_hint(value: Node<'_>, source: &str) -> Option<TypeHint> {
         match value.kind() {
             "await_expression" | "parenthesized_expression" | "non_null_expression" => value = value.named_child(0)?,
             "new_expression" => {
-                return plain_path(value.child_by_field_name("constructor")?, source).map(TypeHint::Constructed);
+                return plain_path(value.field(Field::Constructor)?, source).map(TypeHint::Constructed);
             }
             "call_expression" => {
                 if is_require_call(value, source) {
                     return None;
                 }
-                return plain_path(value.child_by_field_name("function")?, source).map(TypeHint::CallResult);
+                return plain_path(value.field(Field::Function)?, source).map(TypeHint::CallResult);
             }
             // `x as Client`
             "as_expression" => return type_path(value.named_child(1)?, source).map(TypeHint::Annotated),

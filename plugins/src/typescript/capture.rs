@@ -4,7 +4,9 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, Query, QueryCapture, Tree};
 
+use super::syntax::Field;
 use super::syntax::{named_children, start_after_decorators};
+use crate::fields::ChildInField;
 
 /// The role of a capture name in the `.scm` files. Each pattern has exactly one primary capture
 /// (the role of the match); the others carry its parts.
@@ -369,7 +371,7 @@ fn commonjs<'t>(out: &mut Captured<'t>, assignment: Node<'t>, left: Node<'t>, ri
         |node: Node<'_>, kind: &str, text: &str| node.kind() == kind && source.get(node.byte_range()) == Some(text);
     let member = |node: Node<'t>| {
         (node.kind() == "member_expression").then_some(())?;
-        Some((node.child_by_field_name("object")?, node.child_by_field_name("property")?))
+        Some((node.field(Field::Object)?, node.field(Field::Property)?))
     };
     let Some((object, property)) = member(left) else { return };
     if property.kind() != "property_identifier" {
@@ -395,15 +397,15 @@ fn is_test_framework_call(callee: Node<'_>, source: &str) -> bool {
     };
     let direct = |node: Node<'_>| match node.kind() {
         "identifier" => named(node),
-        "member_expression" => node.child_by_field_name("object").is_some_and(named),
+        "member_expression" => node.field(Field::Object).is_some_and(named),
         _ => false,
     };
-    direct(callee) || (callee.kind() == "call_expression" && callee.child_by_field_name("function").is_some_and(direct))
+    direct(callee) || (callee.kind() == "call_expression" && callee.field(Field::Function).is_some_and(direct))
 }
 
 /// The function arguments of a test-framework call: the test callbacks.
 fn test_callbacks(out: &mut Captured<'_>, call: Node<'_>) {
-    let Some(arguments) = call.child_by_field_name("arguments").filter(|a| a.kind() == "arguments") else { return };
+    let Some(arguments) = call.field(Field::Arguments).filter(|a| a.kind() == "arguments") else { return };
     for arg in named_children(arguments) {
         if matches!(arg.kind(), "arrow_function" | "function_expression") {
             out.test_callbacks.push((arg.start_byte(), arg.end_byte()));
@@ -415,7 +417,7 @@ fn test_callbacks(out: &mut Captured<'_>, call: Node<'_>) {
 /// method.
 fn holds_function(field: Node<'_>) -> bool {
     field
-        .child_by_field_name("value")
+        .field(Field::Value)
         .is_some_and(|value| matches!(value.kind(), "arrow_function" | "function_expression" | "generator_function"))
 }
 

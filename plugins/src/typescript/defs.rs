@@ -10,7 +10,9 @@ use tree_sitter::Node;
 
 use super::capture::{Captured, DefSite};
 use super::scope::{RangeSet, Scopes};
+use super::syntax::Field;
 use super::syntax::{self, Base, after_decorators, chain, name_text, start_after_decorators, type_path};
+use crate::fields::ChildInField;
 
 /// The definitions of a file and what hangs off them.
 pub(super) struct Built {
@@ -219,7 +221,7 @@ impl<'t> Ctx<'_, 't> {
 
     /// Signature up to the `body` of `node` (or its whole text without a body).
     fn signature_to_body(&self, from: usize, node: Node<'_>) -> String {
-        let to = node.child_by_field_name("body").map_or(node.end_byte(), |b| b.start_byte());
+        let to = node.field(Field::Body).map_or(node.end_byte(), |b| b.start_byte());
         self.signature(from, to)
     }
 
@@ -243,13 +245,13 @@ impl<'t> Ctx<'_, 't> {
                 self.signature(sig_start, node.end_byte())
             }
             DefSite::FieldMethod => {
-                let value = node.child_by_field_name("value")?;
+                let value = node.field(Field::Value)?;
                 self.signature_to_body(sig_start, value)
             }
             _ => self.signature_to_body(sig_start, node),
         };
         let returns = match site {
-            DefSite::FieldMethod => node.child_by_field_name("value").and_then(|v| self.returns(v)),
+            DefSite::FieldMethod => node.field(Field::Value).and_then(|v| self.returns(v)),
             DefSite::Function | DefSite::FunctionSignature | DefSite::Method | DefSite::MethodSignature => {
                 self.returns(node)
             }
@@ -284,7 +286,7 @@ impl<'t> Ctx<'_, 't> {
     }
 
     fn returns(&self, function: Node<'_>) -> Option<Vec<String>> {
-        type_path(function.child_by_field_name("return_type")?, self.source)
+        type_path(function.field(Field::ReturnType)?, self.source)
     }
 
     /// Each declarator of a module-level `const`/`let`/`var` declaration.
@@ -303,17 +305,16 @@ impl<'t> Ctx<'_, 't> {
             if declarator.kind() != "variable_declarator" {
                 continue;
             }
-            let Some(name) = declarator.child_by_field_name("name").filter(|n| n.kind() == "identifier") else {
+            let Some(name) = declarator.field(Field::Name).filter(|n| n.kind() == "identifier") else {
                 continue;
             };
-            let value = declarator.child_by_field_name("value");
+            let value = declarator.field(Field::Value);
             if value.is_some_and(|v| is_require(v, self.source)) {
                 continue;
             }
             let function =
                 value.filter(|v| matches!(v.kind(), "arrow_function" | "function_expression" | "generator_function"));
-            let to =
-                function.and_then(|f| f.child_by_field_name("body")).map_or(declarator.end_byte(), |b| b.start_byte());
+            let to = function.and_then(|f| f.field(Field::Body)).map_or(declarator.end_byte(), |b| b.start_byte());
             let declared = self.source.get(declarator.start_byte()..to).unwrap_or("");
             let signature = collapse(format!("{prefix}{keyword} {declared}").trim_end(), 200);
             out.push(Pending {
@@ -362,7 +363,7 @@ impl<'t> Ctx<'_, 't> {
             "class" => DefKind::Class,
             _ => return None,
         };
-        let name = value.child_by_field_name("name")?;
+        let name = value.field(Field::Name)?;
         let (start, line) = after_decorators(value);
         Some(Pending {
             kind,
@@ -383,17 +384,15 @@ impl<'t> Ctx<'_, 't> {
 
 /// `require("m")` or `require("m").x`: an import, not a definition or a call.
 pub(super) fn is_require(node: Node<'_>, source: &str) -> bool {
-    let call = if node.kind() == "member_expression" { node.child_by_field_name("object") } else { Some(node) };
+    let call = if node.kind() == "member_expression" { node.field(Field::Object) } else { Some(node) };
     call.is_some_and(|call| is_require_call(call, source))
 }
 
 /// `require("literal")`.
 pub(super) fn is_require_call(call: Node<'_>, source: &str) -> bool {
     call.kind() == "call_expression"
-        && call
-            .child_by_field_name("function")
-            .is_some_and(|f| f.kind() == "identifier" && node_text(f, source) == "require")
-        && call.child_by_field_name("arguments").and_then(|a| a.named_child(0)).is_some_and(|a| a.kind() == "string")
+        && call.field(Field::Function).is_some_and(|f| f.kind() == "identifier" && node_text(f, source) == "require")
+        && call.field(Field::Arguments).and_then(|a| a.named_child(0)).is_some_and(|a| a.kind() == "string")
 }
 
 /// `extends` / `implements` of a class, `extends` of an interface.

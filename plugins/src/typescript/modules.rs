@@ -7,7 +7,9 @@ use tree_sitter::Node;
 
 use super::capture::{Captured, ImportSite};
 use super::scope::Scopes;
+use super::syntax::Field;
 use super::syntax::{self, name_text, unquote};
+use crate::fields::ChildInField;
 
 pub(super) fn imports(cap: &Captured<'_>, source: &str, scopes: &Scopes) -> Vec<Import> {
     let mut out = Vec::new();
@@ -58,8 +60,8 @@ pub(super) fn imports(cap: &Captured<'_>, source: &str, scopes: &Scopes) -> Vec<
 fn clause_names(clause: Node<'_>, source: &str) -> Vec<(Option<String>, String, u32)> {
     let mut out = Vec::new();
     let specifier = |spec: Node<'_>| {
-        let name = name_text(spec.child_by_field_name("name")?, source);
-        let alias = spec.child_by_field_name("alias").map_or_else(|| name.clone(), |a| name_text(a, source));
+        let name = name_text(spec.field(Field::Name)?, source);
+        let alias = spec.field(Field::Alias).map_or_else(|| name.clone(), |a| name_text(a, source));
         Some((Some(name), alias, syntax::line(spec)))
     };
     for part in syntax::named_children(clause) {
@@ -96,8 +98,7 @@ fn pattern_names(pattern: Node<'_>, source: &str) -> Vec<(String, String, u32)> 
                 out.push((name.clone(), name, syntax::line(part)));
             }
             "pair_pattern" => {
-                let (Some(key), Some(value)) = (part.child_by_field_name("key"), part.child_by_field_name("value"))
-                else {
+                let (Some(key), Some(value)) = (part.field(Field::Key), part.field(Field::Value)) else {
                     continue;
                 };
                 if value.kind() == "identifier" {
@@ -141,9 +142,7 @@ pub(super) fn exports(cap: &Captured<'_>, source: &str) -> Vec<Export> {
                             out.push(Export { local: text(part), exported: text(part), line })
                         }
                         "pair" => {
-                            let (Some(key), Some(value)) =
-                                (part.child_by_field_name("key"), part.child_by_field_name("value"))
-                            else {
+                            let (Some(key), Some(value)) = (part.field(Field::Key), part.field(Field::Value)) else {
                                 continue;
                             };
                             if value.kind() == "identifier" {

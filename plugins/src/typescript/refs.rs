@@ -9,7 +9,9 @@ use tree_sitter::Node;
 use super::capture::Captured;
 use super::defs::is_require_call;
 use super::scope::{RangeSet, Scopes};
+use super::syntax::Field;
 use super::syntax::{self, Base, chain, dotted, maker_path};
+use crate::fields::ChildInField;
 
 /// Type names that are never references.
 const BUILTIN_TYPES: &[&str] = &[
@@ -72,11 +74,11 @@ fn classify<'t>(node: Node<'t>, source: &str) -> (Qualifier, Vec<String>, Node<'
         Base::Super if c.props.is_empty() => (Qualifier::Super, vec!["constructor".to_owned()]),
         Base::Super => (Qualifier::Super, c.props),
         Base::Call(inner) => {
-            let call = inner.child_by_field_name("function").and_then(|f| maker_path(f, source));
+            let call = inner.field(Field::Function).and_then(|f| maker_path(f, source));
             (Qualifier::Expr { call }, c.props)
         }
         Base::New(inner) => {
-            let call = inner.child_by_field_name("constructor").and_then(|f| maker_path(f, source));
+            let call = inner.field(Field::Constructor).and_then(|f| maker_path(f, source));
             (Qualifier::Expr { call }, c.props)
         }
         Base::Other => (Qualifier::Expr { call: None }, c.props),
@@ -97,7 +99,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes) -> Vec<Re
         }
         let callee = if inner.kind() == "call_expression" {
             decorator_calls.insert(inner.id());
-            inner.child_by_field_name("function").unwrap_or(inner)
+            inner.field(Field::Function).unwrap_or(inner)
         } else {
             inner
         };

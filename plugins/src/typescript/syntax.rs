@@ -3,6 +3,26 @@
 use drsg_parsers::text::node_text;
 use tree_sitter::Node;
 
+use crate::fields::ChildInField;
+
+crate::fields::fields!(pub(super) enum Field in [
+    tree_sitter_typescript::LANGUAGE_TYPESCRIPT,
+    tree_sitter_typescript::LANGUAGE_TSX,
+] {
+    Alias = "alias",
+    Arguments = "arguments",
+    Body = "body",
+    Constructor = "constructor",
+    Function = "function",
+    Key = "key",
+    Name = "name",
+    Object = "object",
+    Property = "property",
+    ReturnType = "return_type",
+    Type = "type",
+    Value = "value",
+});
+
 pub(super) fn line(node: Node<'_>) -> u32 {
     node.start_position().row as u32 + 1
 }
@@ -72,8 +92,7 @@ pub(super) fn chain<'t>(node: Node<'t>, source: &str) -> Chain<'t> {
     let base = loop {
         match current.kind() {
             "member_expression" => {
-                let (Some(object), Some(property)) =
-                    (current.child_by_field_name("object"), current.child_by_field_name("property"))
+                let (Some(object), Some(property)) = (current.field(Field::Object), current.field(Field::Property))
                 else {
                     break Base::Other;
                 };
@@ -135,7 +154,7 @@ pub(super) fn type_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
     loop {
         match node.kind() {
             "type_annotation" => node = node.named_child(0)?,
-            "generic_type" => node = node.child_by_field_name("name")?,
+            "generic_type" => node = node.field(Field::Name)?,
             "type_identifier" => return Some(vec![node_text(node, source).to_owned()]),
             "nested_type_identifier" => return Some(dotted(node_text(node, source))),
             _ => return None,
