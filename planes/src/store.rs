@@ -686,9 +686,8 @@ pub(crate) fn upsert_plane(conn: &Connection, meta: &PlaneMeta, generation: i64)
     )
 }
 
-/// Inserts `nodes` into plane `plane_id` and returns their ids, in order.
-///
-/// Shared by whole-plane replacement and (later) per-file writes.
+/// Inserts `nodes` with row ids `ids` into plane `plane_id`; a key the plane holds already (where its
+/// index is kept) is [`Error::DuplicateKey`].
 pub(crate) fn insert_nodes(
     conn: &Connection,
     shown: &Path,
@@ -756,13 +755,41 @@ fn duplicated_key(conn: &Connection, plane_id: i64, error: &rusqlite::Error) -> 
     .ok()
 }
 
+/// Edge rows per `INSERT` statement in [`insert_edges`].
+const EDGES_PER_INSERT: usize = 64;
+
 /// Inserts `edges`, whose ends index into `ids`, into plane `plane_id`.
+///
+/// Rows go [`EDGES_PER_INSERT`] to a statement: each statement opens its cursors afresh, so one row per
+/// statement searches every index kept row by row (see [`Stage`]) from its root, where a statement of many
+/// rows keeps its cursors on the last page while the rows arrive in key order.
 pub(crate) fn insert_edges(conn: &Connection, plane_id: i64, ids: &[i64], edges: &[NewEdge]) -> rusqlite::Result<()> {
+    static MANY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let rows = vec!["(?, ?, ?, ?, ?)"; EDGES_PER_INSERT].join(", ");
+        format!("INSERT INTO edges(plane, src, dst, type, props) VALUES {rows}")
+    });
+    fn props(edge: &NewEdge) -> Option<&str> {
+        (!edge.props_json.is_empty()).then_some(edge.props_json.as_str())
+    }
+    let mut chunks = edges.chunks_exact(EDGES_PER_INSERT);
+    if chunks.len() > 0 {
+        let mut stmt = conn.prepare_cached(&MANY)?;
+        for chunk in &mut chunks {
+            for (i, edge) in chunk.iter().enumerate() {
+                let at = i * 5;
+                stmt.raw_bind_parameter(at + 1, plane_id)?;
+                stmt.raw_bind_parameter(at + 2, ids[edge.src])?;
+                stmt.raw_bind_parameter(at + 3, ids[edge.dst])?;
+                stmt.raw_bind_parameter(at + 4, edge.ty.as_ref())?;
+                stmt.raw_bind_parameter(at + 5, props(edge))?;
+            }
+            stmt.raw_execute()?;
+        }
+    }
     let mut stmt =
         conn.prepare_cached("INSERT INTO edges(plane, src, dst, type, props) VALUES (?1, ?2, ?3, ?4, ?5)")?;
-    for edge in edges {
-        let props = (!edge.props_json.is_empty()).then_some(edge.props_json.as_str());
-        stmt.execute(params![plane_id, ids[edge.src], ids[edge.dst], edge.ty.as_ref(), props])?;
+    for edge in chunks.remainder() {
+        stmt.execute(params![plane_id, ids[edge.src], ids[edge.dst], edge.ty.as_ref(), props(edge)])?;
     }
     Ok(())
 }

@@ -279,3 +279,23 @@ fn digests_tell_what_changed_between_two_writes() {
         (1, 1, 0, 0, 1)
     );
 }
+
+/// Edges are written many to a statement: counts around that size (none, one short of a statement, exactly
+/// one, several plus a remainder) read back in order, every end and property in its place.
+#[test]
+fn edges_read_back_whatever_their_count() {
+    let nodes: Vec<NodeData> =
+        (0..10).map(|i| node(&format!("m::f{i}"), &["Function"], Some("m.rs"), Some(i + 1), json!({}))).collect();
+    for count in [0, 1, 63, 64, 65, 197] {
+        let mut store = Store::in_memory().expect("store");
+        let edges: Vec<_> = (0..count)
+            .map(|i: usize| {
+                let props = if i.is_multiple_of(3) { json!({}) } else { json!({"line": i, "reason": format!("r{i}")}) };
+                edge(i % 10, (i * 7 + 3) % 10, if i.is_multiple_of(2) { "CALLS" } else { "REFERENCES" }, props)
+            })
+            .collect();
+        let info = store.replace_plane(&meta("many"), &nodes, &edges).expect("write");
+        assert_eq!(info.edge_count, count as u64);
+        assert_eq!(render_edges(&store, info.id, None), expected_edges(&nodes, &edges), "{count} edges");
+    }
+}
