@@ -25,7 +25,7 @@ pub const EXIT_ERROR: i32 = 2;
 /// and parse stacks, the facts kept per file, the rows and documents of the store. Under glibc's
 /// allocator that cost a tenth of the run in `malloc`/`free` and their heaps' page faults. Measured on
 /// Django's repository (`LD_PRELOAD` of the same jemalloc 5.3, interleaved runs): CPU time of
-/// `drsg index` about 10 % lower, the raw-parse baseline 2–4 % lower, peak RSS unchanged (259–270 MiB).
+/// `drsg index` about 10 % lower, the raw-parse baseline about 2 % lower, peak RSS unchanged (259–270 MiB).
 /// mimalloc 2.3 and 3.3 were as fast but peaked at 325–335 MiB.
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]

@@ -6,8 +6,6 @@
 //! per file (`{"path":…,"facts":…}`), sorted by path, so two builds' outputs can be compared byte for byte.
 #![allow(clippy::print_stdout, reason = "a benchmark tool printing its figures")]
 
-// Linked for its global allocator: the baseline allocates as `drsg` does.
-use drsg as _;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -16,6 +14,9 @@ use std::time::Instant;
 
 use drsg_parsers::Lang;
 use rayon::prelude::*;
+
+// Linked for its global allocator: extraction allocates as in `drsg`.
+use drsg as _;
 
 const RUNS: usize = 3;
 

@@ -3,12 +3,13 @@
 //! Prints `files bytes seconds` on one line for the benchmark script.
 #![allow(clippy::print_stdout, reason = "a benchmark tool printing its figures")]
 
-// Linked for its global allocator: the baseline allocates as `drsg` does.
-use drsg as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use rayon::prelude::*;
+
+// Linked for its global allocator: the baseline allocates as `drsg` does.
+use drsg as _;
 
 fn main() {
     let Some(dir) = std::env::args_os().nth(1).map(PathBuf::from) else {

@@ -37,8 +37,8 @@ pub(super) fn let_binding(node: Node<'_>, source: &str) -> Option<Positioned<Bin
 }
 
 /// A typed function parameter `x: &T` or a named field `x: T`.
-pub(super) fn annotated(node: Node<'_>, name_field: &str, source: &str) -> Option<Positioned<Binding>> {
-    let name = node.child_by_field_name(name_field)?;
+pub(super) fn annotated(node: Node<'_>, name_field: Field, source: &str) -> Option<Positioned<Binding>> {
+    let name = node.field(name_field)?;
     if name.kind() == "self" {
         return None;
     }

@@ -6,9 +6,8 @@ use drsg_parsers::text::{clean_doc, collapse, lines, node_text};
 use drsg_parsers::{Def, DefKind, ImplBlock, Visibility};
 use tree_sitter::Node;
 
-use super::Container;
-use super::Field;
 use super::paths::{impl_self_type, segments, type_path};
+use super::{Container, Field};
 use crate::fields::ChildInField;
 
 /// The defs of a file in index order, with their byte ranges for scope lookups.

@@ -243,8 +243,8 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
             Capture::Use => imports::use_declaration(node, source, &mut imports),
             Capture::ExternCrate => imports.extend(imports::extern_crate(node, source)),
             Capture::Let => bindings.extend(bindings::let_binding(node, source)),
-            Capture::Param => bindings.extend(bindings::annotated(node, "pattern", source)),
-            Capture::Field => bindings.extend(bindings::annotated(node, "name", source)),
+            Capture::Param => bindings.extend(bindings::annotated(node, Field::Pattern, source)),
+            Capture::Field => bindings.extend(bindings::annotated(node, Field::Name, source)),
             Capture::ImplTrait => facts.inherits.extend(bindings::impl_trait(node, source)),
             Capture::Supertraits => {
                 let child_def = table.by_node.get(&node.id()).copied();

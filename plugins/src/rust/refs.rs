@@ -7,8 +7,7 @@ use drsg_parsers::text::{collapse, node_text};
 use drsg_parsers::{Qualifier, Ref, RefKind};
 use tree_sitter::Node;
 
-use super::Container;
-use super::Field;
+use super::{Container, Field};
 use crate::fields::ChildInField;
 
 use super::paths::{callee_path, is_primitive, segments, unwrap_generic, unwrap_try};

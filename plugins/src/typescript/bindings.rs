@@ -7,8 +7,7 @@ use tree_sitter::Node;
 use super::capture::Captured;
 use super::defs::is_require_call;
 use super::scope::Scopes;
-use super::syntax::Field;
-use super::syntax::{self, plain_path, type_path};
+use super::syntax::{self, Field, plain_path, type_path};
 use crate::fields::ChildInField;
 
 pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[Def]) -> Vec<Binding> {

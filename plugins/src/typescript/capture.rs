@@ -4,8 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, Query, QueryCapture, Tree};
 
-use super::syntax::Field;
-use super::syntax::{named_children, start_after_decorators};
+use super::syntax::{Field, named_children, start_after_decorators};
 use crate::fields::ChildInField;
 
 /// The role of a capture name in the `.scm` files. Each pattern has exactly one primary capture

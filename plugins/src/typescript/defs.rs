@@ -10,8 +10,7 @@ use tree_sitter::Node;
 
 use super::capture::{Captured, DefSite};
 use super::scope::{RangeSet, Scopes};
-use super::syntax::Field;
-use super::syntax::{self, Base, after_decorators, chain, name_text, start_after_decorators, type_path};
+use super::syntax::{self, Base, Field, after_decorators, chain, name_text, start_after_decorators, type_path};
 use crate::fields::ChildInField;
 
 /// The definitions of a file and what hangs off them.

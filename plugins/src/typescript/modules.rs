@@ -7,8 +7,7 @@ use tree_sitter::Node;
 
 use super::capture::{Captured, ImportSite};
 use super::scope::Scopes;
-use super::syntax::Field;
-use super::syntax::{self, name_text, unquote};
+use super::syntax::{self, Field, name_text, unquote};
 use crate::fields::ChildInField;
 
 pub(super) fn imports(cap: &Captured<'_>, source: &str, scopes: &Scopes) -> Vec<Import> {

@@ -9,8 +9,7 @@ use tree_sitter::Node;
 use super::capture::Captured;
 use super::defs::is_require_call;
 use super::scope::{RangeSet, Scopes};
-use super::syntax::Field;
-use super::syntax::{self, Base, chain, dotted, maker_path};
+use super::syntax::{self, Base, Field, chain, dotted, maker_path};
 use crate::fields::ChildInField;
 
 /// Type names that are never references.
