@@ -8,6 +8,8 @@ use std::sync::LazyLock;
 use drsg_parsers::text::{collapse, node_text};
 use tree_sitter::Node;
 
+use crate::fields::ChildInField;
+
 /// The node kinds the plugin tells apart. `kind(node)` reads a table indexed by symbol id, built once from
 /// the grammar's kind names, so it answers exactly as comparing `node.kind()` with the name would
 /// (aliases and same-named anonymous tokens such as the `type` keyword included), without the string work.
@@ -66,78 +68,40 @@ impl Kind {
     }
 }
 
-/// The fields the plugin reads, resolved to field ids once (`child_by_field_name` searches the grammar's
-/// field names on every call).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Field {
-    Alias,
-    Arguments,
-    Attribute,
-    Body,
-    Function,
-    Left,
-    Name,
-    Object,
-    ReturnType,
-    Right,
-    Superclasses,
-    Type,
-    Value,
-}
+crate::fields::fields!(pub(super) enum Field in [tree_sitter_python::LANGUAGE] {
+    Alias = "alias",
+    Arguments = "arguments",
+    Attribute = "attribute",
+    Body = "body",
+    Function = "function",
+    Left = "left",
+    Name = "name",
+    Object = "object",
+    ReturnType = "return_type",
+    Right = "right",
+    Superclasses = "superclasses",
+    Type = "type",
+    Value = "value",
+});
 
-impl Field {
-    const ALL: [(Field, &'static str); 13] = [
-        (Field::Alias, "alias"),
-        (Field::Arguments, "arguments"),
-        (Field::Attribute, "attribute"),
-        (Field::Body, "body"),
-        (Field::Function, "function"),
-        (Field::Left, "left"),
-        (Field::Name, "name"),
-        (Field::Object, "object"),
-        (Field::ReturnType, "return_type"),
-        (Field::Right, "right"),
-        (Field::Superclasses, "superclasses"),
-        (Field::Type, "type"),
-        (Field::Value, "value"),
-    ];
-}
-
-struct Tables {
-    /// Kind of each symbol id.
-    kinds: Vec<Kind>,
-    /// Field id of each `Field`, in declaration order (0, which no child has, for a name the grammar lacks).
-    fields: Vec<u16>,
-}
-
-static TABLES: LazyLock<Tables> = LazyLock::new(|| {
+/// Kind of each symbol id.
+static KINDS: LazyLock<Vec<Kind>> = LazyLock::new(|| {
     let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-    let kinds = (0..language.node_kind_count())
+    (0..language.node_kind_count())
         .map(|id| {
             u16::try_from(id).ok().and_then(|id| language.node_kind_for_id(id)).map_or(Kind::Other, Kind::from_name)
         })
-        .collect();
-    let fields = Field::ALL
-        .iter()
-        .map(|&(field, name)| {
-            debug_assert_eq!(Field::ALL[field as usize].0, field, "Field::ALL is in declaration order");
-            language.field_id_for_name(name).map_or(0, |id| id.get())
-        })
-        .collect();
-    Tables { kinds, fields }
+        .collect()
 });
 
 /// The kind of a node (`Kind::Other` for kinds the plugin does not tell apart, ERROR included).
 pub(super) fn kind(node: Node<'_>) -> Kind {
-    TABLES.kinds.get(usize::from(node.kind_id())).copied().unwrap_or(Kind::Other)
+    KINDS.get(usize::from(node.kind_id())).copied().unwrap_or(Kind::Other)
 }
 
 /// The child in a field, as `Node::child_by_field_name` would find it.
 pub(super) fn child<'t>(node: Node<'t>, field: Field) -> Option<Node<'t>> {
-    match TABLES.fields[field as usize] {
-        0 => None,
-        id => node.child_by_field_id(id),
-    }
+    node.field(field)
 }
 
 /// 1-based line of a node's start.
