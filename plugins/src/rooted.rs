@@ -7,10 +7,58 @@
 //! the same matches (the patterns' own child steps still reach down), for 0.56–0.64 s instead of
 //! 0.96–1.07 s on those files with the Python plugin's query.
 //!
+//! A pattern that is a single node (`(call) @ref.call`, or an alternation of such nodes) needs no cursor at
+//! all: the walk itself is at the node, so [`Rooted`] disables such patterns in the compiled query and hands
+//! their matches over directly. Starting the cursor costs a few hundred instructions even when the match is
+//! immediate, and most starts in real code are calls and assignments, which are single-node patterns.
+//!
 //! [`TreeCursor`]: tree_sitter::TreeCursor
 
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Query, QueryCursor, QueryMatch};
+use tree_sitter::{Node, Query, QueryCapture, QueryCursor};
+
+/// A query compiled for the walk of [`for_each_match`]: which patterns start at each node kind, the
+/// single-node ones matched directly by kind and disabled in the query, the others left to its cursor.
+pub(crate) struct Rooted {
+    pub(crate) query: Query,
+    /// By node kind id.
+    starts: Vec<Starts>,
+}
+
+/// The patterns that start at one node kind.
+#[derive(Clone, Default)]
+struct Starts {
+    /// Single-node patterns, as (pattern index, capture index), in pattern order.
+    direct: Vec<(usize, u32)>,
+    /// Whether some other pattern starts here, so the query cursor must run.
+    cursor: bool,
+}
+
+impl Rooted {
+    /// Compiles `text` for `language`. `None` when a pattern can start elsewhere than at named node
+    /// kinds (see [`root_kinds`]); panics when `text` is not a valid query, which a plugin's tests catch.
+    pub(crate) fn new(language: &tree_sitter::Language, text: &str) -> Option<Rooted> {
+        let mut query = Query::new(language, text).expect("a plugin's queries compile against its grammar");
+        let kinds = root_kinds(&query, text, language)?;
+        let mut starts = vec![Starts::default(); kinds.len()];
+        for pattern in 0..query.pattern_count() {
+            let source = &text[query.start_byte_for_pattern(pattern)..query.end_byte_for_pattern(pattern)];
+            let roots = pattern_roots(source)?;
+            let direct = single_node(source).and_then(|name| query.capture_index_for_name(name));
+            for name in roots {
+                let at = starts.get_mut(usize::from(language.id_for_node_kind(name, true)))?;
+                match direct {
+                    Some(capture) => at.direct.push((pattern, capture)),
+                    None => at.cursor = true,
+                }
+            }
+            if direct.is_some() {
+                query.disable_pattern(pattern);
+            }
+        }
+        Some(Rooted { query, starts })
+    }
+}
 
 /// The node kinds, by kind id, at which some pattern of `query` (compiled from `text` for `language`)
 /// starts; `None` when a pattern can start elsewhere: at any node (`(_ …)`), at an anonymous node, or at
@@ -84,6 +132,45 @@ fn kind_name(text: &str) -> Option<&str> {
     (!name.is_empty() && name != "_").then_some(name)
 }
 
+/// The capture name of a pattern that is one node and nothing else: `(kind) @name`, or
+/// `[(a) (b)] @name` (alternatives of bare kinds); `None` for anything with children, fields, anchors,
+/// predicates, quantifiers or a second capture.
+fn single_node(source: &str) -> Option<&str> {
+    let bare = |text: &str| -> Option<usize> {
+        // `(kind)` at the start of `text`: the length it takes.
+        let inner = text.strip_prefix('(')?;
+        let name = kind_name(inner)?;
+        let after = inner.trim_start();
+        let rest = after[name.len()..].trim_start();
+        rest.starts_with(')').then(|| text.len() - rest.len() + 1)
+    };
+    let source = source.trim();
+    let mut rest = match source.strip_prefix('[') {
+        Some(mut list) => {
+            let mut alternatives = 0;
+            loop {
+                list = list.trim_start();
+                if let Some(after) = list.strip_prefix(']') {
+                    break (alternatives > 0).then_some(after)?;
+                }
+                list = &list[bare(list)?..];
+                alternatives += 1;
+            }
+        }
+        None => &source[bare(source)?..],
+    };
+    rest = rest.trim_start().strip_prefix('@')?;
+    let valid = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '-');
+    (!rest.is_empty() && rest.chars().all(valid)).then_some(rest)
+}
+
+/// One match: its pattern and its captures.
+pub(crate) struct Match<'m, 't> {
+    #[cfg_attr(not(test), expect(dead_code, reason = "the plugins read captures alone; the tests compare patterns"))]
+    pub(crate) pattern: usize,
+    pub(crate) captures: &'m [QueryCapture<'t>],
+}
+
 /// Where the pattern of a match started: the start node's parent and the named sibling right before it,
 /// both `None` at the walk's root. "Right before" counts siblings as a query's `.` anchor does: anonymous
 /// nodes are passed over, named ones (comments too) are not. A plugin reads these instead of asking the node
@@ -95,19 +182,18 @@ pub(crate) struct Start<'t> {
     pub(crate) prev_named: Option<Node<'t>>,
 }
 
-/// Calls `each` with every match of `query` in `root`'s subtree whose pattern starts at a node no deeper
-/// than `max_depth` below `root`, starting the cursor only at nodes whose kind `kinds` marks (from
-/// [`root_kinds`]), with where the match started; subtrees for which `skip` is true are left out (their
-/// root included). Matches come in pre-order of the nodes they start at. Returns true when a start
-/// exceeded the cursor's match limit (some matches may then be missing).
+/// Calls `each` with every match of `rooted`'s query in `root`'s subtree whose pattern starts at a node no
+/// deeper than `max_depth` below `root`, with where the match started; subtrees for which `skip` is true are
+/// left out (their root included). Matches come in pre-order of the nodes they start at; at one node, the
+/// single-node patterns' matches come first. Returns true when a start exceeded the cursor's match limit
+/// (some matches may then be missing).
 pub(crate) fn for_each_match<'t>(
-    query: &Query,
-    kinds: &[bool],
+    rooted: &Rooted,
     root: Node<'t>,
     source: &[u8],
     max_depth: u32,
     skip: impl Fn(Node<'t>) -> bool,
-    mut each: impl FnMut(&QueryMatch<'_, 't>, Start<'t>),
+    mut each: impl FnMut(Match<'_, 't>, Start<'t>),
 ) -> bool {
     let mut cursor = QueryCursor::new();
     cursor.set_max_start_depth(Some(0));
@@ -122,13 +208,18 @@ pub(crate) fn for_each_match<'t>(
         let node = walk.node();
         let skipped = node != root && skip(node);
         if !skipped {
-            if kinds.get(usize::from(node.kind_id())).copied().unwrap_or(false) {
+            if let Some(starts) = rooted.starts.get(usize::from(node.kind_id())) {
                 let start = Start { parent: path.last().map(|&(parent, _)| parent), prev_named };
-                let mut matches = cursor.matches(query, node, source);
-                while let Some(m) = matches.next() {
-                    each(m, start);
+                for &(pattern, index) in &starts.direct {
+                    each(Match { pattern, captures: &[QueryCapture { node, index }] }, start);
                 }
-                exceeded |= cursor.did_exceed_match_limit();
+                if starts.cursor {
+                    let mut matches = cursor.matches(&rooted.query, node, source);
+                    while let Some(m) = matches.next() {
+                        each(Match { pattern: m.pattern_index, captures: m.captures() }, start);
+                    }
+                    exceeded |= cursor.did_exceed_match_limit();
+                }
             }
             if depth < max_depth && walk.goto_first_child() {
                 depth += 1;
@@ -175,6 +266,29 @@ mod tests {
     }
 
     #[test]
+    fn a_single_node_pattern_is_one_bare_kind_or_alternatives_of_them_with_one_capture() {
+        assert_eq!(single_node("(call) @ref.call"), Some("ref.call"));
+        assert_eq!(single_node("  ( call )\n  @c  "), Some("c"));
+        assert_eq!(single_node("[(a) (b_c)] @x-y"), Some("x-y"));
+        for text in [
+            "(call)",
+            "(call) @a @b",
+            "(call function: (_)) @c",
+            "(call (identifier)) @c",
+            "(call !arguments) @c",
+            "(call)+ @c",
+            "(call)? @c",
+            "((call) @c (#eq? @c \"x\"))",
+            "[(a) @x (b)] @c",
+            "[] @c",
+            "(_) @c",
+            "\"if\" @c",
+        ] {
+            assert_eq!(single_node(text), None, "{text}");
+        }
+    }
+
+    #[test]
     fn a_query_with_a_wildcard_or_sibling_roots_must_run_over_the_whole_tree() {
         let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
         for text in ["(call) @c\n(_ (block)) @w", "(call) @c\n((expression_statement) . (expression_statement))"] {
@@ -192,46 +306,49 @@ mod tests {
     /// Every match as (pattern, captured node ids and capture indexes), in a set.
     type Found = BTreeSet<(usize, Vec<(usize, u32)>)>;
 
-    fn found(m: &QueryMatch<'_, '_>) -> (usize, Vec<(usize, u32)>) {
-        (m.pattern_index, m.captures().iter().map(|c| (c.node.id(), c.index)).collect())
+    fn found(pattern: usize, captures: &[QueryCapture<'_>]) -> (usize, Vec<(usize, u32)>) {
+        (pattern, captures.iter().map(|c| (c.node.id(), c.index)).collect())
     }
 
-    /// The query `text` for `language`, where its patterns start (it must be rooted), and `source` parsed.
-    fn rooted_query(
-        language: &tree_sitter::Language,
-        text: &str,
-        source: &str,
-    ) -> (Query, Vec<bool>, tree_sitter::Tree) {
-        let query = Query::new(language, text).expect("valid query");
-        let kinds = root_kinds(&query, text, language).expect("rooted");
+    /// The query `text` for `language` compiled for the walk (it must be rooted), and `source` parsed.
+    fn rooted_query(language: &tree_sitter::Language, text: &str, source: &str) -> (Rooted, tree_sitter::Tree) {
+        let rooted = Rooted::new(language, text).expect("rooted");
         let mut parser = tree_sitter::Parser::new();
         parser.set_language(language).expect("grammar");
-        (query, kinds, parser.parse(source, None).expect("parsed"))
+        (rooted, parser.parse(source, None).expect("parsed"))
     }
 
     /// Asserts that the query `text` is rooted and that, started at its root kinds, it finds in `source`
     /// what a whole-tree cursor finds, and that the sample is worth it (more than `at_least` matches).
     fn assert_same_matches(language: &tree_sitter::Language, text: &str, source: &str, at_least: usize) {
-        let (query, kinds, tree) = &rooted_query(language, text, source);
+        let (compiled, tree) = &rooted_query(language, text, source);
+        // The whole query, none of its patterns disabled, over the whole tree.
+        let query = Query::new(language, text).expect("valid query");
         let mut whole = Found::new();
         let mut cursor = QueryCursor::new();
-        let mut matches = cursor.matches(query, tree.root_node(), source.as_bytes());
+        let mut matches = cursor.matches(&query, tree.root_node(), source.as_bytes());
         while let Some(m) = matches.next() {
-            whole.insert(found(m));
+            whole.insert(found(m.pattern_index, m.captures()));
         }
         let mut rooted = Found::new();
+        let mut direct = 0;
         for_each_match(
-            query,
-            kinds,
+            compiled,
             tree.root_node(),
             source.as_bytes(),
             u32::MAX,
             |_| false,
             |m, _| {
-                rooted.insert(found(m));
+                rooted.insert(found(m.pattern, m.captures));
+                let q = &compiled.query;
+                direct += usize::from(
+                    single_node(&text[q.start_byte_for_pattern(m.pattern)..q.end_byte_for_pattern(m.pattern)])
+                        .is_some(),
+                );
             },
         );
         assert!(whole.len() > at_least, "the sample exercises the query: {} matches", whole.len());
+        assert!(direct > 0 && direct < rooted.len(), "both kinds of pattern match: {direct} of {}", rooted.len());
         assert_eq!(rooted, whole);
     }
 
@@ -240,19 +357,18 @@ mod tests {
         let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
         let text = "(expression_statement) @s\n(call) @c\n(comment) @k\n(block) @b";
         let source = "a = 1; b(2)\n# note\nc()\nif x:\n    d(e(f()))\n    # inner\n    g = 3\n    \"doc\"\nh()\n";
-        let (query, kinds, tree) = rooted_query(&language, text, source);
+        let (rooted, tree) = rooted_query(&language, text, source);
         let root = tree.root_node();
         let mut seen = 0;
         let mut with_sibling = 0;
         for_each_match(
-            &query,
-            &kinds,
+            &rooted,
             root,
             source.as_bytes(),
             u32::MAX,
             |_| false,
             |m, start| {
-                let node = m.captures()[0].node;
+                let node = m.captures[0].node;
                 // Tree-sitter's own (slow) answers.
                 assert_eq!(start.parent, node.parent(), "{node:?}");
                 assert_eq!(start.prev_named, node.prev_named_sibling(), "{node:?}");
@@ -271,14 +387,13 @@ mod tests {
         let block = if_statement.and_then(|s| s.child_by_field_name("consequence")).expect("the if's block");
         let mut starts = Vec::new();
         for_each_match(
-            &query,
-            &kinds,
+            &rooted,
             block,
             source.as_bytes(),
             u32::MAX,
             |_| false,
             |m, start| {
-                starts.push((m.captures()[0].node, start.parent, start.prev_named));
+                starts.push((m.captures[0].node, start.parent, start.prev_named));
             },
         );
         assert_eq!(starts.first(), Some(&(block, None, None)));
@@ -426,11 +541,11 @@ fn broken( {
         let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
         let text = "(call) @c";
         let source = "a()\nif x:\n    b()\n";
-        let (query, kinds, tree) = rooted_query(&language, text, source);
+        let (rooted, tree) = rooted_query(&language, text, source);
         let calls = |max_depth: u32, skip: &dyn Fn(Node<'_>) -> bool| {
             let mut names = Vec::new();
-            for_each_match(&query, &kinds, tree.root_node(), source.as_bytes(), max_depth, skip, |m, _| {
-                names.push(m.captures()[0].node.utf8_text(source.as_bytes()).expect("utf-8").to_owned());
+            for_each_match(&rooted, tree.root_node(), source.as_bytes(), max_depth, skip, |m, _| {
+                names.push(m.captures[0].node.utf8_text(source.as_bytes()).expect("utf-8").to_owned());
             });
             names
         };

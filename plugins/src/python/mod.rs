@@ -15,10 +15,10 @@ mod syntax;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-use crate::rooted::Start;
+use crate::rooted::{Match, Rooted, Start};
 use drsg_parsers::{FileFacts, Lang, Language};
 use syntax::{Field, Kind, child, kind};
-use tree_sitter::{Node, Query, QueryMatch};
+use tree_sitter::Node;
 
 pub struct PythonPlugin;
 
@@ -83,11 +83,9 @@ impl Language for PythonPlugin {
 enum Role {
     Def(defs::Candidate),
     Decorated,
-    DecoratedStart,
     VarDoc,
     Call,
     Decorator,
-    DecoratorCall,
     DefaultParam,
     ImportModule,
     ImportSource,
@@ -103,11 +101,9 @@ fn role(capture_name: &str) -> Option<Role> {
         "def.class" => Role::Def(defs::Candidate::Class),
         "def.type_alias" => Role::Def(defs::Candidate::TypeAlias),
         "def.decorated" => Role::Decorated,
-        "def.decorated_start" => Role::DecoratedStart,
         "def.var_doc" => Role::VarDoc,
         "ref.call" => Role::Call,
         "ref.decorator" => Role::Decorator,
-        "ref.decorator_call" => Role::DecoratorCall,
         "ref.default" => Role::DefaultParam,
         "import.module" => Role::ImportModule,
         "import.source" => Role::ImportSource,
@@ -120,11 +116,10 @@ fn role(capture_name: &str) -> Option<Role> {
 }
 
 struct CompiledQuery {
-    query: Query,
+    /// The query, compiled for the walk (see [`crate::rooted`]).
+    rooted: Rooted,
     /// Role of each capture index.
     roles: Vec<Option<Role>>,
-    /// The node kinds at which a pattern starts (see [`crate::rooted`]).
-    kinds: Vec<bool>,
 }
 
 /// The plugin's query files as one query.
@@ -135,11 +130,10 @@ pub(crate) fn query_text() -> String {
 static COMPILED: LazyLock<CompiledQuery> = LazyLock::new(|| {
     let text = query_text();
     let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-    let query = Query::new(&language, &text).expect("the python queries compile against tree-sitter-python 0.25");
-    let roles = query.capture_names().iter().map(|name| role(name)).collect();
-    let kinds = crate::rooted::root_kinds(&query, &text, &language)
+    let rooted = Rooted::new(&language, &text)
         .expect("every python pattern starts at one named node kind, so the query can start there");
-    CompiledQuery { query, roles, kinds }
+    let roles = rooted.query.capture_names().iter().map(|name| role(name)).collect();
+    CompiledQuery { rooted, roles }
 });
 
 /// A capture waiting for its enclosing definition.
@@ -183,8 +177,7 @@ fn collect<'t>(plan: &limits::Plan<'t>, source: &str) -> Captures<'t> {
     let mut captures = Captures::default();
     for job in &plan.jobs {
         crate::rooted::for_each_match(
-            &compiled.query,
-            &compiled.kinds,
+            &compiled.rooted,
             job.root,
             source.as_bytes(),
             limits::MAX_QUERY_DEPTH,
@@ -201,20 +194,35 @@ fn collect<'t>(plan: &limits::Plan<'t>, source: &str) -> Captures<'t> {
 
 impl<'t> Captures<'t> {
     /// Sort the captures of one match into definitions, items and context.
-    fn add(&mut self, m: &QueryMatch<'_, 't>, start: Start<'t>, roles: &[Option<Role>]) {
+    fn add(&mut self, m: Match<'_, 't>, start: Start<'t>, roles: &[Option<Role>]) {
         // Captures that only make sense together with another capture of the same match.
         let mut paired = Paired::default();
-        for capture in m.captures() {
+        for capture in m.captures {
             let node = capture.node;
             match roles.get(capture.index as usize).copied().flatten() {
                 Some(Role::Def(candidate)) => self.definition(node, candidate),
-                Some(Role::Decorated) => paired.decorated = Some(node),
-                Some(Role::DecoratedStart) => paired.decorated_start = Some(node),
-                Some(Role::VarDoc) => self.var_doc(node, start),
+                Some(Role::Decorated) => {
+                    if let Some(definition) = child(node, Field::Definition).filter(|d| d.is_named()) {
+                        self.context.decorated.insert(definition.id(), node);
+                    }
+                }
+                Some(Role::VarDoc) => {
+                    // A statement that is one string and nothing else.
+                    let mut cursor = node.walk();
+                    let mut named = node.named_children(&mut cursor);
+                    if let (Some(doc), None) = (named.next(), named.next())
+                        && kind(doc) == Kind::String
+                    {
+                        self.var_doc(doc, start);
+                    }
+                }
                 Some(Role::Call) => self.items.push(Item::Call(node)),
-                Some(Role::Decorator) => self.items.push(Item::Decorator(node)),
-                Some(Role::DecoratorCall) => {
-                    self.decorator_calls.insert(node.id());
+                Some(Role::Decorator) => {
+                    self.items.push(Item::Decorator(node));
+                    let mut cursor = node.walk();
+                    for call in node.named_children(&mut cursor).filter(|child| kind(*child) == Kind::Call) {
+                        self.decorator_calls.insert(call.id());
+                    }
                 }
                 Some(Role::DefaultParam) => self.value(child(node, Field::Value)),
                 Some(Role::ImportModule) => self.items.push(Item::Import(imports::Site::Module(node))),
@@ -225,9 +233,6 @@ impl<'t> Captures<'t> {
                 Some(Role::Param) => self.parameter(node),
                 None => {}
             }
-        }
-        if let (Some(def), Some(start)) = (paired.decorated, paired.decorated_start) {
-            self.context.decorated.insert(def.id(), start);
         }
         if let (Some(source), Some((target, glob))) = (paired.import_source, paired.import_target) {
             let site = if glob {
@@ -350,8 +355,6 @@ fn is_type(node: Node<'_>) -> bool {
 
 #[derive(Default)]
 struct Paired<'t> {
-    decorated: Option<Node<'t>>,
-    decorated_start: Option<Node<'t>>,
     import_source: Option<Node<'t>>,
     import_target: Option<(Node<'t>, bool)>,
 }

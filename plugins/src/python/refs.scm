@@ -1,9 +1,9 @@
 ; References: call sites, decorators, names passed as values, names used in annotations.
 (call) @ref.call
 
-; A decorator is one Decorator ref; its own call is not a separate Call.
+; A decorator is one Decorator ref; its own call (a call among its children, read in Rust) is not a
+; separate Call.
 (decorator) @ref.decorator
-(decorator (call) @ref.decorator_call)
 
 ; Function-as-value: `map(f, xs)`, `register(key=handler)`, `callback = on_done`, `metaclass=M`, parameter
 ; defaults `_w=WHITESPACE.match`; annotations of parameters, returns, variables and type aliases. All are read

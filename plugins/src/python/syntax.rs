@@ -73,6 +73,7 @@ crate::fields::fields!(pub(super) enum Field in [tree_sitter_python::LANGUAGE] {
     Arguments = "arguments",
     Attribute = "attribute",
     Body = "body",
+    Definition = "definition",
     Function = "function",
     Left = "left",
     Name = "name",

@@ -15,7 +15,9 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use drsg_parsers::{DefKind, Diagnostic, FileFacts, Lang, Language};
-use tree_sitter::{Node, Query, QueryMatch};
+use tree_sitter::Node;
+
+use crate::rooted::Rooted;
 
 use refs::Positioned;
 
@@ -67,7 +69,8 @@ enum Capture {
     Call,
     Macro,
     Instantiate,
-    Value,
+    /// An argument list, whose names and paths are values.
+    Arguments,
     Type,
     Use,
     ExternCrate,
@@ -101,7 +104,7 @@ fn capture_kind(name: &str) -> Capture {
         "ref.call" => Capture::Call,
         "ref.macro" => Capture::Macro,
         "ref.instantiate" => Capture::Instantiate,
-        "ref.value" => Capture::Value,
+        "ref.arguments" => Capture::Arguments,
         "ref.type" => Capture::Type,
         "import.use" => Capture::Use,
         "import.extern_crate" => Capture::ExternCrate,
@@ -121,11 +124,10 @@ fn capture_kind(name: &str) -> Capture {
 }
 
 struct Compiled {
-    query: Query,
+    /// The query, compiled for the walk (see [`crate::rooted`]).
+    rooted: Rooted,
     /// Capture index → meaning.
     captures: Vec<Capture>,
-    /// The node kinds at which a pattern starts (see [`crate::rooted`]).
-    kinds: Vec<bool>,
 }
 
 /// The plugin's query files as one query.
@@ -136,11 +138,10 @@ pub(crate) fn query_text() -> String {
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
     let text = query_text();
     let language: tree_sitter::Language = tree_sitter_rust::LANGUAGE.into();
-    let query = Query::new(&language, &text).expect("the rust plugin's queries compile");
-    let captures = query.capture_names().iter().map(|name| capture_kind(name)).collect();
-    let kinds = crate::rooted::root_kinds(&query, &text, &language)
+    let rooted = Rooted::new(&language, &text)
         .expect("every rust pattern starts at one named node kind, so the query can start there");
-    Compiled { query, captures, kinds }
+    let captures = rooted.query.capture_names().iter().map(|name| capture_kind(name)).collect();
+    Compiled { rooted, captures }
 });
 
 impl Language for RustPlugin {
@@ -184,10 +185,10 @@ struct Captured<'t> {
 fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
     let compiled = &*COMPILED;
     let mut captured = Captured::default();
-    let each = |m: &QueryMatch<'_, 't>, _: crate::rooted::Start<'t>| {
+    let each = |m: crate::rooted::Match<'_, 't>, _: crate::rooted::Start<'t>| {
         let mut main = None;
         let mut context = None;
-        for c in m.captures() {
+        for c in m.captures {
             match compiled.captures[c.index as usize] {
                 kind @ (Capture::ImplContext | Capture::TraitContext | Capture::OwnerContext) => {
                     context = Some((c.node, kind));
@@ -210,15 +211,8 @@ fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
             (kind, _) => captured.sites.push((node, kind)),
         }
     };
-    let hit_match_limit = crate::rooted::for_each_match(
-        &compiled.query,
-        &compiled.kinds,
-        root,
-        source.as_bytes(),
-        u32::MAX,
-        |_| false,
-        each,
-    );
+    let hit_match_limit =
+        crate::rooted::for_each_match(&compiled.rooted, root, source.as_bytes(), u32::MAX, |_| false, each);
     Captured { hit_match_limit, ..captured }
 }
 
@@ -239,7 +233,14 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
             Capture::Call => refs.extend(refs::call(node, source)),
             Capture::Macro => refs.extend(refs::macro_call(node, source)),
             Capture::Instantiate => refs.extend(refs::instantiate(node, source)),
-            Capture::Value => refs.extend(refs::value(node, source)),
+            Capture::Arguments => {
+                let mut cursor = node.walk();
+                for argument in node.named_children(&mut cursor) {
+                    if matches!(argument.kind(), "identifier" | "scoped_identifier") {
+                        refs.extend(refs::value(argument, source));
+                    }
+                }
+            }
             Capture::Use => imports::use_declaration(node, source, &mut imports),
             Capture::ExternCrate => imports.extend(imports::extern_crate(node, source)),
             Capture::Let => bindings.extend(bindings::let_binding(node, source)),

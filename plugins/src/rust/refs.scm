@@ -3,9 +3,9 @@
 (macro_invocation) @ref.macro
 (struct_expression) @ref.instantiate
 
-; Functions and paths passed as values: `map(Self::helper)`, `spawn(worker)`.
-(arguments (identifier) @ref.value)
-(arguments (scoped_identifier) @ref.value)
+; Functions and paths passed as values: `map(Self::helper)`, `spawn(worker)`. The plugin reads the names and
+; paths among the arguments: a pattern reaching into the list would start the query cursor at every call.
+(arguments) @ref.arguments
 
 ; Types named in signatures, fields, bounds and annotations; the plugin walks each type for names.
 ; @ctx.owner is the item whose generic parameters the type may name (those are not refs).

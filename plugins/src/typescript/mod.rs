@@ -16,8 +16,8 @@ mod syntax;
 
 use std::sync::LazyLock;
 
+use crate::rooted::Rooted;
 use drsg_parsers::{Diagnostic, FileFacts, Lang, Language};
-use tree_sitter::Query;
 
 use capture::Cap;
 
@@ -34,10 +34,9 @@ const QUERIES: &[(&str, &str)] =
 
 /// A compiled query and the role of each of its capture indexes.
 struct Compiled {
-    query: Query,
+    /// The query, compiled for the walk (see [`crate::rooted`]).
+    rooted: Rooted,
     roles: Vec<Cap>,
-    /// The node kinds at which a pattern starts.
-    kinds: Vec<bool>,
 }
 
 /// The text of a dialect's combined query: the JSX patterns only for the TSX grammar.
@@ -52,11 +51,10 @@ pub(crate) fn query_text(with_jsx: bool) -> String {
 
 fn compile(grammar: tree_sitter::Language, with_jsx: bool) -> Compiled {
     let text = query_text(with_jsx);
-    let query = Query::new(&grammar, &text).expect("the typescript plugin's queries are valid for its grammars");
-    let roles = query.capture_names().iter().map(|name| Cap::from_name(name)).collect();
-    let kinds = crate::rooted::root_kinds(&query, &text, &grammar)
+    let rooted = Rooted::new(&grammar, &text)
         .expect("every typescript pattern starts at one named node kind, so the query can start there");
-    Compiled { query, roles, kinds }
+    let roles = rooted.query.capture_names().iter().map(|name| Cap::from_name(name)).collect();
+    Compiled { rooted, roles }
 }
 
 static TYPESCRIPT: LazyLock<Compiled> =
@@ -107,7 +105,7 @@ impl Language for TypeScriptPlugin {
 
     fn extract(&self, lang: Lang, tree: &tree_sitter::Tree, source: &str, path: &str) -> FileFacts {
         let compiled = compiled(lang);
-        let captured = capture::collect(&compiled.query, &compiled.roles, &compiled.kinds, tree, source);
+        let captured = capture::collect(&compiled.rooted, &compiled.roles, tree, source);
         let built = defs::build(&captured, source, path);
         let refs = refs::build(&captured, source, &built.scopes);
         let mut imports = modules::imports(&captured, source, &built.scopes);

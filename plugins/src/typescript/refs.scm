@@ -1,12 +1,14 @@
 ; References: calls, instantiations, decorators, values passed as arguments, types in annotations.
+; Calls, instantiations and assignments are captured whole and their fields read in code: the walk matches a
+; one-node pattern without starting the query cursor (see plugins::rooted), and these are the commonest nodes.
 
-(call_expression function: (_) @call.callee) @call
-(new_expression constructor: (_) @new.callee) @new
+(call_expression) @call
+(new_expression) @new
 (decorator) @decorator
 
 ; Values: names among the arguments (picked in code) and on the right of an assignment.
 (arguments) @value.arguments
-(assignment_expression left: (_) @value.target right: (_) @value.assigned) @value.assignment
+(assignment_expression) @value.assignment
 
 (type_identifier) @type
 (nested_type_identifier) @type

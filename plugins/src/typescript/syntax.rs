@@ -15,10 +15,12 @@ crate::fields::fields!(pub(super) enum Field in [
     Constructor = "constructor",
     Function = "function",
     Key = "key",
+    Left = "left",
     Name = "name",
     Object = "object",
     Property = "property",
     ReturnType = "return_type",
+    Right = "right",
     Type = "type",
     Value = "value",
 });

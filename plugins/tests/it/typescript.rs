@@ -534,6 +534,30 @@ module.exports = { load, other: helper };
 }
 
 #[test]
+fn require_lookalikes_are_not_imports() {
+    // An import needs `require` itself called with one string, bound by a declarator whose value is the call
+    // or one plain member of it; anything else is an ordinary call.
+    check(
+        "r.js",
+        r#"const a = require(name);
+const b = require("m", "n");
+const c = load("m");
+const d = require("m")();
+const e = require("m")[key];
+const f = require("m").g.h;
+const [i] = require("m");
+const j = obj.require("m");
+const k = require(`m`);
+const l = require("real");
+"#,
+        "imports",
+        "
+        real name=- alias=l L10 scope=-
+        ",
+    );
+}
+
+#[test]
 fn commonjs_lookalikes_are_not_exports() {
     // Only `exports.x`, `module.exports.x` and `module.exports` themselves are exports; deeper or
     // computed targets and other objects' `exports` are plain assignments.
