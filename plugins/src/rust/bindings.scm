@@ -1,5 +1,6 @@
 ; Typed names: `let` locals, function parameters, named struct/union fields.
-(let_declaration pattern: (identifier)) @binding.let
+; Every `let`: the plugin keeps those binding a plain name, and reads the annotation as a type (see refs.scm).
+(let_declaration) @binding.let
 (function_item parameters: (parameters (parameter pattern: (identifier)) @binding.param))
 (function_signature_item parameters: (parameters (parameter pattern: (identifier)) @binding.param))
 (struct_item body: (field_declaration_list (field_declaration) @binding.field))

@@ -17,6 +17,7 @@ use std::sync::LazyLock;
 use drsg_parsers::{DefKind, Diagnostic, FileFacts, Lang, Language};
 use tree_sitter::Node;
 
+use crate::fields::ChildInField;
 use crate::rooted::Rooted;
 
 use refs::Positioned;
@@ -71,6 +72,8 @@ enum Capture {
     Instantiate,
     /// An argument list, whose names and paths are values.
     Arguments,
+    /// A closure's parameters, whose annotations are types.
+    ClosureParameters,
     Type,
     Use,
     ExternCrate,
@@ -105,6 +108,7 @@ fn capture_kind(name: &str) -> Capture {
         "ref.macro" => Capture::Macro,
         "ref.instantiate" => Capture::Instantiate,
         "ref.arguments" => Capture::Arguments,
+        "ref.closure_parameters" => Capture::ClosureParameters,
         "ref.type" => Capture::Type,
         "import.use" => Capture::Use,
         "import.extern_crate" => Capture::ExternCrate,
@@ -208,6 +212,16 @@ fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
             (Capture::Member, None) => {}
             (Capture::Attribute | Capture::Comment, _) => captured.trivia.push(node),
             (Capture::Type, owner) => captured.types.push((node, owner.map(|(owner, _)| owner))),
+            (Capture::ClosureParameters, _) => {
+                let mut cursor = node.walk();
+                for parameter in node.named_children(&mut cursor).filter(|p| p.kind() == "parameter") {
+                    captured.types.extend(parameter.field(Field::Type).filter(|ty| ty.is_named()).map(|ty| (ty, None)));
+                }
+            }
+            (Capture::Let, _) => {
+                captured.types.extend(node.field(Field::Type).filter(|ty| ty.is_named()).map(|ty| (ty, None)));
+                captured.sites.push((node, Capture::Let));
+            }
             (kind, _) => captured.sites.push((node, kind)),
         }
     };

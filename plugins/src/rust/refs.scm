@@ -13,7 +13,6 @@
 (function_item return_type: (_) @ref.type) @ctx.owner
 (function_signature_item parameters: (parameters (parameter type: (_) @ref.type))) @ctx.owner
 (function_signature_item return_type: (_) @ref.type) @ctx.owner
-(closure_parameters (parameter type: (_) @ref.type))
 (struct_item body: (field_declaration_list (field_declaration type: (_) @ref.type))) @ctx.owner
 (struct_item body: (ordered_field_declaration_list type: (_) @ref.type)) @ctx.owner
 (union_item body: (field_declaration_list (field_declaration type: (_) @ref.type))) @ctx.owner
@@ -47,6 +46,9 @@
   (union_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
 ] @ctx.owner
 (type_item type: (_) @ref.type) @ctx.owner
-(let_declaration type: (_) @ref.type)
+; The annotations of `let` and of closure parameters are read from the `@binding.let` and
+; `@ref.closure_parameters` captures: both nodes are common, and a pattern reaching into them would start the
+; query cursor at each.
+(closure_parameters) @ref.closure_parameters
 (const_item type: (_) @ref.type)
 (static_item type: (_) @ref.type)

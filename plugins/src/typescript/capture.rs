@@ -51,7 +51,6 @@ pub(super) enum Cap {
     TypeParam,
     Annotation,
     BindName,
-    BindType,
     BindVariable,
     BindParameter,
     BindField,
@@ -103,7 +102,6 @@ impl Cap {
             "type.param" => Cap::TypeParam,
             "annotation" => Cap::Annotation,
             "bind.name" => Cap::BindName,
-            "bind.type" => Cap::BindType,
             "bind.variable" => Cap::BindVariable,
             "bind.parameter" => Cap::BindParameter,
             "bind.field" => Cap::BindField,
@@ -309,7 +307,9 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                         out.imports.extend(require(node, source));
                     }
                     Cap::BindParameter => {
-                        if let (Some(name), Some(ty)) = (cap(Cap::BindName), cap(Cap::BindType)) {
+                        let name = node.field(Field::Pattern).filter(|name| name.kind() == "identifier");
+                        let ty = node.field(Field::Type).filter(|ty| ty.kind() == "type_annotation");
+                        if let (Some(name), Some(ty)) = (name, ty) {
                             out.bind_parameters.push((node, name, ty));
                         }
                     }
@@ -330,7 +330,6 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                     | Cap::ImportAlias
                     | Cap::ExportClause
                     | Cap::BindName
-                    | Cap::BindType
                     | Cap::Jsx
                     | Cap::Helper => {}
                 }

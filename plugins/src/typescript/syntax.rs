@@ -18,6 +18,7 @@ crate::fields::fields!(pub(super) enum Field in [
     Left = "left",
     Name = "name",
     Object = "object",
+    Pattern = "pattern",
     Property = "property",
     ReturnType = "return_type",
     Right = "right",
