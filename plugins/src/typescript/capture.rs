@@ -47,7 +47,6 @@ pub(super) enum Cap {
     ValueJsx,
     ValueAssignment,
     Type,
-    TypeInner,
     TypeParam,
     Annotation,
     BindName,
@@ -98,7 +97,6 @@ impl Cap {
             "value.jsx" => Cap::ValueJsx,
             "value.assignment" => Cap::ValueAssignment,
             "type" => Cap::Type,
-            "type.inner" => Cap::TypeInner,
             "type.param" => Cap::TypeParam,
             "annotation" => Cap::Annotation,
             "bind.name" => Cap::BindName,
@@ -294,11 +292,18 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                             commonjs(&mut out, node, target, value, source);
                         }
                     }
-                    Cap::Type => out.types.push(node),
-                    Cap::TypeInner => {
-                        out.type_inner.insert(node.id());
+                    Cap::Type => {
+                        // `ns.Type`: its last name is part of it, not a type of its own.
+                        if node.kind() == "nested_type_identifier"
+                            && let Some(inner) = node.field(Field::Name).filter(|n| n.kind() == "type_identifier")
+                        {
+                            out.type_inner.insert(inner.id());
+                        }
+                        out.types.push(node);
                     }
-                    Cap::TypeParam => out.type_params.push(node),
+                    Cap::TypeParam => {
+                        out.type_params.extend(node.field(Field::Name).filter(|n| n.kind() == "type_identifier"));
+                    }
                     Cap::Annotation => out.annotations.push((node.start_byte(), node.end_byte())),
                     Cap::BindVariable => {
                         if let Some(name) = node.field(Field::Name).filter(|name| name.kind() == "identifier") {

@@ -10,10 +10,10 @@
 (arguments) @value.arguments
 (assignment_expression) @value.assignment
 
+; A nested type's own name and a type parameter's name are read in code.
 (type_identifier) @type
 (nested_type_identifier) @type
-(nested_type_identifier name: (type_identifier) @type.inner)
-(type_parameter name: (type_identifier) @type.param)
+(type_parameter) @type.param
 
 ; Annotations (parameters, returns, properties, variables) whose type names are references.
 (type_annotation) @annotation
