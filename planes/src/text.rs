@@ -34,10 +34,10 @@ const BULK_NICE_STEP: i32 = 10;
 /// segment builder and merge threads, when this write creates the writer) inherit the priority.
 ///
 /// A bulk write is bounded by its SQLite writer and the resolution feeding it; the text segments have
-/// until the SQLite commit. At equal priority the four threads share two cores evenly and the writer
-/// falls behind, leaving a core idle at the end; lowered, the segment builders take what the writer
-/// and resolution leave. Django: idle core time from 1.3 to 0.85 s per run (median of 6, interleaved,
-/// measured with two segment builders; there is one now).
+/// until the SQLite commit. Measured with two segment builders (there is one now): at equal priority the
+/// four threads shared two cores evenly and the writer fell behind, leaving a core idle at the end;
+/// lowered, the builders took what the writer and resolution left. Django: idle core time from 1.3 to
+/// 0.85 s per run (median of 6, interleaved).
 /// A step of 10 (not to 19) keeps the text threads from starving behind other programs' work.
 pub(crate) fn lower_thread_priority() {
     #[cfg(target_os = "linux")]
@@ -250,8 +250,8 @@ impl TextIndex {
         })
     }
 
-    /// Replaces plane `name`'s documents in the writer without committing: the writer's threads index
-    /// them while the caller writes SQLite. Follow with [`TextIndex::commit_staged`] or [`TextIndex::abort`].
+    /// Replaces plane `name`'s documents in the writer without committing: the writer's indexing thread
+    /// indexes them while the caller writes SQLite. Follow with [`TextIndex::commit_staged`] or [`TextIndex::abort`].
     pub(crate) fn stage_plane<'a>(&mut self, name: &str, docs: impl IntoIterator<Item = TextDoc<'a>>) -> Result<()> {
         let staged = (|| {
             self.delete_plane_docs(name)?;

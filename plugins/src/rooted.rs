@@ -10,7 +10,7 @@
 //! A pattern that is a single node (`(call) @ref.call`, or an alternation of such nodes) needs no cursor at
 //! all: the walk itself is at the node, so [`Rooted`] disables such patterns in the compiled query and hands
 //! their matches over directly. Starting the cursor costs a few hundred instructions even when the match is
-//! immediate, and most starts in real code are calls and assignments, which are single-node patterns.
+//! immediate, and most starts in real code are calls and assignments, which the plugins capture whole.
 //!
 //! [`TreeCursor`]: tree_sitter::TreeCursor
 
@@ -161,7 +161,10 @@ fn single_node(source: &str) -> Option<&str> {
     };
     rest = rest.trim_start().strip_prefix('@')?;
     let valid = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '-');
-    (!rest.is_empty() && rest.chars().all(valid)).then_some(rest)
+    let (name, tail) = rest.split_at(rest.find(|c: char| !valid(c)).unwrap_or(rest.len()));
+    // A pattern's text runs on to the next pattern: over whitespace and `;` comment lines.
+    let only_comments = tail.lines().all(|line| line.trim().is_empty() || line.trim_start().starts_with(';'));
+    (!name.is_empty() && only_comments).then_some(name)
 }
 
 /// One match: its pattern and its captures.
@@ -270,9 +273,12 @@ mod tests {
         assert_eq!(single_node("(call) @ref.call"), Some("ref.call"));
         assert_eq!(single_node("  ( call )\n  @c  "), Some("c"));
         assert_eq!(single_node("[(a) (b_c)] @x-y"), Some("x-y"));
+        // Tree-sitter's pattern text runs on over the comments before the next pattern.
+        assert_eq!(single_node("(call) @c\n\n; The next pattern's comment.\n  ; another\n"), Some("c"));
         for text in [
             "(call)",
             "(call) @a @b",
+            "(call) @a ; comment\n @b",
             "(call function: (_)) @c",
             "(call (identifier)) @c",
             "(call !arguments) @c",
@@ -285,6 +291,34 @@ mod tests {
             "\"if\" @c",
         ] {
             assert_eq!(single_node(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_plugins_commonest_nodes_are_matched_without_the_cursor() {
+        let cases: [(tree_sitter::Language, String, &[&str]); 3] = [
+            (
+                tree_sitter_python::LANGUAGE.into(),
+                crate::python::query_text(),
+                &["call", "assignment", "decorator", "decorated_definition", "expression_statement"],
+            ),
+            (
+                tree_sitter_rust::LANGUAGE.into(),
+                crate::rust::query_text(),
+                &["call_expression", "arguments", "let_declaration", "closure_parameters"],
+            ),
+            (
+                tree_sitter_typescript::LANGUAGE_TSX.into(),
+                crate::typescript::query_text(true),
+                &["call_expression", "assignment_expression", "variable_declarator", "type_parameter", "arguments"],
+            ),
+        ];
+        for (language, text, kinds) in cases {
+            let rooted = Rooted::new(&language, &text).expect("rooted");
+            for kind in kinds {
+                let starts = &rooted.starts[usize::from(language.id_for_node_kind(kind, true))];
+                assert!(!starts.direct.is_empty() && !starts.cursor, "{kind}: direct {:?}", starts.direct);
+            }
         }
     }
 
@@ -303,8 +337,8 @@ mod tests {
         assert_eq!(marked, BTreeSet::from(["block", "call", "module"]));
     }
 
-    /// Every match as (pattern, captured node ids and capture indexes), in a set.
-    type Found = BTreeSet<(usize, Vec<(usize, u32)>)>;
+    /// Every match as (pattern, captured node ids and capture indexes), sorted (duplicates kept).
+    type Found = Vec<(usize, Vec<(usize, u32)>)>;
 
     fn found(pattern: usize, captures: &[QueryCapture<'_>]) -> (usize, Vec<(usize, u32)>) {
         (pattern, captures.iter().map(|c| (c.node.id(), c.index)).collect())
@@ -328,7 +362,7 @@ mod tests {
         let mut cursor = QueryCursor::new();
         let mut matches = cursor.matches(&query, tree.root_node(), source.as_bytes());
         while let Some(m) = matches.next() {
-            whole.insert(found(m.pattern_index, m.captures()));
+            whole.push(found(m.pattern_index, m.captures()));
         }
         let mut rooted = Found::new();
         let mut direct = 0;
@@ -339,7 +373,7 @@ mod tests {
             u32::MAX,
             |_| false,
             |m, _| {
-                rooted.insert(found(m.pattern, m.captures));
+                rooted.push(found(m.pattern, m.captures));
                 let q = &compiled.query;
                 direct += usize::from(
                     single_node(&text[q.start_byte_for_pattern(m.pattern)..q.end_byte_for_pattern(m.pattern)])
@@ -349,6 +383,8 @@ mod tests {
         );
         assert!(whole.len() > at_least, "the sample exercises the query: {} matches", whole.len());
         assert!(direct > 0 && direct < rooted.len(), "both kinds of pattern match: {direct} of {}", rooted.len());
+        whole.sort();
+        rooted.sort();
         assert_eq!(rooted, whole);
     }
 

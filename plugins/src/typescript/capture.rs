@@ -195,7 +195,7 @@ fn get<'t>(caps: &[QueryCapture<'t>], roles: &[Cap], want: Cap) -> Option<Node<'
 /// past 65,535 levels matching goes wrong (and quadratic), so what lies deeper is not extracted.
 pub(super) const MAX_START_DEPTH: u32 = 50_000;
 
-/// Run `query` over the whole tree, started at the nodes where its patterns start (`kinds`, see
+/// Run `query` over the whole tree, started at the nodes where its patterns start (`rooted`, see
 /// [`crate::rooted`]), and bucket what it captured.
 pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source: &str) -> Captured<'t> {
     let mut out = Captured::default();
@@ -344,8 +344,6 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
     out
 }
 
-/// CommonJS exports written as assignments: `exports.a = …` and `module.exports.a = …` give a member
-/// (name `a`), `module.exports = …` the module's value.
 /// `const x = require("m")`, `const {a, b: c} = require("m")` and `const x = require("m").y`: the declarator's
 /// name (a plain name or an object pattern), the module (a string, the call's only argument) and the member.
 /// Read here rather than by a pattern, which made up about a quarter of each TypeScript grammar's query compile.
@@ -369,6 +367,8 @@ fn require<'t>(declarator: Node<'t>, source: &str) -> Option<ImportSite<'t>> {
     (module.kind() == "string").then_some(ImportSite::Require { declarator, alias, source: module, member })
 }
 
+/// CommonJS exports written as assignments: `exports.a = …` and `module.exports.a = …` give a member
+/// (name `a`), `module.exports = …` the module's value.
 fn commonjs<'t>(out: &mut Captured<'t>, assignment: Node<'t>, left: Node<'t>, right: Node<'t>, source: &str) {
     let is =
         |node: Node<'_>, kind: &str, text: &str| node.kind() == kind && source.get(node.byte_range()) == Some(text);
