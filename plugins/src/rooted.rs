@@ -35,18 +35,25 @@ struct Starts {
 }
 
 impl Rooted {
-    /// Compiles `text` for `language`. `None` when a pattern can start elsewhere than at named node
-    /// kinds (see [`root_kinds`]); panics when `text` is not a valid query, which a plugin's tests catch.
+    /// Compiles `text` for `language`. `None` when a pattern can start elsewhere than at named node kinds: at
+    /// any node (`(_ …)`), at an anonymous node, or at two sibling roots (`((a) . (b))`); such a query must
+    /// run over the whole tree. Panics when `text` is not a valid query, which a plugin's tests catch.
     pub(crate) fn new(language: &tree_sitter::Language, text: &str) -> Option<Rooted> {
         let mut query = Query::new(language, text).expect("a plugin's queries compile against its grammar");
-        let kinds = root_kinds(&query, text, language)?;
-        let mut starts = vec![Starts::default(); kinds.len()];
+        let mut starts = vec![Starts::default(); language.node_kind_count()];
         for pattern in 0..query.pattern_count() {
-            let source = &text[query.start_byte_for_pattern(pattern)..query.end_byte_for_pattern(pattern)];
-            let roots = pattern_roots(source)?;
+            if !query.is_pattern_rooted(pattern) {
+                return None;
+            }
+            let source = text.get(query.start_byte_for_pattern(pattern)..query.end_byte_for_pattern(pattern))?;
             let direct = single_node(source).and_then(|name| query.capture_index_for_name(name));
-            for name in roots {
-                let at = starts.get_mut(usize::from(language.id_for_node_kind(name, true)))?;
+            for name in pattern_roots(source)? {
+                let id = language.id_for_node_kind(name, true);
+                // 0 is no kind at all; `_` and misspellings end here.
+                if id == 0 {
+                    return None;
+                }
+                let at = starts.get_mut(usize::from(id))?;
                 match direct {
                     Some(capture) => at.direct.push((pattern, capture)),
                     None => at.cursor = true,
@@ -58,28 +65,6 @@ impl Rooted {
         }
         Some(Rooted { query, starts })
     }
-}
-
-/// The node kinds, by kind id, at which some pattern of `query` (compiled from `text` for `language`)
-/// starts; `None` when a pattern can start elsewhere: at any node (`(_ …)`), at an anonymous node, or at
-/// two sibling roots (`((a) . (b))`). Such a query must run over the whole tree.
-pub(crate) fn root_kinds(query: &Query, text: &str, language: &tree_sitter::Language) -> Option<Vec<bool>> {
-    let mut kinds = vec![false; language.node_kind_count()];
-    for pattern in 0..query.pattern_count() {
-        if !query.is_pattern_rooted(pattern) {
-            return None;
-        }
-        let source = text.get(query.start_byte_for_pattern(pattern)..query.end_byte_for_pattern(pattern))?;
-        for name in pattern_roots(source)? {
-            let id = language.id_for_node_kind(name, true);
-            // 0 is no kind at all; `_` and misspellings end here.
-            if id == 0 {
-                return None;
-            }
-            *kinds.get_mut(usize::from(id))? = true;
-        }
-    }
-    Some(kinds)
 }
 
 /// The named node kinds a pattern's source text can start with: `(kind …)`, or each alternative of
@@ -326,14 +311,14 @@ mod tests {
     fn a_query_with_a_wildcard_or_sibling_roots_must_run_over_the_whole_tree() {
         let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
         for text in ["(call) @c\n(_ (block)) @w", "(call) @c\n((expression_statement) . (expression_statement))"] {
-            let query = Query::new(&language, text).expect("valid query");
-            assert_eq!(root_kinds(&query, text, &language), None, "{text}");
+            assert!(Rooted::new(&language, text).is_none(), "{text}");
         }
         let text = "(call) @c\n[(block) (module)] @b";
-        let query = Query::new(&language, text).expect("valid query");
-        let kinds = root_kinds(&query, text, &language).expect("rooted");
-        let marked: BTreeSet<&str> =
-            (0..kinds.len()).filter(|&id| kinds[id]).filter_map(|id| language.node_kind_for_id(id as u16)).collect();
+        let starts = Rooted::new(&language, text).expect("rooted").starts;
+        let marked: BTreeSet<&str> = (0..starts.len())
+            .filter(|&id| !starts[id].direct.is_empty() || starts[id].cursor)
+            .filter_map(|id| language.node_kind_for_id(id as u16))
+            .collect();
         assert_eq!(marked, BTreeSet::from(["block", "call", "module"]));
     }
 
