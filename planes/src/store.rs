@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::lock::{DbLock, LOCK_FILE};
 use crate::model::{NewEdge, NodeData, PlaneBatch, PlaneInfo, PlaneMeta};
-use crate::schema::{self, FORMAT_VERSION, Format, Stage};
+use crate::schema::{self, FORMAT_VERSION, Format};
 use crate::text::{Stamp, TextDoc, TextIndex, is_searchable};
 
 /// The SQLite file inside the database directory.
@@ -474,32 +474,27 @@ impl Store {
                 return Err(invalid(format!("the plane was renamed to `{}` while being written", final_meta.name)));
             }
             if bulk {
-                schema::build_indexes(&tx, Stage::AfterEdges).ctx(shown, "building indexes after a bulk write")?;
+                // Keys are checked for uniqueness here, when their index is built.
+                schema::create_secondary_indexes(&tx).map_err(|source| {
+                    match duplicated_key(&tx, plane_id, &source) {
+                        Some(key) => Error::DuplicateKey { plane: meta.name.clone(), key },
+                        None => Error::Sqlite {
+                            path: shown.to_path_buf(),
+                            context: "building indexes after a bulk write".to_owned(),
+                            source,
+                        },
+                    }
+                })?;
             }
             upsert_plane(&tx, &final_meta, generation).ctx(shown, context)?;
             staged()?;
             tx.commit().ctx(shown, context)?;
             Ok((final_meta, edge_count))
         };
-        let first_rows =
-            |tx: &rusqlite::Transaction<'_>, ids: &[i64], first: std::sync::Arc<Cow<'_, [NodeData]>>| -> Result<()> {
-                insert_nodes(tx, shown, &meta.name, plane_id, &first, ids)?;
-                drop(first);
-                if bulk {
-                    // Keys are checked for uniqueness here, when their index is built.
-                    schema::build_indexes(tx, Stage::AfterNodes).map_err(|source| {
-                        match duplicated_key(tx, plane_id, &source) {
-                            Some(key) => Error::DuplicateKey { plane: meta.name.clone(), key },
-                            None => Error::Sqlite {
-                                path: shown.to_path_buf(),
-                                context: "building indexes after a bulk write".to_owned(),
-                                source,
-                            },
-                        }
-                    })?;
-                }
-                Ok(())
-            };
+        let first_rows = |tx: &rusqlite::Transaction<'_>,
+                          ids: &[i64],
+                          first: std::sync::Arc<Cow<'_, [NodeData]>>|
+         -> Result<()> { insert_nodes(tx, shown, &meta.name, plane_id, &first, ids) };
         let panicked = |what: &str| Error::Corrupt { path: shown.to_path_buf(), detail: format!("{what} panicked") };
 
         if !has_text(meta) {
@@ -566,8 +561,8 @@ impl Store {
 }
 
 /// Whether writing a plane of `symbols` first nodes is a bulk write: the rows of the other planes are few
-/// beside the new plane's, so sorting the indexes hit at random places once the rows are in (see
-/// [`Stage`]) costs less than inserting each row into them. A plane has a few edges per symbol; the other
+/// beside the new plane's, so sorting the indexes once the rows are in costs less than inserting each
+/// row into them (see `SECONDARY_INDEXES` in the schema module). A plane has a few edges per symbol; the other
 /// planes' edges are counted (their nodes are fewer), and an empty database always writes in bulk.
 fn is_bulk(conn: &Connection, symbols: usize) -> rusqlite::Result<bool> {
     let others: i64 = conn.query_row("SELECT count(*) FROM edges", [], |row| row.get(0))?;
@@ -761,7 +756,7 @@ const EDGES_PER_INSERT: usize = 64;
 /// Inserts `edges`, whose ends index into `ids`, into plane `plane_id`.
 ///
 /// Rows go [`EDGES_PER_INSERT`] to a statement: each statement opens its cursors afresh, so one row per
-/// statement searches every index kept row by row (see [`Stage`]) from its root, where a statement of many
+/// statement searches every index kept row by row (a write that is not bulk keeps them all) from its root, where a statement of many
 /// rows keeps its cursors on the last page while the rows arrive in key order.
 pub(crate) fn insert_edges(conn: &Connection, plane_id: i64, ids: &[i64], edges: &[NewEdge]) -> rusqlite::Result<()> {
     static MANY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {

@@ -243,7 +243,7 @@ fn a_bulk_write_with_a_key_used_twice_is_refused_and_writes_nothing() {
     let (meta, mut nodes, edges) = demo_plane("demo");
     let twice = nodes[1].key.clone();
     nodes.push(nodes[1].clone());
-    // A first write is a bulk one: keys are checked when their index is built after the symbols.
+    // A first write is a bulk one: keys are checked when their index is built, once every row is in.
     let err = store.replace_plane(&meta, &nodes, &edges).expect_err("a key used twice");
     assert!(matches!(&err, Error::DuplicateKey { plane, key } if plane == "demo" && *key == twice), "{err:?}");
     assert!(store.planes().expect("planes").is_empty());
