@@ -295,7 +295,15 @@ mod tests {
             (
                 tree_sitter_typescript::LANGUAGE_TSX.into(),
                 crate::typescript::query_text(true),
-                &["call_expression", "assignment_expression", "variable_declarator", "type_parameter", "arguments"],
+                &[
+                    "call_expression",
+                    "assignment_expression",
+                    "variable_declarator",
+                    "type_parameter",
+                    "arguments",
+                    "method_definition",
+                    "public_field_definition",
+                ],
             ),
         ];
         for (language, text, kinds) in cases {

@@ -4,4 +4,5 @@
 (variable_declarator) @bind.variable
 ; Every parameter: those with a plain name and a type annotation are bindings (read in code).
 [(required_parameter) (optional_parameter)] @bind.parameter
-(class_body (public_field_definition name: (_) @bind.name) @bind.field)
+; Every class property: those in a class body with a name are bindings (read in code).
+(public_field_definition) @bind.field

@@ -16,10 +16,9 @@ pub(super) enum Cap {
     DefFunction,
     DefFunctionSignature,
     DefClass,
-    DefMethod,
-    DefMethodSignature,
+    /// A method or method signature, a definition when it stands in a class or interface body.
+    DefMember,
     DefInterface,
-    DefInterfaceMethod,
     DefTypeAlias,
     DefEnum,
     DefModule,
@@ -49,7 +48,6 @@ pub(super) enum Cap {
     Type,
     TypeParam,
     Annotation,
-    BindName,
     BindVariable,
     BindParameter,
     BindField,
@@ -66,10 +64,8 @@ impl Cap {
             "def.function" => Cap::DefFunction,
             "def.function_signature" => Cap::DefFunctionSignature,
             "def.class" => Cap::DefClass,
-            "def.method" => Cap::DefMethod,
-            "def.method_signature" => Cap::DefMethodSignature,
+            "def.member" => Cap::DefMember,
             "def.interface" => Cap::DefInterface,
-            "def.interface_method" => Cap::DefInterfaceMethod,
             "def.type_alias" => Cap::DefTypeAlias,
             "def.enum" => Cap::DefEnum,
             "def.module" => Cap::DefModule,
@@ -99,7 +95,6 @@ impl Cap {
             "type" => Cap::Type,
             "type.param" => Cap::TypeParam,
             "annotation" => Cap::Annotation,
-            "bind.name" => Cap::BindName,
             "bind.variable" => Cap::BindVariable,
             "bind.parameter" => Cap::BindParameter,
             "bind.field" => Cap::BindField,
@@ -206,7 +201,7 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
         source.as_bytes(),
         MAX_START_DEPTH,
         |_| false,
-        |m, _| {
+        |m, start| {
             let caps = m.captures;
             let cap = |want: Cap| get(caps, roles, want);
             for c in caps {
@@ -215,10 +210,12 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                     Cap::DefFunction => push_def(&mut out, DefSite::Function, node, cap(Cap::Name)),
                     Cap::DefFunctionSignature => push_def(&mut out, DefSite::FunctionSignature, node, cap(Cap::Name)),
                     Cap::DefClass => push_def(&mut out, DefSite::Class, node, cap(Cap::Name)),
-                    Cap::DefMethod => push_def(&mut out, DefSite::Method, node, cap(Cap::Name)),
-                    Cap::DefMethodSignature => push_def(&mut out, DefSite::MethodSignature, node, cap(Cap::Name)),
+                    Cap::DefMember => {
+                        if let Some(site) = member_site(node, start.parent) {
+                            push_def(&mut out, site, node, node.field(Field::Name).filter(Node::is_named));
+                        }
+                    }
                     Cap::DefInterface => push_def(&mut out, DefSite::Interface, node, cap(Cap::Name)),
-                    Cap::DefInterfaceMethod => push_def(&mut out, DefSite::InterfaceMethod, node, cap(Cap::Name)),
                     Cap::DefTypeAlias => push_def(&mut out, DefSite::TypeAlias, node, cap(Cap::Name)),
                     Cap::DefEnum => push_def(&mut out, DefSite::Enum, node, cap(Cap::Name)),
                     Cap::DefModule => push_def(&mut out, DefSite::Module, node, cap(Cap::Name)),
@@ -319,7 +316,8 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                         }
                     }
                     Cap::BindField => {
-                        if let Some(name) = cap(Cap::BindName) {
+                        let in_class = start.parent.is_some_and(|parent| parent.kind() == "class_body");
+                        if let Some(name) = node.field(Field::Name).filter(|name| in_class && name.is_named()) {
                             if holds_function(node) {
                                 push_def(&mut out, DefSite::FieldMethod, node, Some(name));
                             }
@@ -334,7 +332,6 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                     | Cap::ImportSource
                     | Cap::ImportAlias
                     | Cap::ExportClause
-                    | Cap::BindName
                     | Cap::Jsx
                     | Cap::Helper => {}
                 }
@@ -422,6 +419,18 @@ fn holds_function(field: Node<'_>) -> bool {
     field
         .field(Field::Value)
         .is_some_and(|value| matches!(value.kind(), "arrow_function" | "function_expression" | "generator_function"))
+}
+
+/// What a method, method signature or abstract method signature defines, by the body it stands in: a
+/// class's method or method signature, an interface's method; nothing elsewhere (an object literal's
+/// method, a type literal's signature).
+fn member_site(node: Node<'_>, parent: Option<Node<'_>>) -> Option<DefSite> {
+    match (node.kind(), parent?.kind()) {
+        ("method_definition", "class_body") => Some(DefSite::Method),
+        ("method_signature" | "abstract_method_signature", "class_body") => Some(DefSite::MethodSignature),
+        ("method_signature", "interface_body") => Some(DefSite::InterfaceMethod),
+        _ => None,
+    }
 }
 
 fn push_def<'t>(out: &mut Captured<'t>, site: DefSite, node: Node<'t>, name: Option<Node<'t>>) {

@@ -5,14 +5,15 @@
 (function_signature name: (identifier) @name) @def.function_signature
 (class_declaration name: (type_identifier) @name) @def.class
 (abstract_class_declaration name: (type_identifier) @name) @def.class
-(class_body (method_definition name: (_) @name) @def.method)
-(class_body (method_signature name: (_) @name) @def.method_signature)
-(class_body (abstract_method_signature name: (_) @name) @def.method_signature)
+; Methods and method signatures: definitions in a class or an interface body, which the plugin tells by
+; the parent the walk hands it (an object literal's method is none), with the name read in code. One
+; single-node pattern, matched by the walk, in place of four with a parent each: with the class property
+; pattern made single-node too, the compile fell from 16 to 12 ms for TypeScript, 17 to 13 ms for TSX.
+[(method_definition) (method_signature) (abstract_method_signature)] @def.member
 ; A class property holding a function (`handler = () => {}`) is a method too; the plugin picks those
 ; out of the `@bind.field` matches (bindings.scm) by their value's kind, which compiles much faster than
 ; a pattern of its own with an alternation on the value (12 of 68 ms for the TypeScript grammar).
 (interface_declaration name: (type_identifier) @name) @def.interface
-(interface_body (method_signature name: (_) @name) @def.interface_method)
 (type_alias_declaration name: (type_identifier) @name) @def.type_alias
 (enum_declaration name: (identifier) @name) @def.enum
 (internal_module name: (_) @name) @def.module

@@ -182,6 +182,31 @@ const helpers = { method() {}, arrow: () => 1 };
 }
 
 #[test]
+fn members_count_only_in_class_and_interface_bodies() {
+    // The walk hands the member's parent: a type literal's or an object's members define nothing, a class
+    // expression's do, and a property is a binding only in a class body.
+    check(
+        "src/members.ts",
+        r#"type Runner = { run(): void; speed: number };
+function make() {
+  return { start() {}, stop: 1 };
+}
+const Kind = class { tick() {} label = "k"; };
+interface Clock { now(): number }
+"#,
+        "defs",
+        "
+        TypeAlias Runner L1-1 private parent=-
+        Function make L2-4 private parent=-
+        Const Kind L5-5 private parent=-
+        Method tick L5-5 public parent=Kind
+        Interface Clock L6-6 private parent=-
+        Method now L6-6 public parent=Clock
+        ",
+    );
+}
+
+#[test]
 fn interfaces_types_enums_namespaces() {
     check(
         "src/model.ts",
