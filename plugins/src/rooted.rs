@@ -159,14 +159,17 @@ pub(crate) struct Match<'m, 't> {
     pub(crate) captures: &'m [QueryCapture<'t>],
 }
 
-/// Where the pattern of a match started: the start node's parent and the named sibling right before it,
-/// both `None` at the walk's root. "Right before" counts siblings as a query's `.` anchor does: anonymous
-/// nodes are passed over, named ones (comments too) are not. A plugin reads these instead of asking the node
-/// (`Node::parent` and the sibling calls search down from the tree's root, quadratic on wide trees), and
-/// instead of a pattern rooted at the parent, which keeps a match state alive across every sibling.
+/// Where the pattern of a match started: the start node's parent, grandparent and great-grandparent, and
+/// the named sibling right before it, each `None` above the walk's root. "Right before" counts siblings as a
+/// query's `.` anchor does: anonymous nodes are passed over, named ones (comments too) are not. A plugin
+/// reads these instead of asking the node (`Node::parent` and the sibling calls search down from the tree's
+/// root, quadratic on wide trees), and instead of a pattern rooted at an ancestor, which costs compile time
+/// and keeps a match state alive across every sibling.
 #[derive(Clone, Copy)]
 pub(crate) struct Start<'t> {
     pub(crate) parent: Option<Node<'t>>,
+    /// The grandparent and the great-grandparent.
+    pub(crate) above: [Option<Node<'t>>; 2],
     pub(crate) prev_named: Option<Node<'t>>,
 }
 
@@ -197,7 +200,8 @@ pub(crate) fn for_each_match<'t>(
         let skipped = node != root && skip(node);
         if !skipped {
             if let Some(starts) = rooted.starts.get(usize::from(node.kind_id())) {
-                let start = Start { parent: path.last().map(|&(parent, _)| parent), prev_named };
+                let ancestor = |up: usize| path.len().checked_sub(up).map(|i| path[i].0);
+                let start = Start { parent: ancestor(1), above: [ancestor(2), ancestor(3)], prev_named };
                 for &(pattern, index) in &starts.direct {
                     each(Match { pattern, captures: &[QueryCapture { node, index }] }, start);
                 }

@@ -6,7 +6,7 @@ use tree_sitter::{Node, QueryCapture, Tree};
 
 use super::syntax::{Field, named_children, start_after_decorators};
 use crate::fields::ChildInField;
-use crate::rooted::Rooted;
+use crate::rooted::{Rooted, Start};
 
 /// The role of a capture name in the `.scm` files. Each pattern has exactly one primary capture
 /// (the role of the match); the others carry its parts.
@@ -219,7 +219,11 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                     Cap::DefTypeAlias => push_def(&mut out, DefSite::TypeAlias, node, cap(Cap::Name)),
                     Cap::DefEnum => push_def(&mut out, DefSite::Enum, node, cap(Cap::Name)),
                     Cap::DefModule => push_def(&mut out, DefSite::Module, node, cap(Cap::Name)),
-                    Cap::DefVars => out.var_declarations.push(node),
+                    Cap::DefVars => {
+                        if at_module_level(start) {
+                            out.var_declarations.push(node);
+                        }
+                    }
                     Cap::WrapExport | Cap::WrapAmbient => {
                         if let Some(inner) = cap(Cap::WrapInner) {
                             let export = roles[c.index as usize] == Cap::WrapExport;
@@ -419,6 +423,26 @@ fn holds_function(field: Node<'_>) -> bool {
     field
         .field(Field::Value)
         .is_some_and(|value| matches!(value.kind(), "arrow_function" | "function_expression" | "generator_function"))
+}
+
+/// Whether a variable declaration that started a match stands at module level: in the file or in a
+/// namespace's body, directly or under `export`, `declare` or `export declare` (a namespace's `declare`
+/// is not). From its ancestors, by kind: a declaration under `export` is always its `declaration`, and a
+/// statement block under a namespace its `body`.
+fn at_module_level(start: Start<'_>) -> bool {
+    fn kind<'t>(node: Option<Node<'t>>) -> Option<&'t str> {
+        node.map(|node| node.kind())
+    }
+    let namespace = |node| matches!(kind(node), Some("internal_module" | "module"));
+    let [grandparent, great] = start.above;
+    match (kind(start.parent), kind(grandparent)) {
+        (Some("program"), _) => true,
+        (Some("export_statement" | "ambient_declaration"), Some("program")) => true,
+        (Some("ambient_declaration"), Some("export_statement")) => kind(great) == Some("program"),
+        (Some("statement_block"), _) => namespace(grandparent),
+        (Some("export_statement"), Some("statement_block")) => namespace(great),
+        _ => false,
+    }
 }
 
 /// What a method, method signature or abstract method signature defines, by the body it stands in: a

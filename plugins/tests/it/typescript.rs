@@ -280,6 +280,37 @@ function f() { const notADef = 1; let alsoNot = 2; }
 }
 
 #[test]
+fn module_level_variables_under_declare_and_in_namespaces() {
+    // Told from the declaration's ancestors: `declare`, `export declare`, a namespace's or an ambient
+    // module's body (directly or exported) are module level; a namespace's `declare` and a block are not.
+    check(
+        "src/ambient.ts",
+        r#"declare const env: string;
+export declare const version: string;
+namespace Util {
+  const hidden = 1;
+  export const shown = 2;
+  declare const ambient: number;
+}
+declare module "ext" {
+  export const fromModule: number;
+}
+if (ready) { const blockLocal = 1; }
+"#,
+        "defs",
+        "
+        Const env L1-1 private parent=-
+        Const version L2-2 public parent=-
+        Module Util L3-7 private parent=-
+        Const hidden L4-4 private parent=Util
+        Const shown L5-5 public parent=Util
+        Module ext L8-10 private parent=-
+        Const fromModule L9-9 public parent=ext
+        ",
+    );
+}
+
+#[test]
 fn visibility_rules() {
     check(
         "src/vis.ts",
