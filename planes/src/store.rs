@@ -562,8 +562,8 @@ impl Store {
 
 /// Whether writing a plane of `symbols` first nodes is a bulk write: the rows of the other planes are few
 /// beside the new plane's, so sorting the indexes once the rows are in costs less than inserting each
-/// row into them (see `SECONDARY_INDEXES` in the schema module). A plane has a few edges per symbol; the other
-/// planes' edges are counted (their nodes are fewer), and an empty database always writes in bulk.
+/// row into them (see `SECONDARY_INDEXES` in the schema module). A plane has a few edges per symbol; the
+/// other planes' edges are counted (their nodes are fewer), and an empty database always writes in bulk.
 fn is_bulk(conn: &Connection, symbols: usize) -> rusqlite::Result<bool> {
     let others: i64 = conn.query_row("SELECT count(*) FROM edges", [], |row| row.get(0))?;
     Ok(others < symbols as i64 * 2)
@@ -756,8 +756,9 @@ const EDGES_PER_INSERT: usize = 64;
 /// Inserts `edges`, whose ends index into `ids`, into plane `plane_id`.
 ///
 /// Rows go [`EDGES_PER_INSERT`] to a statement: each statement opens its cursors afresh, so one row per
-/// statement searches every index kept row by row (a write that is not bulk keeps them all) from its root, where a statement of many
-/// rows keeps its cursors on the last page while the rows arrive in key order.
+/// statement searches every index kept row by row (a write that is not bulk keeps them all) from its
+/// root, where a statement of many rows keeps its cursors on the last page while the rows arrive in key
+/// order.
 pub(crate) fn insert_edges(conn: &Connection, plane_id: i64, ids: &[i64], edges: &[NewEdge]) -> rusqlite::Result<()> {
     static MANY: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
         let rows = vec!["(?, ?, ?, ?, ?)"; EDGES_PER_INSERT].join(", ");
