@@ -430,19 +430,15 @@ fn holds_function(field: Node<'_>) -> bool {
 /// is not). From its ancestors, by kind: a declaration under `export` is always its `declaration`, and a
 /// statement block under a namespace its `body`.
 fn at_module_level(start: Start<'_>) -> bool {
-    fn kind<'t>(node: Option<Node<'t>>) -> Option<&'t str> {
-        node.map(|node| node.kind())
-    }
-    let namespace = |node| matches!(kind(node), Some("internal_module" | "module"));
     let [grandparent, great] = start.above;
-    match (kind(start.parent), kind(grandparent)) {
-        (Some("program"), _) => true,
-        (Some("export_statement" | "ambient_declaration"), Some("program")) => true,
-        (Some("ambient_declaration"), Some("export_statement")) => kind(great) == Some("program"),
-        (Some("statement_block"), _) => namespace(grandparent),
-        (Some("export_statement"), Some("statement_block")) => namespace(great),
-        _ => false,
-    }
+    matches!(
+        [start.parent, grandparent, great].map(|node| node.map(|node| node.kind())),
+        [Some("program"), ..]
+            | [Some("export_statement" | "ambient_declaration"), Some("program"), _]
+            | [Some("ambient_declaration"), Some("export_statement"), Some("program")]
+            | [Some("statement_block"), Some("internal_module" | "module"), _]
+            | [Some("export_statement"), Some("statement_block"), Some("internal_module" | "module")]
+    )
 }
 
 /// What a method, method signature or abstract method signature defines, by the body it stands in: a
