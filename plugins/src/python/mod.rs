@@ -131,10 +131,17 @@ static COMPILED: LazyLock<CompiledQuery> = LazyLock::new(|| {
     let text = query_text();
     let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
     let rooted = Rooted::new(&language, &text)
-        .expect("every python pattern starts at one named node kind, so the query can start there");
+        .expect("every python pattern starts at one named node kind, so the query can start there")
+        .sealing(&language, &["string"], interpolated);
     let roles = rooted.query.capture_names().iter().map(|name| role(name)).collect();
     CompiledQuery { rooted, roles }
 });
+
+/// Whether string `node` may hold expressions: an f-string (or a template string), told by its prefix.
+fn interpolated(node: Node<'_>, source: &[u8]) -> bool {
+    let text = source.get(node.start_byte()..).unwrap_or_default();
+    text.iter().take_while(|b| b.is_ascii_alphabetic()).any(|b| matches!(b, b'f' | b'F' | b't' | b'T'))
+}
 
 /// A capture waiting for its enclosing definition.
 #[derive(Clone, Copy)]

@@ -139,11 +139,16 @@ pub(crate) fn query_text() -> String {
     QUERY_FILES.iter().map(|(_, text)| *text).collect::<Vec<_>>().join("\n")
 }
 
+/// Kinds the walk does not descend into: below them are only tokens (a macro's token trees hold no items,
+/// calls or types the grammar parsed) and comments that precede no item.
+const SEALED: &[&str] = &["line_comment", "block_comment", "token_tree", "string_literal", "raw_string_literal"];
+
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
     let text = query_text();
     let language: tree_sitter::Language = tree_sitter_rust::LANGUAGE.into();
     let rooted = Rooted::new(&language, &text)
-        .expect("every rust pattern starts at one named node kind, so the query can start there");
+        .expect("every rust pattern starts at one named node kind, so the query can start there")
+        .sealing(&language, SEALED, |_, _| false);
     let captures = rooted.query.capture_names().iter().map(|name| capture_kind(name)).collect();
     Compiled { rooted, captures }
 });

@@ -52,7 +52,8 @@ pub(crate) fn query_text(with_jsx: bool) -> String {
 fn compile(grammar: tree_sitter::Language, with_jsx: bool) -> Compiled {
     let text = query_text(with_jsx);
     let rooted = Rooted::new(&grammar, &text)
-        .expect("every typescript pattern starts at one named node kind, so the query can start there");
+        .expect("every typescript pattern starts at one named node kind, so the query can start there")
+        .sealing(&grammar, &["string", "regex"], |_, _| false);
     let roles = rooted.query.capture_names().iter().map(|name| Cap::from_name(name)).collect();
     Compiled { rooted, roles }
 }
