@@ -105,10 +105,11 @@ pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
         match crate::watching::plane_of_root(&store, root)? {
             Some(plane) => plane,
             None => {
-                let registry = drsg_plugins::builtin();
+                let registry = crate::serving::registry();
+                drsg_indexer::prepare_announced_dialects(root, registry);
                 let options = drsg_indexer::IndexOptions { source: Some("init".into()), ..Default::default() };
                 let bar = crate::Bar::new();
-                let report = drsg_indexer::index_tree(root, &registry, &mut store, &options, &bar)
+                let report = drsg_indexer::index_tree(root, registry, &mut store, &options, &bar)
                     .with_context(|| format!("indexing {} failed", root.display()))?;
                 bar.finish();
                 crate::emit(&crate::render_index_summary(&report, db));

@@ -315,11 +315,12 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                     return Err(anyhow::Error::new(err).context(format!("cannot read the tree at {}", dir.display())));
                 }
             }
+            let registry = drsg::serving::registry();
+            drsg_indexer::prepare_announced_dialects(&dir, registry);
             let mut store = drsg::open_for_write(&db)?;
-            let registry = drsg_plugins::builtin();
             let options = drsg_indexer::IndexOptions { plane, max_file_size, max_commits, source: Some("cli".into()) };
             let bar = drsg::Bar::new();
-            let report = drsg_indexer::index_tree(&dir, &registry, &mut store, &options, &bar)
+            let report = drsg_indexer::index_tree(&dir, registry, &mut store, &options, &bar)
                 .with_context(|| format!("indexing {} failed; the database is unchanged", dir.display()))?;
             bar.finish();
             if json {

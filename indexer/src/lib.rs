@@ -28,7 +28,9 @@ pub use git::{
     ReflogEntry, Repo, TreeEntry, checkout,
 };
 pub use graph::{Accounting, reason_category};
-pub use run::{FactsCache, IndexOptions, Progress, RunReport, Silent, index_tree, is_test_path};
+pub use run::{
+    FactsCache, IndexOptions, Progress, RunReport, Silent, index_tree, is_test_path, prepare_announced_dialects,
+};
 pub use walk::SkipReason;
 
 /// What stops an indexing run. Bad files never do: they are skipped and counted.
