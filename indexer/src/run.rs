@@ -550,7 +550,7 @@ static STARTED: std::sync::Mutex<Vec<(&'static str, Lang)>> = std::sync::Mutex::
 /// Called before the store is opened and the tree walked, both of which keep one thread busy for a while
 /// (10 ms on tokio, 50 ms and more on Django), so that the queries compile on the other core instead of
 /// holding up the first files' extraction (the Rust query takes about 9 ms to compile, each TypeScript
-/// grammar's 7 to 20 ms). A dialect announced but absent costs its compile's CPU time; one present but
+/// grammar's 7 ms alone and 10 to 20 ms beside the parse). A dialect announced but absent costs its compile's CPU time; one present but
 /// unannounced is started when the walk finds it, as before.
 pub fn prepare_announced_dialects(root: &Path, registry: &'static Registry) {
     let Ok(entries) = std::fs::read_dir(root) else { return };
@@ -587,7 +587,7 @@ const MAX_ANNOUNCING_ENTRIES: usize = 256;
 
 /// The dialects of `candidates` whose one-time preparation no run of this process has started yet, marked
 /// as started. Each one's queries then compile on a thread of their own while the first files parse: done
-/// by the first file that needs them, a compile (0.15 s for each TypeScript grammar) would hold up every
+/// by the first file that needs them, a compile (up to 20 ms for a TypeScript grammar) would hold up every
 /// other worker reaching a file of the same dialect, and one dialect's compile would follow the other's.
 /// Later runs (a watch loop's folds) start no thread.
 fn unprepared_dialects<'r>(
