@@ -24,8 +24,6 @@ pub(super) enum Cap {
     DefModule,
     DefVars,
     WrapInner,
-    WrapExport,
-    WrapDefault,
     WrapAmbient,
     Comment,
     Import,
@@ -33,12 +31,8 @@ pub(super) enum Cap {
     ImportClause,
     ImportSource,
     ImportAlias,
-    Reexport,
-    ReexportNamespace,
-    ReexportGlob,
-    Export,
-    ExportClause,
-    ExportDefault,
+    /// An `export` statement: what it wraps, re-exports or exports is read off its children.
+    ExportStatement,
     Call,
     New,
     Decorator,
@@ -71,8 +65,6 @@ impl Cap {
             "def.module" => Cap::DefModule,
             "def.vars" => Cap::DefVars,
             "wrap.inner" => Cap::WrapInner,
-            "wrap.export" => Cap::WrapExport,
-            "wrap.default" => Cap::WrapDefault,
             "wrap.ambient" => Cap::WrapAmbient,
             "comment" => Cap::Comment,
             "import" => Cap::Import,
@@ -80,12 +72,7 @@ impl Cap {
             "import.clause" => Cap::ImportClause,
             "import.source" => Cap::ImportSource,
             "import.alias" => Cap::ImportAlias,
-            "reexport" => Cap::Reexport,
-            "reexport.namespace" => Cap::ReexportNamespace,
-            "reexport.glob" => Cap::ReexportGlob,
-            "export" => Cap::Export,
-            "export.clause" => Cap::ExportClause,
-            "export.default" => Cap::ExportDefault,
+            "export.statement" => Cap::ExportStatement,
             "call" => Cap::Call,
             "new" => Cap::New,
             "decorator" => Cap::Decorator,
@@ -190,6 +177,60 @@ fn get<'t>(caps: &[QueryCapture<'t>], roles: &[Cap], want: Cap) -> Option<Node<'
 /// past 65,535 levels matching goes wrong (and quadratic), so what lies deeper is not extracted.
 pub(super) const MAX_START_DEPTH: u32 = 50_000;
 
+/// The wrapper an `export` or `declare` statement `outer` is to the declaration it holds.
+fn wrapper(outer: Node<'_>, export: bool) -> Wrapper {
+    Wrapper { outer: outer.id(), start: outer.start_byte(), sig_start: start_after_decorators(outer), export }
+}
+
+/// What an `export` statement says, read off its children: the declaration it wraps (and whether as the
+/// default), the names it re-exports from a module (`export {a} from "m"`, `export * as ns from "m"`,
+/// `export * from "m"`), the names it exports (`export {a}`), and a name exported whole (`export default a`,
+/// `export = a`). Each reads as a pattern rooted at the statement used to (eight of them, which took half
+/// of each grammar's query compile): children in order, a field's child by its field.
+fn export_statement<'t>(out: &mut Captured<'t>, node: Node<'t>) {
+    let declaration = node.field(Field::Declaration).filter(Node::is_named);
+    let source_field = node.field(Field::Source);
+    let source = source_field.filter(|s| s.kind() == "string");
+    if let Some(inner) = declaration {
+        out.wrappers.insert(inner.id(), wrapper(node, true));
+    }
+    if let Some(value) = node.field(Field::Value).filter(|v| v.kind() == "identifier") {
+        out.export_defaults.push(value);
+    }
+    let (mut default, mut equals) = (false, false);
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        if !child.is_named() {
+            match child.kind() {
+                "default" => default = true,
+                "=" => equals = true,
+                "*" => out.imports.extend(source.map(|source| ImportSite::Glob { source })),
+                _ => {}
+            }
+            continue;
+        }
+        if Some(child) == declaration && default {
+            out.default_exported.insert(child.id());
+        }
+        match child.kind() {
+            "export_clause" => match (source, source_field) {
+                (Some(source), _) => out.imports.push(ImportSite::Clause { clause: child, source, reexport: true }),
+                (None, None) => out.export_clauses.push(child),
+                (None, Some(_)) => {}
+            },
+            "namespace_export" => {
+                let mut inner = child.walk();
+                let alias = child.named_children(&mut inner).find(|n| n.kind() == "identifier");
+                if let (Some(alias), Some(source)) = (alias, source) {
+                    out.imports.push(ImportSite::Namespace { alias, source, reexport: true });
+                }
+            }
+            "identifier" if equals => out.export_defaults.push(child),
+            _ => {}
+        }
+    }
+}
+
 /// Run `query` over the whole tree, started at the nodes where its patterns start (`rooted`, see
 /// [`crate::rooted`]), and bucket what it captured.
 pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source: &str) -> Captured<'t> {
@@ -224,21 +265,12 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                             out.var_declarations.push(node);
                         }
                     }
-                    Cap::WrapExport | Cap::WrapAmbient => {
+                    Cap::WrapAmbient => {
                         if let Some(inner) = cap(Cap::WrapInner) {
-                            let export = roles[c.index as usize] == Cap::WrapExport;
-                            let wrapper = Wrapper {
-                                outer: node.id(),
-                                start: node.start_byte(),
-                                sig_start: start_after_decorators(node),
-                                export,
-                            };
-                            out.wrappers.insert(inner.id(), wrapper);
+                            out.wrappers.insert(inner.id(), wrapper(node, false));
                         }
                     }
-                    Cap::WrapDefault => {
-                        out.default_exported.insert(node.id());
-                    }
+                    Cap::ExportStatement => export_statement(&mut out, node),
                     Cap::Comment => {
                         if out.comments_first.is_none_or(|first| node.start_byte() < first.start_byte()) {
                             out.comments_first = Some(node);
@@ -247,29 +279,16 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                             out.doc_comments.insert(node.end_byte(), node);
                         }
                     }
-                    Cap::Import | Cap::Reexport => {
+                    Cap::Import => {
                         if let (Some(clause), Some(source)) = (cap(Cap::ImportClause), cap(Cap::ImportSource)) {
-                            let reexport = roles[c.index as usize] == Cap::Reexport;
-                            out.imports.push(ImportSite::Clause { clause, source, reexport });
+                            out.imports.push(ImportSite::Clause { clause, source, reexport: false });
                         }
                     }
-                    Cap::ImportRequire | Cap::ReexportNamespace => {
+                    Cap::ImportRequire => {
                         if let (Some(alias), Some(source)) = (cap(Cap::ImportAlias), cap(Cap::ImportSource)) {
-                            let reexport = roles[c.index as usize] == Cap::ReexportNamespace;
-                            out.imports.push(ImportSite::Namespace { alias, source, reexport });
+                            out.imports.push(ImportSite::Namespace { alias, source, reexport: false });
                         }
                     }
-                    Cap::ReexportGlob => {
-                        if let Some(source) = cap(Cap::ImportSource) {
-                            out.imports.push(ImportSite::Glob { source });
-                        }
-                    }
-                    Cap::Export => {
-                        if let Some(clause) = cap(Cap::ExportClause) {
-                            out.export_clauses.push(clause);
-                        }
-                    }
-                    Cap::ExportDefault => out.export_defaults.push(node),
                     Cap::Call => {
                         if let Some(callee) = node.field(Field::Function).filter(Node::is_named) {
                             if is_test_framework_call(callee, source) {
@@ -335,7 +354,6 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                     | Cap::ImportClause
                     | Cap::ImportSource
                     | Cap::ImportAlias
-                    | Cap::ExportClause
                     | Cap::Jsx
                     | Cap::Helper => {}
                 }

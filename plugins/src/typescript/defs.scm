@@ -25,9 +25,8 @@
 ; 6.6 ms for TypeScript and 13.3 to 7.8 ms for TSX, and zod's whole index from 422 to 406 ms.
 [(lexical_declaration) (variable_declaration)] @def.vars
 
-; What wraps a declaration: `export`, `export default`, `declare`.
-(export_statement declaration: (_) @wrap.inner) @wrap.export
-(export_statement "default" declaration: (_) @wrap.default)
+; What wraps a declaration: `declare` (`export` and `export default` are read off the `@export.statement`
+; matches, modules.scm).
 (ambient_declaration (_) @wrap.inner) @wrap.ambient
 
 ; Calls of test-framework functions (`describe`, `it.only`, `test.each(…)(…)`): definitions inside their

@@ -13,6 +13,7 @@ crate::fields::fields!(pub(super) enum Field in [
     Arguments = "arguments",
     Body = "body",
     Constructor = "constructor",
+    Declaration = "declaration",
     Function = "function",
     Key = "key",
     Left = "left",
@@ -22,6 +23,7 @@ crate::fields::fields!(pub(super) enum Field in [
     Property = "property",
     ReturnType = "return_type",
     Right = "right",
+    Source = "source",
     Type = "type",
     Value = "value",
 });
