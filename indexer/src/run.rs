@@ -550,8 +550,8 @@ static STARTED: std::sync::Mutex<Vec<(&'static str, Lang)>> = std::sync::Mutex::
 /// Called before the store is opened and the tree walked, both of which keep one thread busy for a while
 /// (10 ms on tokio, 50 ms and more on Django), so that the queries compile on the other core instead of
 /// holding up the first files' extraction (the Rust query takes about 9 ms to compile, each TypeScript
-/// grammar's 7 ms alone and 10 to 20 ms beside the parse). A dialect announced but absent costs its compile's CPU time; one present but
-/// unannounced is started when the walk finds it, as before.
+/// grammar's 7 ms alone and 10 to 20 ms beside the parse). A dialect announced but absent costs its
+/// compile's CPU time; one present but unannounced is started when the walk finds it, as before.
 pub fn prepare_announced_dialects(root: &Path, registry: &'static Registry) {
     let Ok(entries) = std::fs::read_dir(root) else { return };
     let mut samples: Vec<String> = Vec::new();
@@ -569,10 +569,9 @@ pub fn prepare_announced_dialects(root: &Path, registry: &'static Registry) {
     let Ok(mut started) = STARTED.lock() else { return };
     for sample in samples {
         let Some((plugin, lang)) = registry.for_path(&sample) else { continue };
-        if started.contains(&(plugin.name(), lang)) {
+        if !claim(&mut started, plugin, lang) {
             continue;
         }
-        started.push((plugin.name(), lang));
         // Detached: a compile that outlives the run (an error ended it early) holds nothing of it.
         let spawned = std::thread::Builder::new().name("drsg-prepare".into()).spawn(move || plugin.prepare(lang));
         if spawned.is_err() {
@@ -602,13 +601,22 @@ fn unprepared_dialects<'r>(
         }
         seen.push(candidate.lang);
         if let Some((plugin, lang)) = registry.for_path(&candidate.path)
-            && !started.contains(&(plugin.name(), lang))
+            && claim(&mut started, plugin, lang)
         {
-            started.push((plugin.name(), lang));
             dialects.push((plugin, lang));
         }
     }
     dialects
+}
+
+/// Marks `plugin`'s dialect `lang` as started in `started` ([`STARTED`]); `false` when it was already.
+fn claim(started: &mut Vec<(&'static str, Lang)>, plugin: &dyn drsg_parsers::Language, lang: Lang) -> bool {
+    let dialect = (plugin.name(), lang);
+    let new = !started.contains(&dialect);
+    if new {
+        started.push(dialect);
+    }
+    new
 }
 
 /// A line of `/proc/self/status` (`VmRSS`, `VmHWM`) in MB, on Linux.

@@ -23,19 +23,19 @@ pub(crate) struct Rooted {
     pub(crate) query: Query,
     /// By node kind id.
     starts: Vec<Starts>,
-    /// By node kind id: whether the walk stops at nodes of the kind (see [`Rooted::sealing`]).
-    sealed: Vec<bool>,
     /// Whether a node of a sealed kind is walked below all the same.
     unseal: fn(Node<'_>, &[u8]) -> bool,
 }
 
-/// The patterns that start at one node kind.
+/// The patterns that start at one node kind, and whether the walk stops there.
 #[derive(Clone, Default)]
 struct Starts {
     /// Single-node patterns, as (pattern index, capture index), in pattern order.
     direct: Vec<(usize, u32)>,
     /// Whether some other pattern starts here, so the query cursor must run.
     cursor: bool,
+    /// Whether the walk visits nodes of the kind but not below them (see [`Rooted::sealing`]).
+    sealed: bool,
 }
 
 impl Rooted {
@@ -67,8 +67,7 @@ impl Rooted {
                 query.disable_pattern(pattern);
             }
         }
-        let sealed = vec![false; starts.len()];
-        Some(Rooted { query, starts, sealed, unseal: |_, _| false })
+        Some(Rooted { query, starts, unseal: |_, _| false })
     }
 
     /// Seals node kinds: the walk visits a node of one of `kinds` (matches starting at it are found) but not
@@ -90,17 +89,15 @@ impl Rooted {
         for kind in kinds {
             let id = language.id_for_node_kind(kind, true);
             assert!(id != 0, "`{kind}` is a named node kind");
-            self.sealed[usize::from(id)] = true;
+            self.starts[usize::from(id)].sealed = true;
         }
         self.unseal = unseal;
         self
     }
 
-    /// Whether the walk stays above `node`'s children.
-    fn seals(&self, node: Node<'_>, source: &[u8]) -> bool {
-        self.sealed.get(usize::from(node.kind_id())).copied().unwrap_or(false)
-            && !node.has_error()
-            && !(self.unseal)(node, source)
+    /// Whether the walk stays above the children of `node`, whose kind's entry is `at`.
+    fn seals(&self, at: Option<&Starts>, node: Node<'_>, source: &[u8]) -> bool {
+        at.is_some_and(|at| at.sealed) && !node.has_error() && !(self.unseal)(node, source)
     }
 }
 
@@ -236,7 +233,8 @@ pub(crate) fn for_each_match<'t>(
         let node = walk.node();
         let skipped = node != root && skip(node);
         if !skipped {
-            if let Some(starts) = rooted.starts.get(usize::from(node.kind_id())) {
+            let at = rooted.starts.get(usize::from(node.kind_id()));
+            if let Some(starts) = at {
                 let ancestor = |up: usize| path.len().checked_sub(up).map(|i| path[i].0);
                 let start = Start { parent: ancestor(1), above: [ancestor(2), ancestor(3)], prev_named };
                 for &(pattern, index) in &starts.direct {
@@ -250,7 +248,7 @@ pub(crate) fn for_each_match<'t>(
                     exceeded |= cursor.did_exceed_match_limit();
                 }
             }
-            if depth < max_depth && !rooted.seals(node, source) && walk.goto_first_child() {
+            if depth < max_depth && !rooted.seals(at, node, source) && walk.goto_first_child() {
                 depth += 1;
                 path.push((node, prev_named));
                 prev_named = None;
