@@ -57,7 +57,11 @@ pub(crate) fn configure(conn: &Connection, on_disk: bool) -> rusqlite::Result<()
     conn.pragma_update(None, "foreign_keys", true)?;
     // A larger page cache keeps bulk writes of a few hundred thousand rows in memory.
     conn.pragma_update(None, "cache_size", -16384)?;
-    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    // Temporary tables and sorts in files (held in the page cache until they outgrow it), not in memory:
+    // SQLite's sorter packs the records of an in-memory sort into one buffer only when it may spill to a
+    // file, and mallocs each record otherwise. Building the key, name and both edge indexes of Django's
+    // plane took 0.30 s this way against 0.38 s (sqlite3 shell, two runs each).
+    conn.pragma_update(None, "temp_store", "FILE")?;
     conn.set_prepared_statement_cache_capacity(64);
     Ok(())
 }

@@ -72,6 +72,9 @@ fn a_difference_changes_only_what_it_names() {
     // The text index follows: the new node is found, the changed one by its new signature only.
     assert_eq!(search_keys(&store, Some(after.id), "decodeHelper"), ["demo::decodeHelper"]);
     assert_eq!(search_keys(&store, Some(after.id), "u8").first().map(String::as_str), Some("demo::parseJSONBody"));
+    // Its old document is gone: it is found once, and no longer by the doc comment it lost.
+    assert_eq!(search_keys(&store, Some(after.id), "parseJSONBody"), ["demo::parseJSONBody"]);
+    assert!(search_keys(&store, Some(after.id), "request").is_empty());
     drop(store);
     // Both halves were committed together: opening again rebuilds no text documents.
     let store = Store::open_existing(&db).expect("reopen");
