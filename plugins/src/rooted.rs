@@ -222,55 +222,89 @@ pub(crate) fn for_each_match<'t>(
 ) -> bool {
     let mut cursor = QueryCursor::new();
     cursor.set_max_start_depth(Some(0));
-    let mut walk = root.walk();
-    // Counted here: `TreeCursor::depth` counts its whole stack, which is quadratic on deep trees.
-    let mut depth = 0u32;
     let mut exceeded = false;
-    // The current node's ancestors up to `root`, each with its own previous named sibling.
-    let mut path: Vec<(Node<'t>, Option<Node<'t>>)> = Vec::new();
-    let mut prev_named = None;
-    loop {
-        let node = walk.node();
-        let skipped = node != root && skip(node);
-        if !skipped {
-            let at = rooted.starts.get(usize::from(node.kind_id()));
-            if let Some(starts) = at {
-                let ancestor = |up: usize| path.len().checked_sub(up).map(|i| path[i].0);
-                let start = Start { parent: ancestor(1), above: [ancestor(2), ancestor(3)], prev_named };
-                for &(pattern, index) in &starts.direct {
-                    each(Match { pattern, captures: &[QueryCapture { node, index }] }, start);
-                }
-                if starts.cursor {
-                    let mut matches = cursor.matches(&rooted.query, node, source);
-                    while let Some(m) = matches.next() {
-                        each(Match { pattern: m.pattern_index, captures: m.captures() }, start);
-                    }
-                    exceeded |= cursor.did_exceed_match_limit();
-                }
+    // The matches starting at `node`; true when the walk goes below it.
+    let mut visit = |node: Node<'t>, start: Start<'t>, depth: u32| {
+        let at = rooted.starts.get(usize::from(node.kind_id()));
+        if let Some(starts) = at {
+            for &(pattern, index) in &starts.direct {
+                each(Match { pattern, captures: &[QueryCapture { node, index }] }, start);
             }
-            if depth < max_depth && !rooted.seals(at, node, source) && walk.goto_first_child() {
-                depth += 1;
-                path.push((node, prev_named));
-                prev_named = None;
-                continue;
+            if starts.cursor {
+                let mut matches = cursor.matches(&rooted.query, node, source);
+                while let Some(m) = matches.next() {
+                    each(Match { pattern: m.pattern_index, captures: m.captures() }, start);
+                }
+                exceeded |= cursor.did_exceed_match_limit();
             }
         }
-        // Past this subtree: to the next sibling, or to that of the nearest ancestor which has one. The
-        // cursor cannot leave `root`, so climbing back to it ends the walk.
-        let mut left = node;
-        loop {
-            if walk.goto_next_sibling() {
-                if left.is_named() {
-                    prev_named = Some(left);
-                }
-                break;
-            }
-            let Some((parent, its_prev)) = path.pop().filter(|_| walk.goto_parent()) else {
-                return exceeded;
-            };
-            depth -= 1;
-            (left, prev_named) = (parent, its_prev);
+        depth < max_depth && !rooted.seals(at, node, source)
+    };
+    // The nodes whose children are being walked, from `root` down: the current node's ancestors.
+    let mut open: Vec<Children<'t>> = Vec::new();
+    if visit(root, Start { parent: None, above: [None; 2], prev_named: None }, 0) {
+        open.extend(Children::of(root));
+    }
+    while let Some(parent) = open.last_mut() {
+        let Some(node) = parent.next() else {
+            open.pop();
+            continue;
+        };
+        let prev_named = parent.prev_named;
+        if node.is_named() {
+            parent.prev_named = Some(node);
         }
+        if skip(node) {
+            continue;
+        }
+        let ancestor = |up: usize| open.len().checked_sub(up).map(|i| open[i].node);
+        let start = Start { parent: ancestor(1), above: [ancestor(2), ancestor(3)], prev_named };
+        // `open` holds one entry per level from `root` to the parent: its length is the node's depth.
+        if visit(node, start, open.len() as u32) {
+            open.extend(Children::of(node));
+        }
+    }
+    exceeded
+}
+
+/// The children of one node, handed out in order, and the last named one handed out.
+///
+/// A narrow node's children are asked for by index: `Node::child(i)` counts from the first child, but
+/// for a few children that costs less than a [`TreeCursor`] step (walking every node of Django's Python
+/// files: 35 ns a node against 58, tokio's Rust files 46 against 58). A wide node's children are listed
+/// once by a cursor instead, so that a list literal of thousands of items stays linear.
+///
+/// [`TreeCursor`]: tree_sitter::TreeCursor
+struct Children<'t> {
+    node: Node<'t>,
+    next: u32,
+    count: u32,
+    /// A wide node's children, listed; empty for a narrow one.
+    listed: Vec<Node<'t>>,
+    prev_named: Option<Node<'t>>,
+}
+
+/// Up to this many children, a node's children are asked for by index.
+const NARROW: u32 = 24;
+
+impl<'t> Children<'t> {
+    /// `None` for a leaf.
+    fn of(node: Node<'t>) -> Option<Children<'t>> {
+        let count = node.child_count();
+        if count == 0 {
+            return None;
+        }
+        let listed = if count > NARROW { node.children(&mut node.walk()).collect() } else { Vec::new() };
+        Some(Children { node, next: 0, count, listed, prev_named: None })
+    }
+
+    fn next(&mut self) -> Option<Node<'t>> {
+        if self.next == self.count {
+            return None;
+        }
+        let i = self.next;
+        self.next += 1;
+        if self.listed.is_empty() { self.node.child(i) } else { self.listed.get(i as usize).copied() }
     }
 }
 
