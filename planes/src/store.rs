@@ -339,9 +339,11 @@ impl Store {
         let journaled = self.journal_first_write().ctx(shown, context)?;
         let result = self.write_plane_rows(meta, first, batches, finish);
         if journaled {
-            let back = self.conn.pragma_update(None, "synchronous", "NORMAL").and_then(|()| {
-                self.conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
-            });
+            // WAL mode first: switching with `synchronous = NORMAL` would sync the file after all.
+            let back = self
+                .conn
+                .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
+                .and_then(|_| self.conn.pragma_update(None, "synchronous", "NORMAL"));
             // The write's own failure, if any, is the one to report.
             if result.is_ok() {
                 back.ctx(shown, context)?;
