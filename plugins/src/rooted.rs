@@ -363,7 +363,14 @@ mod tests {
             (
                 tree_sitter_rust::LANGUAGE.into(),
                 crate::rust::query_text(),
-                &["call_expression", "arguments", "let_declaration", "closure_parameters"],
+                &[
+                    "call_expression",
+                    "arguments",
+                    "let_declaration",
+                    "closure_parameters",
+                    "function_item",
+                    "function_signature_item",
+                ],
             ),
             (
                 tree_sitter_typescript::LANGUAGE_TSX.into(),

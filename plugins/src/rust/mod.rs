@@ -36,6 +36,7 @@ crate::fields::fields!(enum Field in [tree_sitter_rust::LANGUAGE] {
     Macro = "macro",
     Name = "name",
     Outer = "outer",
+    Parameters = "parameters",
     Path = "path",
     Pattern = "pattern",
     ReturnType = "return_type",
@@ -207,7 +208,12 @@ fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
         }
         let Some((node, kind)) = main else { return };
         match (kind, context) {
-            (Capture::Def(def_kind), _) => captured.defs.push((node, def_kind)),
+            (Capture::Def(def_kind), _) => {
+                if def_kind == DefKind::Function {
+                    signature(node, &mut captured.types, &mut captured.sites);
+                }
+                captured.defs.push((node, def_kind));
+            }
             (Capture::Member, Some((container, Capture::ImplContext))) => {
                 captured.containers.insert(node.id(), Container::Impl(container));
             }
@@ -233,6 +239,39 @@ fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
     let hit_match_limit =
         crate::rooted::for_each_match(&compiled.rooted, root, source.as_bytes(), u32::MAX, |_| false, each);
     Captured { hit_match_limit, ..captured }
+}
+
+/// What patterns rooted at a function (an `fn` item or signature) would capture, read off its fields: each
+/// parameter binding a plain name (`Capture::Param`), and as types owned by the function each parameter's
+/// type, the return type, and the trait bounds of its type parameters and where clause. In code, a
+/// function start costs a few field reads where the query cursor would start and step through the item.
+fn signature<'t>(
+    function: Node<'t>,
+    types: &mut Vec<(Node<'t>, Option<Node<'t>>)>,
+    sites: &mut Vec<(Node<'t>, Capture)>,
+) {
+    let mut cursor = function.walk();
+    let mut inner = function.walk();
+    if let Some(parameters) = function.field(Field::Parameters) {
+        for parameter in parameters.named_children(&mut cursor).filter(|p| p.kind() == "parameter") {
+            if parameter.field(Field::Pattern).is_some_and(|p| p.kind() == "identifier") {
+                sites.push((parameter, Capture::Param));
+            }
+            types.extend(parameter.field(Field::Type).filter(|ty| ty.is_named()).map(|ty| (ty, Some(function))));
+        }
+    }
+    types.extend(function.field(Field::ReturnType).filter(|ty| ty.is_named()).map(|ty| (ty, Some(function))));
+    let bounds = |node: Node<'t>| node.field(Field::Bounds).filter(|b| b.kind() == "trait_bounds");
+    if let Some(parameters) = function.field(Field::TypeParameters) {
+        for parameter in parameters.named_children(&mut cursor).filter(|p| p.kind() == "type_parameter") {
+            types.extend(bounds(parameter).map(|b| (b, Some(function))));
+        }
+    }
+    for clause in function.named_children(&mut cursor).filter(|c| c.kind() == "where_clause") {
+        for predicate in clause.named_children(&mut inner).filter(|p| p.kind() == "where_predicate") {
+            types.extend(bounds(predicate).map(|b| (b, Some(function))));
+        }
+    }
 }
 
 fn extract(root: Node<'_>, source: &str) -> FileFacts {

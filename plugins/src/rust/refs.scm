@@ -8,11 +8,9 @@
 (arguments) @ref.arguments
 
 ; Types named in signatures, fields, bounds and annotations; the plugin walks each type for names.
-; @ctx.owner is the item whose generic parameters the type may name (those are not refs).
-(function_item parameters: (parameters (parameter type: (_) @ref.type))) @ctx.owner
-(function_item return_type: (_) @ref.type) @ctx.owner
-(function_signature_item parameters: (parameters (parameter type: (_) @ref.type))) @ctx.owner
-(function_signature_item return_type: (_) @ref.type) @ctx.owner
+; @ctx.owner is the item whose generic parameters the type may name (those are not refs). A function's
+; (`fn` item or signature) are read in code off its @def.function match (`signature` in mod.rs), so that the
+; query cursor never starts at the commonest item.
 (struct_item body: (field_declaration_list (field_declaration type: (_) @ref.type))) @ctx.owner
 (struct_item body: (ordered_field_declaration_list type: (_) @ref.type)) @ctx.owner
 (union_item body: (field_declaration_list (field_declaration type: (_) @ref.type))) @ctx.owner
@@ -25,8 +23,6 @@
 [
   (associated_type type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
   (enum_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
-  (function_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
-  (function_signature_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
   (higher_ranked_trait_bound type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
   (impl_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
   (struct_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
@@ -37,8 +33,6 @@
 [
   (associated_type (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
   (enum_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
-  (function_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
-  (function_signature_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
   (impl_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
   (struct_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))
   (trait_item (where_clause (where_predicate bounds: (trait_bounds) @ref.type)))

@@ -574,6 +574,7 @@ fn handle<T: Codec>(req: &Request, n: usize, t: T) -> Response<Self> where T: Cl
 impl<K> Map<K> {
     fn get(&self, k: &K, f: impl Fn(Self::Key) -> u8) -> Option<K::Value> where K: Hash {}
 }
+trait Store { fn put<V: Encode>(&self, v: V, key: Key) -> Ack where V: Send; }
 ",
         "
         Type Arc L2 in=Holder plain `Arc`
@@ -588,6 +589,10 @@ impl<K> Map<K> {
         Type Fn L7 in=get plain `Fn`
         Type Option L7 in=get plain `Option`
         Type Hash L7 in=get plain `Hash`
+        Type Encode L9 in=put plain `Encode`
+        Type Key L9 in=put plain `Key`
+        Type Ack L9 in=put plain `Ack`
+        Type Send L9 in=put plain `Send`
         ",
     );
 }
@@ -697,6 +702,7 @@ async fn run(c: Client, r: &Request, m: &mut net::Conn, b: Box<Inner>, d: &dyn H
     let (p, q) = pair();
     let lit = 1;
 }
+trait Outlet { fn send(&self, to: Addr, n: u8); }
 ",
         "
         client Annotated(Client) L2 in=Server
@@ -715,6 +721,7 @@ async fn run(c: Client, r: &Request, m: &mut net::Conn, b: Box<Inner>, d: &dyn H
         f CallResult(open) L10 in=run
         g CallResult(fetch) L11 in=run
         k CallResult(Vec::new) L13 in=run
+        to Annotated(Addr) L17 in=send
         ",
     );
 }
