@@ -370,6 +370,8 @@ mod tests {
                     "closure_parameters",
                     "function_item",
                     "function_signature_item",
+                    "impl_item",
+                    "trait_item",
                 ],
             ),
             (

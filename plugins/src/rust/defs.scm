@@ -12,9 +12,10 @@
 (static_item) @def.static
 (macro_definition) @def.macro
 
-; Members of impl and trait bodies, with their container.
-(impl_item body: (declaration_list (_) @def.member)) @ctx.impl
-(trait_item body: (declaration_list (_) @def.member)) @ctx.trait
+; An `impl` block. Its members (with the block as their container), `impl Trait for Type` and its generics'
+; bounds are read in code, as a trait's are off its @def.trait match (`impl_item` and `trait_item` in
+; mod.rs): patterns reaching into them would start the query cursor at every impl and trait.
+(impl_item) @item.impl
 
 ; Attributes and comments: the doc and attributes of an item are those right before it.
 (attribute_item) @trivia.attribute

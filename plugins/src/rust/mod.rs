@@ -56,12 +56,11 @@ enum Container<'t> {
 
 pub struct RustPlugin;
 
-static QUERY_FILES: [(&str, &str); 5] = [
+static QUERY_FILES: [(&str, &str); 4] = [
     ("defs.scm", include_str!("defs.scm")),
     ("refs.scm", include_str!("refs.scm")),
     ("imports.scm", include_str!("imports.scm")),
     ("bindings.scm", include_str!("bindings.scm")),
-    ("inherits.scm", include_str!("inherits.scm")),
 ];
 
 /// What a capture name stands for.
@@ -83,13 +82,11 @@ enum Capture {
     Field,
     ImplTrait,
     Supertraits,
-    /// A member of an `impl`/`trait` body (the container is the match's `@ctx.*` capture).
-    Member,
+    /// An `impl` block, whose members, trait and bounds are read in code.
+    Impl,
     Attribute,
     Comment,
     /// Context captured beside the main node of a match.
-    ImplContext,
-    TraitContext,
     OwnerContext,
 }
 
@@ -116,13 +113,9 @@ fn capture_kind(name: &str) -> Capture {
         "binding.let" => Capture::Let,
         "binding.param" => Capture::Param,
         "binding.field" => Capture::Field,
-        "inherit.impl" => Capture::ImplTrait,
-        "inherit.supertraits" => Capture::Supertraits,
-        "def.member" => Capture::Member,
+        "item.impl" => Capture::Impl,
         "trivia.attribute" => Capture::Attribute,
         "trivia.comment" => Capture::Comment,
-        "ctx.impl" => Capture::ImplContext,
-        "ctx.trait" => Capture::TraitContext,
         "ctx.owner" => Capture::OwnerContext,
         other => panic!("rust query capture @{other} has no meaning in the plugin"),
     }
@@ -200,29 +193,23 @@ fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
         let mut context = None;
         for c in m.captures {
             match compiled.captures[c.index as usize] {
-                kind @ (Capture::ImplContext | Capture::TraitContext | Capture::OwnerContext) => {
-                    context = Some((c.node, kind));
-                }
+                Capture::OwnerContext => context = Some(c.node),
                 kind => main = Some((c.node, kind)),
             }
         }
         let Some((node, kind)) = main else { return };
         match (kind, context) {
             (Capture::Def(def_kind), _) => {
-                if def_kind == DefKind::Function {
-                    signature(node, &mut captured.types, &mut captured.sites);
+                match def_kind {
+                    DefKind::Function => signature(node, &mut captured.types, &mut captured.sites),
+                    DefKind::Trait => trait_item(node, &mut captured),
+                    _ => {}
                 }
                 captured.defs.push((node, def_kind));
             }
-            (Capture::Member, Some((container, Capture::ImplContext))) => {
-                captured.containers.insert(node.id(), Container::Impl(container));
-            }
-            (Capture::Member, Some((container, _))) => {
-                captured.containers.insert(node.id(), Container::Trait(container));
-            }
-            (Capture::Member, None) => {}
+            (Capture::Impl, _) => impl_item(node, &mut captured),
             (Capture::Attribute | Capture::Comment, _) => captured.trivia.push(node),
-            (Capture::Type, owner) => captured.types.push((node, owner.map(|(owner, _)| owner))),
+            (Capture::Type, owner) => captured.types.push((node, owner)),
             (Capture::ClosureParameters, _) => {
                 let mut cursor = node.walk();
                 for parameter in node.named_children(&mut cursor).filter(|p| p.kind() == "parameter") {
@@ -251,7 +238,6 @@ fn signature<'t>(
     sites: &mut Vec<(Node<'t>, Capture)>,
 ) {
     let mut cursor = function.walk();
-    let mut inner = function.walk();
     if let Some(parameters) = function.field(Field::Parameters) {
         for parameter in parameters.named_children(&mut cursor).filter(|p| p.kind() == "parameter") {
             if parameter.field(Field::Pattern).is_some_and(|p| p.kind() == "identifier") {
@@ -261,15 +247,52 @@ fn signature<'t>(
         }
     }
     types.extend(function.field(Field::ReturnType).filter(|ty| ty.is_named()).map(|ty| (ty, Some(function))));
+    generic_bounds(function, types);
+}
+
+/// An `impl` block's members (their container is the block), whether it implements a trait for a type
+/// (`Capture::ImplTrait`), and its generics' bounds.
+fn impl_item<'t>(item: Node<'t>, captured: &mut Captured<'t>) {
+    members(item, Container::Impl(item), &mut captured.containers);
+    let named = |field| item.field(field).is_some_and(|n: Node<'_>| n.is_named());
+    if named(Field::Trait) && named(Field::Type) {
+        captured.sites.push((item, Capture::ImplTrait));
+    }
+    generic_bounds(item, &mut captured.types);
+}
+
+/// A trait's members (their container is the trait), its supertraits (`Capture::Supertraits`, and their
+/// bounds as types), and its generics' bounds.
+fn trait_item<'t>(item: Node<'t>, captured: &mut Captured<'t>) {
+    members(item, Container::Trait(item), &mut captured.containers);
+    if let Some(bounds) = item.field(Field::Bounds).filter(|b| b.kind() == "trait_bounds") {
+        captured.sites.push((item, Capture::Supertraits));
+        captured.types.push((bounds, Some(item)));
+    }
+    generic_bounds(item, &mut captured.types);
+}
+
+/// The named nodes of an item's `declaration_list` body, each with `container`.
+fn members<'t>(item: Node<'t>, container: Container<'t>, containers: &mut HashMap<usize, Container<'t>>) {
+    if let Some(body) = item.field(Field::Body).filter(|b| b.kind() == "declaration_list") {
+        let mut cursor = body.walk();
+        containers.extend(body.named_children(&mut cursor).map(|member| (member.id(), container)));
+    }
+}
+
+/// The trait bounds of an item's type parameters and where clause, as types owned by the item.
+fn generic_bounds<'t>(item: Node<'t>, types: &mut Vec<(Node<'t>, Option<Node<'t>>)>) {
     let bounds = |node: Node<'t>| node.field(Field::Bounds).filter(|b| b.kind() == "trait_bounds");
-    if let Some(parameters) = function.field(Field::TypeParameters) {
+    let mut cursor = item.walk();
+    let mut inner = item.walk();
+    if let Some(parameters) = item.field(Field::TypeParameters) {
         for parameter in parameters.named_children(&mut cursor).filter(|p| p.kind() == "type_parameter") {
-            types.extend(bounds(parameter).map(|b| (b, Some(function))));
+            types.extend(bounds(parameter).map(|b| (b, Some(item))));
         }
     }
-    for clause in function.named_children(&mut cursor).filter(|c| c.kind() == "where_clause") {
+    for clause in item.named_children(&mut cursor).filter(|c| c.kind() == "where_clause") {
         for predicate in clause.named_children(&mut inner).filter(|p| p.kind() == "where_predicate") {
-            types.extend(bounds(predicate).map(|b| (b, Some(function))));
+            types.extend(bounds(predicate).map(|b| (b, Some(item))));
         }
     }
 }

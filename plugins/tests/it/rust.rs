@@ -165,7 +165,7 @@ fn plugin_takes_rs_files_and_lists_its_queries() {
     assert_eq!(RustPlugin.lang_for("src/main.rsx"), None);
     assert_eq!(RustPlugin.name(), "rust");
     let names: Vec<&str> = RustPlugin.queries().iter().map(|(name, _)| *name).collect();
-    assert_eq!(names, ["defs.scm", "refs.scm", "imports.scm", "bindings.scm", "inherits.scm"]);
+    assert_eq!(names, ["defs.scm", "refs.scm", "imports.scm", "bindings.scm"]);
 }
 
 #[test]
