@@ -385,6 +385,12 @@ mod tests {
                     "arguments",
                     "method_definition",
                     "public_field_definition",
+                    "function_declaration",
+                    "class_declaration",
+                    "interface_declaration",
+                    "type_alias_declaration",
+                    "import_statement",
+                    "ambient_declaration",
                 ],
             ),
         ];

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use tree_sitter::{Node, QueryCapture, Tree};
+use tree_sitter::{Node, Tree};
 
 use super::syntax::{Field, named_children, start_after_decorators};
 use crate::fields::ChildInField;
@@ -12,7 +12,6 @@ use crate::rooted::{Rooted, Start};
 /// (the role of the match); the others carry its parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Cap {
-    Name,
     DefFunction,
     DefFunctionSignature,
     DefClass,
@@ -23,14 +22,10 @@ pub(super) enum Cap {
     DefEnum,
     DefModule,
     DefVars,
-    WrapInner,
     WrapAmbient,
     Comment,
+    /// An `import` statement: what it imports is read off its children.
     Import,
-    ImportRequire,
-    ImportClause,
-    ImportSource,
-    ImportAlias,
     /// An `export` statement: what it wraps, re-exports or exports is read off its children.
     ExportStatement,
     Call,
@@ -54,7 +49,6 @@ pub(super) enum Cap {
 impl Cap {
     pub(super) fn from_name(name: &str) -> Cap {
         match name {
-            "name" => Cap::Name,
             "def.function" => Cap::DefFunction,
             "def.function_signature" => Cap::DefFunctionSignature,
             "def.class" => Cap::DefClass,
@@ -64,14 +58,9 @@ impl Cap {
             "def.enum" => Cap::DefEnum,
             "def.module" => Cap::DefModule,
             "def.vars" => Cap::DefVars,
-            "wrap.inner" => Cap::WrapInner,
             "wrap.ambient" => Cap::WrapAmbient,
             "comment" => Cap::Comment,
             "import" => Cap::Import,
-            "import.require" => Cap::ImportRequire,
-            "import.clause" => Cap::ImportClause,
-            "import.source" => Cap::ImportSource,
-            "import.alias" => Cap::ImportAlias,
             "export.statement" => Cap::ExportStatement,
             "call" => Cap::Call,
             "new" => Cap::New,
@@ -169,10 +158,6 @@ pub(super) struct Captured<'t> {
     pub jsx_names: Vec<Node<'t>>,
 }
 
-fn get<'t>(caps: &[QueryCapture<'t>], roles: &[Cap], want: Cap) -> Option<Node<'t>> {
-    caps.iter().find(|c| roles[c.index as usize] == want).map(|c| c.node)
-}
-
 /// Patterns start matching no deeper than this in the tree. Tree-sitter keeps a match's start depth in 16 bits:
 /// past 65,535 levels matching goes wrong (and quadratic), so what lies deeper is not extracted.
 pub(super) const MAX_START_DEPTH: u32 = 50_000;
@@ -243,30 +228,33 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
         MAX_START_DEPTH,
         |_| false,
         |m, start| {
-            let caps = m.captures;
-            let cap = |want: Cap| get(caps, roles, want);
-            for c in caps {
+            for c in m.captures {
                 let node = c.node;
                 match roles[c.index as usize] {
-                    Cap::DefFunction => push_def(&mut out, DefSite::Function, node, cap(Cap::Name)),
-                    Cap::DefFunctionSignature => push_def(&mut out, DefSite::FunctionSignature, node, cap(Cap::Name)),
-                    Cap::DefClass => push_def(&mut out, DefSite::Class, node, cap(Cap::Name)),
+                    Cap::DefFunction => push_def(&mut out, DefSite::Function, node, name(node, "identifier")),
+                    Cap::DefFunctionSignature => {
+                        push_def(&mut out, DefSite::FunctionSignature, node, name(node, "identifier"));
+                    }
+                    Cap::DefClass => push_def(&mut out, DefSite::Class, node, name(node, "type_identifier")),
                     Cap::DefMember => {
                         if let Some(site) = member_site(node, start.parent) {
                             push_def(&mut out, site, node, node.field(Field::Name).filter(Node::is_named));
                         }
                     }
-                    Cap::DefInterface => push_def(&mut out, DefSite::Interface, node, cap(Cap::Name)),
-                    Cap::DefTypeAlias => push_def(&mut out, DefSite::TypeAlias, node, cap(Cap::Name)),
-                    Cap::DefEnum => push_def(&mut out, DefSite::Enum, node, cap(Cap::Name)),
-                    Cap::DefModule => push_def(&mut out, DefSite::Module, node, cap(Cap::Name)),
+                    Cap::DefInterface => push_def(&mut out, DefSite::Interface, node, name(node, "type_identifier")),
+                    Cap::DefTypeAlias => push_def(&mut out, DefSite::TypeAlias, node, name(node, "type_identifier")),
+                    Cap::DefEnum => push_def(&mut out, DefSite::Enum, node, name(node, "identifier")),
+                    Cap::DefModule => {
+                        push_def(&mut out, DefSite::Module, node, node.field(Field::Name).filter(Node::is_named));
+                    }
                     Cap::DefVars => {
                         if at_module_level(start) {
                             out.var_declarations.push(node);
                         }
                     }
                     Cap::WrapAmbient => {
-                        if let Some(inner) = cap(Cap::WrapInner) {
+                        let mut cursor = node.walk();
+                        for inner in node.named_children(&mut cursor) {
                             out.wrappers.insert(inner.id(), wrapper(node, false));
                         }
                     }
@@ -279,16 +267,7 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                             out.doc_comments.insert(node.end_byte(), node);
                         }
                     }
-                    Cap::Import => {
-                        if let (Some(clause), Some(source)) = (cap(Cap::ImportClause), cap(Cap::ImportSource)) {
-                            out.imports.push(ImportSite::Clause { clause, source, reexport: false });
-                        }
-                    }
-                    Cap::ImportRequire => {
-                        if let (Some(alias), Some(source)) = (cap(Cap::ImportAlias), cap(Cap::ImportSource)) {
-                            out.imports.push(ImportSite::Namespace { alias, source, reexport: false });
-                        }
-                    }
+                    Cap::Import => import_statement(&mut out, node),
                     Cap::Call => {
                         if let Some(callee) = node.field(Field::Function).filter(Node::is_named) {
                             if is_test_framework_call(callee, source) {
@@ -349,13 +328,7 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                     }
                     Cap::JsxName => out.jsx_names.push(node),
                     // Parts of a match, read through their primary capture above.
-                    Cap::Name
-                    | Cap::WrapInner
-                    | Cap::ImportClause
-                    | Cap::ImportSource
-                    | Cap::ImportAlias
-                    | Cap::Jsx
-                    | Cap::Helper => {}
+                    Cap::Jsx | Cap::Helper => {}
                 }
             }
         },
@@ -468,6 +441,37 @@ fn member_site(node: Node<'_>, parent: Option<Node<'_>>) -> Option<DefSite> {
         ("method_signature" | "abstract_method_signature", "class_body") => Some(DefSite::MethodSignature),
         ("method_signature", "interface_body") => Some(DefSite::InterfaceMethod),
         _ => None,
+    }
+}
+
+/// A declaration's `name` child when it is of `kind`: a pattern `(class_declaration name: (type_identifier)
+/// @name)` read in code, without a cursor start at each declaration.
+fn name<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    node.field(Field::Name).filter(|name| name.kind() == kind)
+}
+
+/// What an `import` statement imports, read off its children: `import … from "m"` (a clause child and the
+/// statement's `source`, a string) and `import x = require("m")` (a require clause, its identifier and
+/// its own `source`).
+fn import_statement<'t>(out: &mut Captured<'t>, node: Node<'t>) {
+    let source = |of: Node<'t>| of.field(Field::Source).filter(|s| s.kind() == "string");
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        match child.kind() {
+            "import_clause" => {
+                if let Some(source) = source(node) {
+                    out.imports.push(ImportSite::Clause { clause: child, source, reexport: false });
+                }
+            }
+            "import_require_clause" => {
+                let mut inner = child.walk();
+                let alias = child.named_children(&mut inner).find(|n| n.kind() == "identifier");
+                if let (Some(alias), Some(source)) = (alias, source(child)) {
+                    out.imports.push(ImportSite::Namespace { alias, source, reexport: false });
+                }
+            }
+            _ => {}
+        }
     }
 }
 

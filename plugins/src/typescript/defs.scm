@@ -1,10 +1,11 @@
-; Definitions. The `@def.*` capture is the definition node, `@name` its name.
+; Definitions. The `@def.*` capture is the definition node; the plugin reads its name in code (a pattern
+; reaching into the `name` field would start the query cursor at every class, interface and function).
 
-(function_declaration name: (identifier) @name) @def.function
-(generator_function_declaration name: (identifier) @name) @def.function
-(function_signature name: (identifier) @name) @def.function_signature
-(class_declaration name: (type_identifier) @name) @def.class
-(abstract_class_declaration name: (type_identifier) @name) @def.class
+(function_declaration) @def.function
+(generator_function_declaration) @def.function
+(function_signature) @def.function_signature
+(class_declaration) @def.class
+(abstract_class_declaration) @def.class
 ; Methods and method signatures: definitions in a class or an interface body, which the plugin tells by
 ; the parent the walk hands it (an object literal's method is none), with the name read in code. One
 ; single-node pattern, matched by the walk, in place of four with a parent each: with the class property
@@ -13,11 +14,11 @@
 ; A class property holding a function (`handler = () => {}`) is a method too; the plugin picks those
 ; out of the `@bind.field` matches (bindings.scm) by their value's kind, which compiles much faster than
 ; a pattern of its own with an alternation on the value (12 of 68 ms for the TypeScript grammar).
-(interface_declaration name: (type_identifier) @name) @def.interface
-(type_alias_declaration name: (type_identifier) @name) @def.type_alias
-(enum_declaration name: (identifier) @name) @def.enum
-(internal_module name: (_) @name) @def.module
-(module name: (_) @name) @def.module
+(interface_declaration) @def.interface
+(type_alias_declaration) @def.type_alias
+(enum_declaration) @def.enum
+(internal_module) @def.module
+(module) @def.module
 
 ; Variable declarations; each declarator of one at module level (file or namespace body, also under
 ; `export` or `declare`) is a definition. The plugin tells the level by the ancestors the walk hands it: one
@@ -27,7 +28,7 @@
 
 ; What wraps a declaration: `declare` (`export` and `export default` are read off the `@export.statement`
 ; matches, modules.scm).
-(ambient_declaration (_) @wrap.inner) @wrap.ambient
+(ambient_declaration) @wrap.ambient
 
 ; Calls of test-framework functions (`describe`, `it.only`, `test.each(…)(…)`): definitions inside their
 ; callbacks are tests. The plugin picks them out of the call matches (refs.scm) in code: as a pattern of

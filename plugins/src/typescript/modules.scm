@@ -1,7 +1,7 @@
 ; Imports, re-exports and exports (ES modules and CommonJS).
 
-(import_statement (import_clause) @import.clause source: (string) @import.source) @import
-(import_statement (import_require_clause (identifier) @import.alias source: (string) @import.source)) @import.require
+; `import … from "m"` and `import x = require("m")`, read off the statement's children in code.
+(import_statement) @import
 
 ; Every `export` statement, matched by the walk: the plugin reads what it wraps, re-exports (`export {a}
 ; from "m"`, `export * as ns from "m"`, `export * from "m"`) and exports (`export {a}`, `export default a`,
