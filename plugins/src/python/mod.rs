@@ -87,10 +87,8 @@ enum Role {
     Call,
     Decorator,
     DefaultParam,
-    ImportModule,
-    ImportSource,
-    ImportName,
-    ImportGlob,
+    ImportStatement,
+    ImportFrom,
     Assign,
     Param,
 }
@@ -105,10 +103,8 @@ fn role(capture_name: &str) -> Option<Role> {
         "ref.call" => Role::Call,
         "ref.decorator" => Role::Decorator,
         "ref.default" => Role::DefaultParam,
-        "import.module" => Role::ImportModule,
-        "import.source" => Role::ImportSource,
-        "import.name" => Role::ImportName,
-        "import.glob" => Role::ImportGlob,
+        "import.statement" => Role::ImportStatement,
+        "import.from" => Role::ImportFrom,
         "binding.assign" => Role::Assign,
         "binding.param" => Role::Param,
         _ => return None,
@@ -202,8 +198,6 @@ fn collect<'t>(plan: &limits::Plan<'t>, source: &str) -> Captures<'t> {
 impl<'t> Captures<'t> {
     /// Sort the captures of one match into definitions, items and context.
     fn add(&mut self, m: Match<'_, 't>, start: Start<'t>, roles: &[Option<Role>]) {
-        // Captures that only make sense together with another capture of the same match.
-        let mut paired = Paired::default();
         for capture in m.captures {
             let node = capture.node;
             match roles.get(capture.index as usize).copied().flatten() {
@@ -232,22 +226,39 @@ impl<'t> Captures<'t> {
                     }
                 }
                 Some(Role::DefaultParam) => self.value(child(node, Field::Value)),
-                Some(Role::ImportModule) => self.items.push(Item::Import(imports::Site::Module(node))),
-                Some(Role::ImportSource) => paired.import_source = Some(node),
-                Some(Role::ImportName) => paired.import_target = Some((node, false)),
-                Some(Role::ImportGlob) => paired.import_target = Some((node, true)),
+                Some(Role::ImportStatement) => self.imports(node, None),
+                Some(Role::ImportFrom) => {
+                    let source = node.child_by_field_name("module_name");
+                    if let Some(source) = source.filter(|s| matches!(s.kind(), "dotted_name" | "relative_import")) {
+                        self.imports(node, Some(source));
+                    }
+                }
                 Some(Role::Assign) => self.assignment(node, start),
                 Some(Role::Param) => self.parameter(node),
                 None => {}
             }
         }
-        if let (Some(source), Some((target, glob))) = (paired.import_source, paired.import_target) {
-            let site = if glob {
-                imports::Site::Glob { source, star: target }
-            } else {
-                imports::Site::From { source, name: target }
-            };
-            self.items.push(Item::Import(site));
+    }
+
+    /// The names an import statement imports: `import a.b [as m]` (`source` `None`), or from `source`
+    /// (`from .m import f [as g]`, `from m import *`). Each name is a `dotted_name` or `aliased_import` in the
+    /// statement's `name` field; a star is a `wildcard_import` child.
+    fn imports(&mut self, statement: Node<'t>, source: Option<Node<'t>>) {
+        let mut cursor = statement.walk();
+        for name in statement.children_by_field_name("name", &mut cursor) {
+            if matches!(name.kind(), "dotted_name" | "aliased_import") {
+                let site = match source {
+                    Some(source) => imports::Site::From { source, name },
+                    None => imports::Site::Module(name),
+                };
+                self.items.push(Item::Import(site));
+            }
+        }
+        if let Some(source) = source {
+            let mut cursor = statement.walk();
+            for star in statement.named_children(&mut cursor).filter(|c| c.kind() == "wildcard_import") {
+                self.items.push(Item::Import(imports::Site::Glob { source, star }));
+            }
         }
     }
 
@@ -358,12 +369,6 @@ fn assigns_a_name(node: Node<'_>) -> bool {
 /// A `type` node (not the `type` keyword of an alias, which has the same kind name).
 fn is_type(node: Node<'_>) -> bool {
     kind(node) == Kind::Type && node.is_named()
-}
-
-#[derive(Default)]
-struct Paired<'t> {
-    import_source: Option<Node<'t>>,
-    import_target: Option<(Node<'t>, bool)>,
 }
 
 /// Byte range of a function or class body owner and its def index; ranges nest like the tree.
