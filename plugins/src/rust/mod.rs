@@ -46,8 +46,8 @@ crate::fields::fields!(enum Field in [tree_sitter_rust::LANGUAGE] {
     Value = "value",
 });
 
-/// The body an item sits in, when it is an `impl` or `trait` body (tree-sitter nodes have no cheap
-/// parent link, so the query captures the container beside the member).
+/// The `impl` or `trait` item whose body a member sits in (tree-sitter nodes have no cheap parent link, so
+/// `members` records each member of an item's body with the item).
 #[derive(Debug, Clone, Copy)]
 enum Container<'t> {
     Impl(Node<'t>),
@@ -111,7 +111,6 @@ fn capture_kind(name: &str) -> Capture {
         "import.use" => Capture::Use,
         "import.extern_crate" => Capture::ExternCrate,
         "binding.let" => Capture::Let,
-        "binding.param" => Capture::Param,
         "binding.field" => Capture::Field,
         "item.impl" => Capture::Impl,
         "trivia.attribute" => Capture::Attribute,

@@ -18,7 +18,8 @@
 (enum_item body: (enum_variant_list (enum_variant body: (ordered_field_declaration_list type: (_) @ref.type)))) @ctx.owner
 (associated_type bounds: (trait_bounds) @ref.type)
 ; Bounds in generics and where clauses, spelled out per item kind that has them (tree-sitter-rust
-; 0.24's node types) so that every pattern starts at a named kind (see plugins::rooted).
+; 0.24's node types) so that every pattern starts at a named kind (see plugins::rooted); functions',
+; impls' and traits' are read in code.
 [
   (associated_type type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
   (enum_item type_parameters: (type_parameters (type_parameter bounds: (trait_bounds) @ref.type)))
