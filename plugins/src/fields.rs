@@ -3,6 +3,8 @@
 //! tokio and 2.2 % of zod (callgrind). A plugin names its fields once with [`fields!`]; their ids are
 //! looked up once per grammar.
 
+use std::num::NonZeroU16 as FieldId;
+
 use tree_sitter::{Language, Node};
 
 /// A plugin's field names resolved to the ids of each grammar it parses with.
@@ -24,6 +26,16 @@ impl Fields {
         Fields { names, grammars }
     }
 
+    /// The id of field number `field` in `node`'s grammar (looked up by name for a grammar not listed);
+    /// `None` when the grammar lacks it.
+    fn id(&self, node: Node<'_>, field: usize) -> Option<FieldId> {
+        let language = node.language();
+        match self.grammars.iter().find(|(grammar, _)| *grammar == *language) {
+            Some((_, ids)) => FieldId::new(ids[field]),
+            None => language.field_id_for_name(self.names[field]),
+        }
+    }
+
     /// The child of `node` in field number `field`; by name for a node of a grammar not listed.
     fn child<'t>(&self, node: Node<'t>, field: usize) -> Option<Node<'t>> {
         let language = node.language();
@@ -43,14 +55,20 @@ pub(crate) trait FieldName: Copy {
     fn index(self) -> usize;
 }
 
-/// `node.field(F::Name)`: the child in a field, as `child_by_field_name` finds it.
+/// `node.field(F::Name)`: the child in a field, as `child_by_field_name` finds it; `node.field_id(F::Name)`:
+/// the field's id in the node's grammar, for `children_by_field_id` where a field holds several children.
 pub(crate) trait ChildInField<'t> {
     fn field<F: FieldName>(self, field: F) -> Option<Node<'t>>;
+    fn field_id<F: FieldName>(self, field: F) -> Option<FieldId>;
 }
 
 impl<'t> ChildInField<'t> for Node<'t> {
     fn field<F: FieldName>(self, field: F) -> Option<Node<'t>> {
         F::fields().child(self, field.index())
+    }
+
+    fn field_id<F: FieldName>(self, field: F) -> Option<FieldId> {
+        F::fields().id(self, field.index())
     }
 }
 

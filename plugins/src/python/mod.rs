@@ -15,6 +15,7 @@ mod syntax;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
+use crate::fields::ChildInField;
 use crate::rooted::{Match, Rooted, Start};
 use drsg_parsers::{FileFacts, Lang, Language};
 use syntax::{Field, Kind, child, kind};
@@ -228,8 +229,9 @@ impl<'t> Captures<'t> {
                 Some(Role::DefaultParam) => self.value(child(node, Field::Value)),
                 Some(Role::ImportStatement) => self.imports(node, None),
                 Some(Role::ImportFrom) => {
-                    let source = node.child_by_field_name("module_name");
-                    if let Some(source) = source.filter(|s| matches!(s.kind(), "dotted_name" | "relative_import")) {
+                    let source = child(node, Field::ModuleName);
+                    if let Some(source) = source.filter(|s| matches!(kind(*s), Kind::DottedName | Kind::RelativeImport))
+                    {
                         self.imports(node, Some(source));
                     }
                 }
@@ -245,18 +247,19 @@ impl<'t> Captures<'t> {
     /// statement's `name` field; a star is a `wildcard_import` child.
     fn imports(&mut self, statement: Node<'t>, source: Option<Node<'t>>) {
         let mut cursor = statement.walk();
-        for name in statement.children_by_field_name("name", &mut cursor) {
-            if matches!(name.kind(), "dotted_name" | "aliased_import") {
-                let site = match source {
-                    Some(source) => imports::Site::From { source, name },
-                    None => imports::Site::Module(name),
-                };
-                self.items.push(Item::Import(site));
+        if let Some(field) = statement.field_id(Field::Name) {
+            for name in statement.children_by_field_id(field, &mut cursor) {
+                if matches!(kind(name), Kind::DottedName | Kind::AliasedImport) {
+                    let site = match source {
+                        Some(source) => imports::Site::From { source, name },
+                        None => imports::Site::Module(name),
+                    };
+                    self.items.push(Item::Import(site));
+                }
             }
         }
         if let Some(source) = source {
-            let mut cursor = statement.walk();
-            for star in statement.named_children(&mut cursor).filter(|c| c.kind() == "wildcard_import") {
+            for star in statement.named_children(&mut cursor).filter(|c| kind(*c) == Kind::WildcardImport) {
                 self.items.push(Item::Import(imports::Site::Glob { source, star }));
             }
         }
