@@ -4,6 +4,7 @@
 //! query captures into [`drsg_parsers::FileFacts`]. Plugins do no I/O.
 //! [`builtin`] returns the registry an indexing run is given.
 
+mod children;
 mod fields;
 pub mod python;
 mod rooted;

@@ -241,15 +241,17 @@ pub(crate) fn for_each_match<'t>(
         depth < max_depth && !rooted.seals(at, node, source)
     };
     // The nodes whose children are being walked, from `root` down: the current node's ancestors.
-    let mut open: Vec<Children<'t>> = Vec::new();
+    let mut open = Open::default();
     if visit(root, Start { parent: None, above: [None; 2], prev_named: None }, 0) {
-        open.extend(Children::of(root));
+        open.push(root);
     }
-    while let Some(parent) = open.last_mut() {
-        let Some(node) = parent.next() else {
-            open.pop();
+    while let Some(parent) = open.frames.last_mut() {
+        let Some(&node) = open.listed.get(parent.next) else {
+            open.listed.truncate(parent.first);
+            open.frames.pop();
             continue;
         };
+        parent.next += 1;
         let prev_named = parent.prev_named;
         if node.is_named() {
             parent.prev_named = Some(node);
@@ -257,54 +259,44 @@ pub(crate) fn for_each_match<'t>(
         if skip(node) {
             continue;
         }
-        let ancestor = |up: usize| open.len().checked_sub(up).map(|i| open[i].node);
+        let ancestor = |up: usize| open.frames.len().checked_sub(up).map(|i| open.frames[i].node);
         let start = Start { parent: ancestor(1), above: [ancestor(2), ancestor(3)], prev_named };
-        // `open` holds one entry per level from `root` to the parent: its length is the node's depth.
-        if visit(node, start, open.len() as u32) {
-            open.extend(Children::of(node));
+        // `open` holds one frame per level from `root` to the parent: their number is the node's depth.
+        if visit(node, start, open.frames.len() as u32) {
+            open.push(node);
         }
     }
     exceeded
 }
 
-/// The children of one node, handed out in order, and the last named one handed out.
-///
-/// A narrow node's children are asked for by index: `Node::child(i)` counts from the first child, but
-/// for a few children that costs less than a [`TreeCursor`] step (walking every node of Django's Python
-/// files: 35 ns a node against 58, tokio's Rust files 46 against 58). A wide node's children are listed
-/// once by a cursor instead, so that a list literal of thousands of items stays linear.
-///
-/// [`TreeCursor`]: tree_sitter::TreeCursor
-struct Children<'t> {
-    node: Node<'t>,
-    next: u32,
-    count: u32,
-    /// A wide node's children, listed; empty for a narrow one.
+/// The nodes whose children are being walked, each one's children listed at once (anonymous leaves left
+/// out: no pattern of a [`Rooted`] query starts at an anonymous node, and a leaf has nothing below it).
+#[derive(Default)]
+struct Open<'t> {
+    frames: Vec<Frame<'t>>,
+    /// The listed children of every open node, each node's after its parent's: the innermost frame's
+    /// children end the vector.
     listed: Vec<Node<'t>>,
+}
+
+/// One open node.
+struct Frame<'t> {
+    node: Node<'t>,
+    /// Where the node's children start in [`Open::listed`], and the next one to hand out.
+    first: usize,
+    next: usize,
+    /// The last named child handed out.
     prev_named: Option<Node<'t>>,
 }
 
-/// Up to this many children, a node's children are asked for by index.
-const NARROW: u32 = 24;
-
-impl<'t> Children<'t> {
-    /// `None` for a leaf.
-    fn of(node: Node<'t>) -> Option<Children<'t>> {
-        let count = node.child_count();
-        if count == 0 {
-            return None;
+impl<'t> Open<'t> {
+    /// Opens `node`, unless nothing is listed below it.
+    fn push(&mut self, node: Node<'t>) {
+        let first = self.listed.len();
+        crate::children::push_children(node, &mut self.listed);
+        if self.listed.len() > first {
+            self.frames.push(Frame { node, first, next: first, prev_named: None });
         }
-        let listed = if count > NARROW { node.children(&mut node.walk()).collect() } else { Vec::new() };
-        Some(Children { node, next: 0, count, listed, prev_named: None })
-    }
-
-    fn next(&mut self) -> Option<Node<'t>> {
-        if self.next == self.count {
-            return None;
-        }
-        let i = self.next;
-        self.next += 1;
-        if self.listed.is_empty() { self.node.child(i) } else { self.listed.get(i as usize).copied() }
     }
 }
 

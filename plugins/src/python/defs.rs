@@ -1,5 +1,6 @@
 //! Definitions: functions, methods, classes, module- and class-level variables, `type` aliases; class bases.
 
+use crate::children::named_children;
 use std::collections::{HashMap, HashSet};
 
 use drsg_parsers::text::{collapse, node_text};
@@ -159,8 +160,7 @@ fn def_name<'s>(node: Node<'_>, candidate: Candidate, source: &'s str) -> Option
 /// `class A(B, mod.C, Generic[T], metaclass=M)` → extends `B`, `mod.C`, `Generic`; `object` and keywords skipped.
 fn bases(class: Node<'_>, index: u32, name: &str, source: &str, facts: &mut FileFacts) {
     let Some(list) = child(class, Field::Superclasses) else { return };
-    let mut cursor = list.walk();
-    for base in list.named_children(&mut cursor) {
+    for base in named_children(list) {
         let target = match kind(base) {
             Kind::Identifier | Kind::Attribute => name_path(base, source),
             Kind::Subscript => child(base, Field::Value).and_then(|v| name_path(v, source)),

@@ -12,6 +12,7 @@ mod limits;
 mod refs;
 mod syntax;
 
+use crate::children::named_children;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
@@ -210,8 +211,7 @@ impl<'t> Captures<'t> {
                 }
                 Some(Role::VarDoc) => {
                     // A statement that is one string and nothing else.
-                    let mut cursor = node.walk();
-                    let mut named = node.named_children(&mut cursor);
+                    let mut named = named_children(node);
                     if let (Some(doc), None) = (named.next(), named.next())
                         && kind(doc) == Kind::String
                     {
@@ -221,8 +221,7 @@ impl<'t> Captures<'t> {
                 Some(Role::Call) => self.items.push(Item::Call(node)),
                 Some(Role::Decorator) => {
                     self.items.push(Item::Decorator(node));
-                    let mut cursor = node.walk();
-                    for call in node.named_children(&mut cursor).filter(|child| kind(*child) == Kind::Call) {
+                    for call in named_children(node).filter(|child| kind(*child) == Kind::Call) {
                         self.decorator_calls.insert(call.id());
                     }
                 }
@@ -285,8 +284,7 @@ impl<'t> Captures<'t> {
                 else {
                     return;
                 };
-                let mut cursor = list.walk();
-                for argument in list.named_children(&mut cursor) {
+                for argument in named_children(list) {
                     if kind(argument) == Kind::KeywordArgument {
                         self.value(child(argument, Field::Value));
                     }
@@ -337,8 +335,7 @@ impl<'t> Captures<'t> {
         let name = if kind(node) == Kind::TypedDefaultParameter {
             child(node, Field::Name).filter(|name| kind(*name) == Kind::Identifier)
         } else {
-            let mut cursor = node.walk();
-            node.named_children(&mut cursor).find(|child| kind(*child) == Kind::Identifier)
+            named_children(node).find(|child| kind(*child) == Kind::Identifier)
         };
         if ty.is_some() && name.is_some() {
             self.items.push(Item::Param(node));

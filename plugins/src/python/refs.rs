@@ -1,5 +1,6 @@
 //! References: call sites, decorators, names passed as values, names in annotations.
 
+use crate::children::named_children;
 use drsg_parsers::text::{collapse, node_text};
 use drsg_parsers::{FileFacts, Qualifier, Ref, RefKind};
 use tree_sitter::Node;
@@ -69,8 +70,7 @@ fn argument_values(call: Node<'_>, scope: Option<u32>, source: &str, facts: &mut
     let Some(arguments) = child(call, Field::Arguments).filter(|a| kind(*a) == Kind::ArgumentList) else {
         return;
     };
-    let mut cursor = arguments.walk();
-    for argument in arguments.named_children(&mut cursor) {
+    for argument in named_children(arguments) {
         let argument = match kind(argument) {
             Kind::KeywordArgument => match child(argument, Field::Value) {
                 Some(value) => value,
@@ -189,8 +189,7 @@ pub(super) fn annotation(ty: Node<'_>, scope: Option<u32>, source: &str, facts: 
                 match head {
                     Some(head) if literal => stack.push(head),
                     _ => {
-                        let mut cursor = node.walk();
-                        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                        let children: Vec<Node<'_>> = named_children(node).collect();
                         stack.extend(children.into_iter().rev());
                     }
                 }

@@ -3,6 +3,7 @@
 //! Every walk here is a loop over one chain of nodes or an explicit stack, never recursion,
 //! so deeply nested sources cannot overflow the stack.
 
+use crate::children::named_children;
 use std::sync::LazyLock;
 
 use drsg_parsers::text::{collapse, node_text};
@@ -151,8 +152,7 @@ pub(super) fn name_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
 
 /// The first named child that is not a comment.
 pub(super) fn first_named(node: Node<'_>) -> Option<Node<'_>> {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor).find(|n| kind(*n) != Kind::Comment)
+    named_children(node).find(|n| kind(*n) != Kind::Comment)
 }
 
 /// The outer path of an annotation: `Client`, `mod.Client`, `"Client"`, `Optional[Client]` → `["Optional"]`.
@@ -226,9 +226,7 @@ pub(super) fn string_literal(literal: Node<'_>, source: &str) -> Option<String> 
     let raw = match kind(literal) {
         Kind::String => plain_string(literal, source)?.to_owned(),
         Kind::ConcatenatedString => {
-            let mut cursor = literal.walk();
-            let parts: Option<Vec<&str>> =
-                literal.named_children(&mut cursor).map(|part| plain_string(part, source)).collect();
+            let parts: Option<Vec<&str>> = named_children(literal).map(|part| plain_string(part, source)).collect();
             parts?.concat()
         }
         _ => return None,

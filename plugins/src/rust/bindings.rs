@@ -1,5 +1,6 @@
 //! Typed names (`let` locals, parameters, struct fields) and inheritance (`impl Trait for Type`, supertraits).
 
+use crate::children::named_children;
 use drsg_parsers::text::node_text;
 use drsg_parsers::{Binding, Inherit, InheritKind, TypeHint};
 use tree_sitter::Node;
@@ -65,8 +66,7 @@ pub(super) fn supertraits(node: Node<'_>, source: &str, child_def: Option<u32>, 
         return;
     };
     let child = vec![node_text(name, source).to_owned()];
-    let mut cursor = bounds.walk();
-    for bound in bounds.named_children(&mut cursor) {
+    for bound in named_children(bounds) {
         let target = match bound.kind() {
             "type_identifier" | "scoped_type_identifier" | "generic_type" | "higher_ranked_trait_bound" => {
                 type_path(bound, source)

@@ -1,5 +1,6 @@
 //! Definitions: kinds, parents by byte-range nesting, visibility, docs, test marks, signatures, impl blocks.
 
+use crate::children::named_children;
 use std::collections::HashMap;
 
 use drsg_parsers::text::{clean_doc, collapse, lines, node_text};
@@ -149,8 +150,7 @@ pub(super) fn build(
 }
 
 fn visibility(node: Node<'_>, source: &str) -> Visibility {
-    let mut cursor = node.walk();
-    let Some(modifier) = node.named_children(&mut cursor).find(|c| c.kind() == "visibility_modifier") else {
+    let Some(modifier) = named_children(node).find(|c| c.kind() == "visibility_modifier") else {
         return Visibility::Private;
     };
     let text: String = node_text(modifier, source).chars().filter(|c| !c.is_whitespace()).collect();
@@ -231,8 +231,7 @@ fn cfg_names_test(attr: Node<'_>, source: &str) -> bool {
 /// The inner doc (`//!`, `/*! */`) at the top of a file or an inline module body.
 pub(super) fn inner_doc(container: Node<'_>, source: &str) -> Option<String> {
     let mut docs = Vec::new();
-    let mut cursor = container.walk();
-    for child in container.named_children(&mut cursor) {
+    for child in named_children(container) {
         match child.kind() {
             "line_comment" | "block_comment" => {
                 if child.field(Field::Inner).is_some() {

@@ -1,5 +1,6 @@
 //! `use` trees flattened into one import per name, and `extern crate`.
 
+use crate::children::named_children;
 use drsg_parsers::Import;
 use drsg_parsers::text::node_text;
 use tree_sitter::Node;
@@ -18,8 +19,7 @@ pub(super) fn use_declaration(node: Node<'_>, source: &str, out: &mut Vec<Positi
     let Some(argument) = node.field(Field::Argument) else {
         return;
     };
-    let mut cursor = node.walk();
-    let reexport = node.named_children(&mut cursor).any(|c| c.kind() == "visibility_modifier");
+    let reexport = named_children(node).any(|c| c.kind() == "visibility_modifier");
     let position = node.start_byte();
     let push =
         |out: &mut Vec<Positioned<Import>>, source_path: &[String], name: Option<String>, alias: String, leaf| {
@@ -41,8 +41,7 @@ pub(super) fn use_declaration(node: Node<'_>, source: &str, out: &mut Vec<Positi
     while let Some((tree, prefix)) = stack.pop() {
         match tree.kind() {
             "use_list" => {
-                let mut cursor = tree.walk();
-                let children: Vec<Node<'_>> = tree.named_children(&mut cursor).collect();
+                let children: Vec<Node<'_>> = named_children(tree).collect();
                 for child in children.into_iter().rev() {
                     stack.push((child, prefix.clone()));
                 }
@@ -109,8 +108,7 @@ fn split_leaf(mut full: Vec<String>) -> Option<(Vec<String>, String)> {
 pub(super) fn extern_crate(node: Node<'_>, source: &str) -> Option<Positioned<Import>> {
     let name = node_text(node.field(Field::Name)?, source).to_owned();
     let alias = node.field(Field::Alias).map_or_else(|| name.clone(), |a| node_text(a, source).to_owned());
-    let mut cursor = node.walk();
-    let reexport = node.named_children(&mut cursor).any(|c| c.kind() == "visibility_modifier");
+    let reexport = named_children(node).any(|c| c.kind() == "visibility_modifier");
     Some((
         node.start_byte(),
         Import {

@@ -11,6 +11,7 @@ mod imports;
 mod paths;
 mod refs;
 
+use crate::children::named_children;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -210,8 +211,7 @@ fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
             (Capture::Attribute | Capture::Comment, _) => captured.trivia.push(node),
             (Capture::Type, owner) => captured.types.push((node, owner)),
             (Capture::ClosureParameters, _) => {
-                let mut cursor = node.walk();
-                for parameter in node.named_children(&mut cursor).filter(|p| p.kind() == "parameter") {
+                for parameter in named_children(node).filter(|p| p.kind() == "parameter") {
                     captured.types.extend(parameter.field(Field::Type).filter(|ty| ty.is_named()).map(|ty| (ty, None)));
                 }
             }
@@ -274,8 +274,7 @@ fn trait_item<'t>(item: Node<'t>, captured: &mut Captured<'t>) {
 /// The named nodes of an item's `declaration_list` body, each with `container`.
 fn members<'t>(item: Node<'t>, container: Container<'t>, containers: &mut HashMap<usize, Container<'t>>) {
     if let Some(body) = item.field(Field::Body).filter(|b| b.kind() == "declaration_list") {
-        let mut cursor = body.walk();
-        containers.extend(body.named_children(&mut cursor).map(|member| (member.id(), container)));
+        containers.extend(named_children(body).map(|member| (member.id(), container)));
     }
 }
 
@@ -314,8 +313,7 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
             Capture::Macro => refs.extend(refs::macro_call(node, source)),
             Capture::Instantiate => refs.extend(refs::instantiate(node, source)),
             Capture::Arguments => {
-                let mut cursor = node.walk();
-                for argument in node.named_children(&mut cursor) {
+                for argument in named_children(node) {
                     if matches!(argument.kind(), "identifier" | "scoped_identifier") {
                         refs.extend(refs::value(argument, source));
                     }

@@ -1,6 +1,7 @@
 //! References: call sites (plain, scoped, method, macro), struct literals, values passed as arguments,
 //! and type names in signatures, fields, bounds and annotations.
 
+use crate::children::named_children;
 use std::collections::HashMap;
 
 use drsg_parsers::text::{collapse, node_text};
@@ -170,8 +171,7 @@ fn push_generics<'s>(item: Node<'_>, source: &'s str, names: &mut Vec<&'s str>) 
     let Some(params) = item.field(Field::TypeParameters) else {
         return;
     };
-    let mut cursor = params.walk();
-    for param in params.named_children(&mut cursor) {
+    for param in named_children(params) {
         if param.kind() == "type_parameter"
             && let Some(name) = param.field(Field::Name)
         {

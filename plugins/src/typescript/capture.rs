@@ -204,8 +204,7 @@ fn export_statement<'t>(out: &mut Captured<'t>, node: Node<'t>) {
                 (None, Some(_)) => {}
             },
             "namespace_export" => {
-                let mut inner = child.walk();
-                let alias = child.named_children(&mut inner).find(|n| n.kind() == "identifier");
+                let alias = named_children(child).find(|n| n.kind() == "identifier");
                 if let (Some(alias), Some(source)) = (alias, source) {
                     out.imports.push(ImportSite::Namespace { alias, source, reexport: true });
                 }
@@ -253,8 +252,7 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                         }
                     }
                     Cap::WrapAmbient => {
-                        let mut cursor = node.walk();
-                        for inner in node.named_children(&mut cursor) {
+                        for inner in named_children(node) {
                             out.wrappers.insert(inner.id(), wrapper(node, false));
                         }
                     }
@@ -355,7 +353,8 @@ fn require<'t>(declarator: Node<'t>, source: &str) -> Option<ImportSite<'t>> {
         return None;
     }
     let arguments = call.field(Field::Arguments).filter(|a| a.kind() == "arguments")?;
-    let [module] = named_children(arguments)[..] else { return None };
+    let arguments: Vec<Node<'_>> = named_children(arguments).collect();
+    let [module] = arguments[..] else { return None };
     (module.kind() == "string").then_some(ImportSite::Require { declarator, alias, source: module, member })
 }
 
@@ -455,8 +454,7 @@ fn name<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
 /// its own `source`).
 fn import_statement<'t>(out: &mut Captured<'t>, node: Node<'t>) {
     let source = |of: Node<'t>| of.field(Field::Source).filter(|s| s.kind() == "string");
-    let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
+    for child in named_children(node) {
         match child.kind() {
             "import_clause" => {
                 if let Some(source) = source(node) {
@@ -464,8 +462,7 @@ fn import_statement<'t>(out: &mut Captured<'t>, node: Node<'t>) {
                 }
             }
             "import_require_clause" => {
-                let mut inner = child.walk();
-                let alias = child.named_children(&mut inner).find(|n| n.kind() == "identifier");
+                let alias = named_children(child).find(|n| n.kind() == "identifier");
                 if let (Some(alias), Some(source)) = (alias, source(child)) {
                     out.imports.push(ImportSite::Namespace { alias, source, reexport: false });
                 }

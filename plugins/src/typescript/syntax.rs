@@ -1,5 +1,6 @@
 //! Reading small pieces of the syntax tree: names, member chains, type paths. All loops, no recursion.
 
+pub(super) use crate::children::named_children;
 use drsg_parsers::text::node_text;
 use tree_sitter::Node;
 
@@ -30,11 +31,6 @@ crate::fields::fields!(pub(super) enum Field in [
 
 pub(super) fn line(node: Node<'_>) -> u32 {
     node.start_position().row as u32 + 1
-}
-
-pub(super) fn named_children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
-    let mut cursor = node.walk();
-    node.named_children(&mut cursor).collect()
 }
 
 pub(super) fn children<'t>(node: Node<'t>) -> Vec<Node<'t>> {
