@@ -444,7 +444,8 @@ pub(crate) fn built_by(registry: &Registry) -> Value {
 
 /// The resolver of a prepared table, with the parents of every type resolved.
 pub(crate) fn resolver(table: &Table, impl_self: HashMap<(u32, u32), Target>) -> Resolver<'_> {
-    let index = table.files.iter().map(|f| std::sync::Arc::new(crate::resolve::FileIndex::of(&f.facts))).collect();
+    // On the pool: the pool's threads are idle once the files are parsed, and the resolution waits for this.
+    let index = table.files.par_iter().map(|f| std::sync::Arc::new(crate::resolve::FileIndex::of(&f.facts))).collect();
     resolver_from(table, index, impl_self, vec![None; table.files.len()])
 }
 
@@ -499,7 +500,7 @@ pub(crate) fn parse_all(
                     let (plugin, lang) =
                         registry.for_path(&candidate.path).expect("the walk kept only files a plugin takes");
                     let facts = std::sync::Arc::new(parse_file(plugin, lang, &candidate.path, &text));
-                    let lines = text.lines().count() as u32;
+                    let lines = crate::walk::line_count(&text) as u32;
                     let bytes = text.len() as u64;
                     if let Some(blob) = blob {
                         cache.put(blob, &candidate.path, Cached { facts: facts.clone(), lines, bytes });

@@ -164,8 +164,16 @@ pub fn check_text(bytes: Vec<u8>, lang: Lang) -> Result<String, SkipReason> {
 }
 
 fn looks_minified(text: &str) -> bool {
-    let lines = text.lines().count().max(1);
+    let lines = line_count(text).max(1);
     text.len() > 20_000 && text.len() / lines > 500
+}
+
+/// The number of lines of `text`, as `str::lines` counts them (a last line needs no line break), from a
+/// count of its line feeds: the compiler vectorises that loop, where `lines` searches for each break in
+/// turn (Django's files: about 13 ms of CPU time against 1).
+pub(crate) fn line_count(text: &str) -> usize {
+    let breaks = text.as_bytes().iter().filter(|&&b| b == b'\n').count();
+    breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))
 }
 
 fn relative(root: &Path, path: &Path) -> String {
@@ -199,4 +207,16 @@ pub fn count_skips(skipped: &[(String, SkipReason)]) -> BTreeMap<&'static str, u
         *counts.entry(reason.as_str()).or_insert(0) += 1;
     }
     counts
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lines_are_counted_as_str_lines_counts_them() {
+        let texts =
+            ["", "\n", "a", "a\n", "a\nb", "a\nb\n", "\n\n", "a\r\nb\r\n", "a\r\n\r\nb", "é\nü", "\r", "x\n\n\ny"];
+        for text in texts {
+            assert_eq!(super::line_count(text), text.lines().count(), "{text:?}");
+        }
+    }
 }

@@ -19,9 +19,10 @@ use tantivy::{
 };
 
 use crate::error::{Error, Result};
-use crate::tokenizer::{IDENTIFIER_TOKENIZER, IdentifierTokenizer};
+use crate::tokenizer::{IDENTIFIER_TOKENIZER, IdentifierTokenizer, english_analyzer};
 
-/// Tokenizer of the `doc` field: Tantivy's built-in English analyzer with stemming.
+/// Tokenizer of the `doc` field: the terms of Tantivy's built-in English analyzer with stemming, under its
+/// name (the schemas of existing indexes name it), made by [`english_analyzer`].
 const ENGLISH_TOKENIZER: &str = "en_stem";
 /// Overall indexing memory budget of the writer.
 const WRITER_MEMORY: usize = 50_000_000;
@@ -184,6 +185,7 @@ impl TextIndex {
     fn new(index: Index, shown: &Path) -> Result<TextIndex> {
         let (_, fields) = schema();
         index.tokenizers().register(IDENTIFIER_TOKENIZER, IdentifierTokenizer::default());
+        index.tokenizers().register(ENGLISH_TOKENIZER, english_analyzer());
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
