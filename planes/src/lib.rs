@@ -33,6 +33,7 @@ pub use model::{
 };
 pub use schema::FORMAT_VERSION;
 pub use store::{LOGS_DIR, SERVE_RECORD, SQLITE_FILE, Store, TEXT_DIR};
+pub use text::lower_thread_priority;
 pub use tokenizer::identifier_terms;
 
 /// Default name of a database directory.

@@ -35,9 +35,11 @@ const MAX_QUERY_TERMS: usize = 32;
 /// index threads they start.
 const BULK_NICE_STEP: i32 = 10;
 
-/// Lowers the calling thread's scheduling priority by [`BULK_NICE_STEP`] (Linux; nothing elsewhere). Called
-/// on the thread that stages a bulk write's documents: the text index's threads it starts (its writer's
-/// segment builder and merge threads, when this write creates the writer) inherit the priority.
+/// Lowers the calling thread's scheduling priority by [`BULK_NICE_STEP`] (Linux; nothing elsewhere), for
+/// good: an unprivileged thread cannot raise it again. Called on the thread that stages a bulk write's
+/// documents: the text index's threads it starts (its writer's segment builder and merge threads, when
+/// this write creates the writer) inherit the priority. The indexer calls it too, on its resolution thread
+/// once resolution is done, so that freeing the symbol table does not delay the text index.
 ///
 /// A bulk write is bounded by its SQLite writer and the resolution feeding it; the text segments have
 /// until the SQLite commit. Measured with two segment builders (there is one now): at equal priority the
@@ -45,7 +47,7 @@ const BULK_NICE_STEP: i32 = 10;
 /// lowered, the builders took what the writer and resolution left. Django: idle core time from 1.3 to
 /// 0.85 s per run (median of 6, interleaved).
 /// A step of 10 (not to 19) keeps the text threads from starving behind other programs' work.
-pub(crate) fn lower_thread_priority() {
+pub fn lower_thread_priority() {
     #[cfg(target_os = "linux")]
     #[allow(unsafe_code, reason = "one call into the C library's scheduler settings")]
     // SAFETY: `getpriority` and `setpriority` on the calling thread's own id read and change only its
