@@ -10,6 +10,9 @@ fn main() {
         PathBuf::from(std::env::var_os("DEP_TREE_SITTER_INCLUDE").expect("tree-sitter names its include directory"));
     let private = include.parent().expect("the include directory has a parent").join("src");
     println!("cargo:rerun-if-changed=src/children.c");
+    // The layouts come from those headers: a patched tree-sitter must rebuild this file.
+    println!("cargo:rerun-if-changed={}", private.display());
+    println!("cargo:rerun-if-env-changed=DEP_TREE_SITTER_INCLUDE");
     cc::Build::new()
         .std("c11")
         .include(&include)

@@ -35,7 +35,7 @@ const MAX_QUERY_TERMS: usize = 32;
 /// index threads they start.
 const BULK_NICE_STEP: i32 = 10;
 
-/// Lowers the calling thread's scheduling priority by [`BULK_NICE_STEP`] (Linux; nothing elsewhere), for
+/// Lowers the calling thread's scheduling priority by `BULK_NICE_STEP` (Linux; nothing elsewhere), for
 /// good: an unprivileged thread cannot raise it again. Called on the thread that stages a bulk write's
 /// documents: the text index's threads it starts (its writer's segment builder and merge threads, when
 /// this write creates the writer) inherit the priority. The indexer calls it too, on its resolution thread

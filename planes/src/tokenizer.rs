@@ -264,25 +264,31 @@ impl Sink<'_> {
 }
 
 /// The analyzer of documentation text: the same terms as Tantivy's built-in `en_stem` (words of letters and
-/// digits, those over 40 bytes dropped, lowercased, then Snowball's English stems), with each word's stem
-/// remembered. Documentation repeats its words, and stemming a word costs far more than looking it up: the
+/// digits, those of 40 bytes or more dropped, lowercased, then Snowball's English stems), with each word's
+/// stem remembered. Documentation repeats its words, and stemming a word costs far more than looking it up: the
 /// stemmer was a seventh of the text index's time on tokio's doc comments, and fell from 0.6 % to 0.2 % of
 /// Django's whole run (perf samples).
 pub(crate) fn english_analyzer() -> TextAnalyzer {
+    english_analyzer_remembering(REMEMBERED_STEMS)
+}
+
+fn english_analyzer_remembering(capacity: usize) -> TextAnalyzer {
     TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(40))
         .filter(LowerCaser)
-        .filter(RememberedStems)
+        .filter(RememberedStems { capacity })
         .build()
 }
 
-/// Stems remembered per analyzer (each segment builder has its own); past this many words, new words are
-/// stemmed without being remembered.
-const REMEMBERED_STEMS: usize = 1 << 16;
+/// Stems remembered per analyzer (each segment builder has its own, about 2 MB when full); past this many
+/// words, new words are stemmed without being remembered.
+const REMEMBERED_STEMS: usize = 1 << 15;
 
-/// A filter that replaces each token by its English stem, remembering the stems it has computed.
+/// A filter that replaces each token by its English stem, remembering up to `capacity` stems.
 #[derive(Clone, Copy)]
-struct RememberedStems;
+struct RememberedStems {
+    capacity: usize,
+}
 
 impl TokenFilter for RememberedStems {
     type Tokenizer<T: Tokenizer> = RememberedStemsFilter<T>;
@@ -290,7 +296,7 @@ impl TokenFilter for RememberedStems {
     fn transform<T: Tokenizer>(self, inner: T) -> RememberedStemsFilter<T> {
         // Tantivy's own stemmer computes each stem, run over a word at a time.
         let stemmer = TextAnalyzer::builder(RawTokenizer::default()).filter(Stemmer::new(Language::English)).build();
-        RememberedStemsFilter { inner, stemmer, stems: foldhash::HashMap::default() }
+        RememberedStemsFilter { inner, stemmer, stems: foldhash::HashMap::default(), capacity: self.capacity }
     }
 }
 
@@ -299,7 +305,8 @@ struct RememberedStemsFilter<T> {
     inner: T,
     stemmer: TextAnalyzer,
     /// Word (lowercased) → stem.
-    stems: foldhash::HashMap<String, String>,
+    stems: foldhash::HashMap<Box<str>, Box<str>>,
+    capacity: usize,
 }
 
 impl<T: Tokenizer> Tokenizer for RememberedStemsFilter<T> {
@@ -310,6 +317,7 @@ impl<T: Tokenizer> Tokenizer for RememberedStemsFilter<T> {
             tail: self.inner.token_stream(text),
             stemmer: &mut self.stemmer,
             stems: &mut self.stems,
+            capacity: self.capacity,
         }
     }
 }
@@ -317,7 +325,8 @@ impl<T: Tokenizer> Tokenizer for RememberedStemsFilter<T> {
 struct RememberedStemsStream<'a, S> {
     tail: S,
     stemmer: &'a mut TextAnalyzer,
-    stems: &'a mut foldhash::HashMap<String, String>,
+    stems: &'a mut foldhash::HashMap<Box<str>, Box<str>>,
+    capacity: usize,
 }
 
 impl<S: TokenStream> TokenStream for RememberedStemsStream<'_, S> {
@@ -327,7 +336,7 @@ impl<S: TokenStream> TokenStream for RememberedStemsStream<'_, S> {
         }
         let token = self.tail.token_mut();
         if let Some(stem) = self.stems.get(token.text.as_str()) {
-            if *stem != token.text {
+            if **stem != *token.text {
                 token.text.clear();
                 token.text.push_str(stem);
             }
@@ -337,11 +346,10 @@ impl<S: TokenStream> TokenStream for RememberedStemsStream<'_, S> {
             let mut stream = self.stemmer.token_stream(&token.text);
             if stream.advance() { stream.token().text.clone() } else { token.text.clone() }
         };
-        if self.stems.len() < REMEMBERED_STEMS {
-            self.stems.insert(std::mem::replace(&mut token.text, stem.clone()), stem);
-        } else {
-            token.text = stem;
+        if self.stems.len() < self.capacity {
+            self.stems.insert(token.text.as_str().into(), stem.as_str().into());
         }
+        token.text = stem;
         true
     }
 
@@ -405,6 +413,8 @@ mod tests {
     fn remembered_stems_are_tantivy_s_english_analyzer_s_tokens() {
         let mut builtin = tantivy::tokenizer::TokenizerManager::default().get("en_stem").expect("tantivy has en_stem");
         let mut ours = english_analyzer();
+        // Room for three words: the rest are stemmed afresh each time.
+        let mut full = english_analyzer_remembering(3);
         let texts = [
             "Returns the running futures, running again: RUNNING tasks were running.",
             "Configure the settings (this happens as a side effect of accessing the first setting)",
@@ -416,7 +426,9 @@ mod tests {
         ];
         // Twice over: the second pass reads every stem from what the first remembered.
         for text in texts.iter().chain(&texts) {
-            assert_eq!(analyzed(&mut ours, text), analyzed(&mut builtin, text), "{text:?}");
+            let expected = analyzed(&mut builtin, text);
+            assert_eq!(analyzed(&mut ours, text), expected, "{text:?}");
+            assert_eq!(analyzed(&mut full, text), expected, "{text:?} with a full memory");
         }
     }
 

@@ -20,7 +20,8 @@
 #include "tree.h"
 
 // Hidden nodes nest only as deep as a grammar's rules and the balanced trees of repetitions; a deeper
-// nesting makes the listing give up (the caller then asks child by child).
+// nesting than `max_depth` (at most MAX_HIDDEN_DEPTH) makes the listing give up (the caller then asks child
+// by child).
 #define MAX_HIDDEN_DEPTH 256
 
 typedef struct {
@@ -37,13 +38,15 @@ static inline Frame frame_of(const TSTree *tree, Subtree parent, Length position
 }
 
 // Writes the children of `node` to `out` (at most `cap` of them) and returns how many there are, or
-// UINT32_MAX when hidden nodes nest too deep. With `skip_anonymous_leaves`, anonymous nodes without
-// children are neither written nor counted.
-uint32_t drsg_ts_node_children(TSNode node, TSNode *out, uint32_t cap, bool skip_anonymous_leaves) {
+// UINT32_MAX when hidden nodes nest deeper than `max_depth`. With `skip_anonymous_leaves`, anonymous nodes
+// without visible children are neither written nor counted.
+uint32_t drsg_ts_node_children(TSNode node, TSNode *out, uint32_t cap, bool skip_anonymous_leaves,
+                               uint32_t max_depth) {
   const TSTree *tree = node.tree;
   const Subtree *subtree = (const Subtree *)node.id;
   if (ts_subtree_child_count(*subtree) == 0) return 0;
   Frame stack[MAX_HIDDEN_DEPTH];
+  if (max_depth > MAX_HIDDEN_DEPTH) max_depth = MAX_HIDDEN_DEPTH;
   uint32_t depth = 0;
   stack[0] = frame_of(tree, *subtree, (Length){node.context[0], {node.context[1], node.context[2]}});
   uint32_t count = 0;
@@ -64,9 +67,9 @@ uint32_t drsg_ts_node_children(TSNode node, TSNode *out, uint32_t cap, bool skip
     Length start = frame->position;
     frame->position = length_add(frame->position, ts_subtree_size(*child));
     frame->child_index++;
-    uint32_t grandchildren = ts_subtree_child_count(*child);
     if (ts_subtree_visible(*child) || alias) {
-      if (skip_anonymous_leaves && grandchildren == 0) {
+      // A leaf as `Node::child_count` counts: no visible child.
+      if (skip_anonymous_leaves && ts_subtree_visible_child_count(*child) == 0) {
         bool named = alias ? ts_language_symbol_metadata(tree->language, alias).named : ts_subtree_named(*child);
         if (!named) continue;
       }
@@ -74,8 +77,8 @@ uint32_t drsg_ts_node_children(TSNode node, TSNode *out, uint32_t cap, bool skip
         out[count] = (TSNode){{start.bytes, start.extent.row, start.extent.column, alias}, child, tree};
       }
       count++;
-    } else if (grandchildren > 0) {
-      if (depth + 1 == MAX_HIDDEN_DEPTH) return UINT32_MAX;
+    } else if (ts_subtree_child_count(*child) > 0) {
+      if (depth + 1 >= max_depth) return UINT32_MAX;
       depth++;
       stack[depth] = frame_of(tree, *child, start);
     }

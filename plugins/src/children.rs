@@ -13,18 +13,27 @@ use tree_sitter::Node;
 #[allow(unsafe_code, reason = "the declaration of the C listing")]
 unsafe extern "C" {
     /// Writes at most `cap` children of `node` to `out` and returns how many there are (`u32::MAX`: hidden
-    /// nodes nest too deep to list).
+    /// nodes nest deeper than `max_depth`, itself at most 256).
     fn drsg_ts_node_children(
         node: tree_sitter::ffi::TSNode,
         out: *mut tree_sitter::ffi::TSNode,
         cap: u32,
         skip_anonymous_leaves: bool,
+        max_depth: u32,
     ) -> u32;
 }
+
+/// How deep hidden nodes may nest below a node for the C listing (its own bound).
+const MAX_HIDDEN_DEPTH: u32 = 256;
 
 /// Appends to `out` the children of `node` that are named or have children of their own, in order: the
 /// children `Node::child` counts, less the anonymous leaves.
 pub(crate) fn push_children<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
+    push_children_within(node, out, MAX_HIDDEN_DEPTH);
+}
+
+/// [`push_children`], the C listing giving up below `max_depth` levels of hidden nodes.
+fn push_children_within<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>, max_depth: u32) {
     let count = node.child_count();
     if count == 0 {
         return;
@@ -34,7 +43,7 @@ pub(crate) fn push_children<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
     #[allow(unsafe_code, reason = "the C listing writes nodes into the vector's spare capacity")]
     // SAFETY: `spare` has room for `count` nodes, and the C function writes no more than that.
     // `Node` is a `repr(transparent)` wrapper of `TSNode`, as `MaybeUninit` is of its content.
-    let listed = unsafe { drsg_ts_node_children(node.into_raw(), spare.as_mut_ptr().cast(), count, true) };
+    let listed = unsafe { drsg_ts_node_children(node.into_raw(), spare.as_mut_ptr().cast(), count, true, max_depth) };
     match listed {
         listed if listed <= count => {
             let len = out.len() + listed as usize;
@@ -77,7 +86,7 @@ mod tests {
         let cases: [(tree_sitter::Language, &str); 5] = [
             (
                 tree_sitter_python::LANGUAGE.into(),
-                "import a.b as c\n@dec(x)\nclass K(Base, metaclass=M):\n    \"\"\"doc\"\"\"\n    def f(self, *a, **k) -> int:\n        # note\n        return [x for x in self.g(a) if x] + f'{k!r:>3}'\n    async def h(self): await self.f(); del self\nif (\n",
+                "import a.b as c\nok = a not in b and c is not d\n@dec(x)\nclass K(Base, metaclass=M):\n    \"\"\"doc\"\"\"\n    def f(self, *a, **k) -> int:\n        # note\n        return [x for x in self.g(a) if x] + f'{k!r:>3}'\n    async def h(self): await self.f(); del self\nif (\n",
             ),
             (
                 tree_sitter_rust::LANGUAGE.into(),
@@ -113,6 +122,11 @@ mod tests {
                 let mut by_index = Vec::new();
                 push_children_by_index(node, &mut by_index);
                 assert_eq!(by_index, expected, "children of {node:?} by index in {source:?}");
+                // With no room for hidden nodes the C listing gives up wherever there is one, and the
+                // fallback lists the same, after what the vector held.
+                let mut shallow = vec![node];
+                push_children_within(node, &mut shallow, 1);
+                assert_eq!(shallow[1..], expected[..], "children of {node:?} within one level in {source:?}");
                 for (a, b) in listed.iter().zip(&expected) {
                     // Equal ids; the positions and aliases too.
                     assert_eq!(

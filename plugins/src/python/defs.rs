@@ -1,6 +1,5 @@
 //! Definitions: functions, methods, classes, module- and class-level variables, `type` aliases; class bases.
 
-use crate::children::named_children;
 use std::collections::{HashMap, HashSet};
 
 use drsg_parsers::text::{collapse, node_text};
@@ -12,6 +11,8 @@ use super::syntax::{
     Field, Kind, child, docstring, end_line, first_named, header, is_private, kind, line, name_path, string_literal,
     type_path,
 };
+
+use crate::children::named_children;
 
 /// What a `defs.scm` capture may become.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,10 +12,10 @@ mod limits;
 mod refs;
 mod syntax;
 
-use crate::children::named_children;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
+use crate::children::named_children;
 use crate::fields::ChildInField;
 use crate::rooted::{Match, Rooted, Start};
 use drsg_parsers::{FileFacts, Lang, Language};
@@ -258,7 +258,7 @@ impl<'t> Captures<'t> {
             }
         }
         if let Some(source) = source {
-            for star in statement.named_children(&mut cursor).filter(|c| kind(*c) == Kind::WildcardImport) {
+            for star in named_children(statement).filter(|c| kind(*c) == Kind::WildcardImport) {
                 self.items.push(Item::Import(imports::Site::Glob { source, star }));
             }
         }

@@ -1,6 +1,5 @@
 //! References: call sites, decorators, names passed as values, names in annotations.
 
-use crate::children::named_children;
 use drsg_parsers::text::{collapse, node_text};
 use drsg_parsers::{FileFacts, Qualifier, Ref, RefKind};
 use tree_sitter::Node;
@@ -8,6 +7,8 @@ use tree_sitter::Node;
 use super::syntax::{
     Field, Kind, child, first_named, forward_ref_names, kind, line, name_path, split_attributes, string_parts,
 };
+
+use crate::children::named_children;
 
 /// Builtin and `typing` names that never resolve to a definition of the tree; not recorded as type refs.
 const BUILTIN_TYPES: &[&str] = &[

@@ -3,12 +3,12 @@
 //! Every walk here is a loop over one chain of nodes or an explicit stack, never recursion,
 //! so deeply nested sources cannot overflow the stack.
 
-use crate::children::named_children;
 use std::sync::LazyLock;
 
 use drsg_parsers::text::{collapse, node_text};
 use tree_sitter::Node;
 
+use crate::children::named_children;
 use crate::fields::ChildInField;
 
 /// The node kinds the plugin tells apart. `kind(node)` reads a table indexed by symbol id, built once from

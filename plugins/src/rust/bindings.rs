@@ -1,6 +1,5 @@
 //! Typed names (`let` locals, parameters, struct fields) and inheritance (`impl Trait for Type`, supertraits).
 
-use crate::children::named_children;
 use drsg_parsers::text::node_text;
 use drsg_parsers::{Binding, Inherit, InheritKind, TypeHint};
 use tree_sitter::Node;
@@ -8,6 +7,7 @@ use tree_sitter::Node;
 use super::Field;
 use super::paths::{callee_path, impl_self_type, segments, type_path, unwrap_try};
 use super::refs::Positioned;
+use crate::children::named_children;
 use crate::fields::ChildInField;
 
 fn binding(name: Node<'_>, source: &str, hint: TypeHint) -> Positioned<Binding> {

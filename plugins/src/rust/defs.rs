@@ -1,6 +1,5 @@
 //! Definitions: kinds, parents by byte-range nesting, visibility, docs, test marks, signatures, impl blocks.
 
-use crate::children::named_children;
 use std::collections::HashMap;
 
 use drsg_parsers::text::{clean_doc, collapse, lines, node_text};
@@ -9,6 +8,7 @@ use tree_sitter::Node;
 
 use super::paths::{impl_self_type, segments, type_path};
 use super::{Container, Field};
+use crate::children::named_children;
 use crate::fields::ChildInField;
 
 /// The defs of a file in index order, with their byte ranges for scope lookups.

@@ -1,6 +1,5 @@
 //! `use` trees flattened into one import per name, and `extern crate`.
 
-use crate::children::named_children;
 use drsg_parsers::Import;
 use drsg_parsers::text::node_text;
 use tree_sitter::Node;
@@ -8,6 +7,7 @@ use tree_sitter::Node;
 use super::Field;
 use super::paths::segments;
 use super::refs::Positioned;
+use crate::children::named_children;
 use crate::fields::ChildInField;
 
 fn line_of(node: Node<'_>) -> u32 {

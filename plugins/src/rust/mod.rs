@@ -11,13 +11,13 @@ mod imports;
 mod paths;
 mod refs;
 
-use crate::children::named_children;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use drsg_parsers::{DefKind, Diagnostic, FileFacts, Lang, Language};
 use tree_sitter::Node;
 
+use crate::children::named_children;
 use crate::fields::ChildInField;
 use crate::rooted::Rooted;
 
@@ -236,9 +236,8 @@ fn signature<'t>(
     types: &mut Vec<(Node<'t>, Option<Node<'t>>)>,
     sites: &mut Vec<(Node<'t>, Capture)>,
 ) {
-    let mut cursor = function.walk();
     if let Some(parameters) = function.field(Field::Parameters) {
-        for parameter in parameters.named_children(&mut cursor).filter(|p| p.kind() == "parameter") {
+        for parameter in named_children(parameters).filter(|p| p.kind() == "parameter") {
             if parameter.field(Field::Pattern).is_some_and(|p| p.kind() == "identifier") {
                 sites.push((parameter, Capture::Param));
             }
@@ -281,15 +280,13 @@ fn members<'t>(item: Node<'t>, container: Container<'t>, containers: &mut HashMa
 /// The trait bounds of an item's type parameters and where clause, as types owned by the item.
 fn generic_bounds<'t>(item: Node<'t>, types: &mut Vec<(Node<'t>, Option<Node<'t>>)>) {
     let bounds = |node: Node<'t>| node.field(Field::Bounds).filter(|b| b.kind() == "trait_bounds");
-    let mut cursor = item.walk();
-    let mut inner = item.walk();
     if let Some(parameters) = item.field(Field::TypeParameters) {
-        for parameter in parameters.named_children(&mut cursor).filter(|p| p.kind() == "type_parameter") {
+        for parameter in named_children(parameters).filter(|p| p.kind() == "type_parameter") {
             types.extend(bounds(parameter).map(|b| (b, Some(item))));
         }
     }
-    for clause in item.named_children(&mut cursor).filter(|c| c.kind() == "where_clause") {
-        for predicate in clause.named_children(&mut inner).filter(|p| p.kind() == "where_predicate") {
+    for clause in named_children(item).filter(|c| c.kind() == "where_clause") {
+        for predicate in named_children(clause).filter(|p| p.kind() == "where_predicate") {
             types.extend(bounds(predicate).map(|b| (b, Some(item))));
         }
     }

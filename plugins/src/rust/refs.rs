@@ -1,7 +1,6 @@
 //! References: call sites (plain, scoped, method, macro), struct literals, values passed as arguments,
 //! and type names in signatures, fields, bounds and annotations.
 
-use crate::children::named_children;
 use std::collections::HashMap;
 
 use drsg_parsers::text::{collapse, node_text};
@@ -9,6 +8,7 @@ use drsg_parsers::{Qualifier, Ref, RefKind};
 use tree_sitter::Node;
 
 use super::{Container, Field};
+use crate::children::named_children;
 use crate::fields::ChildInField;
 
 use super::paths::{callee_path, is_primitive, segments, unwrap_generic, unwrap_try};

@@ -353,8 +353,8 @@ fn require<'t>(declarator: Node<'t>, source: &str) -> Option<ImportSite<'t>> {
         return None;
     }
     let arguments = call.field(Field::Arguments).filter(|a| a.kind() == "arguments")?;
-    let arguments: Vec<Node<'_>> = named_children(arguments).collect();
-    let [module] = arguments[..] else { return None };
+    let mut arguments = named_children(arguments);
+    let (Some(module), None) = (arguments.next(), arguments.next()) else { return None };
     (module.kind() == "string").then_some(ImportSite::Require { declarator, alias, source: module, member })
 }
 
