@@ -355,6 +355,9 @@ pub(crate) fn run_source(
             .stack_size(RESOLVE_STACK)
             .spawn_scoped(scope, resolve)
             .map_err(|source| Error::Thread { source })?;
+        // This thread waits for the symbol table (one thread) anyway: a core is free for the text index's
+        // set-up.
+        store.warm_up_first_write();
         let written = match from_resolver.recv() {
             Ok(ToStore::Symbols(first)) => {
                 let early = plane_meta.clone();

@@ -367,6 +367,17 @@ impl Store {
         Ok(info)
     }
 
+    /// Prepares for a bulk write of a code plane into a database that holds no node yet: its text index's
+    /// writer is created now, at the bulk write's lower priority (see [`crate::lower_thread_priority`]).
+    /// Nothing happens for a database that holds nodes (a write there may not be bulk), nor on failure:
+    /// the write then creates the writer itself and reports what goes wrong.
+    pub fn warm_up_first_write(&mut self) {
+        let empty = self.conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM nodes)", [], |row| row.get::<_, bool>(0));
+        if empty.unwrap_or(false) {
+            let _ = self.text.warm_up_bulk_writer();
+        }
+    }
+
     /// Switches a database file that holds no node yet, and that no other connection has open, to a
     /// rollback journal for its first plane write; `true` when it did (the caller switches back to WAL).
     ///

@@ -362,6 +362,32 @@ impl TextIndex {
         result
     }
 
+    /// Creates the writer now, on a short-lived thread at a bulk write's lower priority (the writer's
+    /// threads inherit it, as they would from the staging thread), unless it exists. A caller with a core to
+    /// spare before a bulk write starts (the indexer, while the symbol table is built) takes the writer's
+    /// set-up (its threads and its term table, a few milliseconds) off the text index's own chain of work.
+    pub(crate) fn warm_up_bulk_writer(&mut self) -> Result<()> {
+        if self.writer.is_some() {
+            return Ok(());
+        }
+        let shown = self.shown.clone();
+        std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    lower_thread_priority();
+                    self.writer().map(|_| ())
+                })
+                .join()
+                .unwrap_or_else(|_| {
+                    Err(Error::Text {
+                        path: shown,
+                        context: "creating the text index writer".into(),
+                        source: Box::new(TantivyError::SystemError("the thread creating the writer panicked".into())),
+                    })
+                })
+        })
+    }
+
     fn writer(&mut self) -> Result<&mut IndexWriter> {
         if self.writer.is_none() {
             // One segment builder: two each built the term dictionary of the terms they shared, for no gain in
