@@ -370,7 +370,8 @@ impl Store {
     /// Prepares for a bulk write of a code plane into a database that holds no node yet: its text index's
     /// writer is created now, at the bulk write's lower priority (see [`crate::lower_thread_priority`]).
     /// Nothing happens for a database that holds nodes (a write there may not be bulk), nor on failure:
-    /// the write then creates the writer itself and reports what goes wrong.
+    /// the write then creates the writer itself and reports what goes wrong. For the handle that writes,
+    /// not a [`Store::reader`] (the writer would hold the text index's lock).
     pub fn warm_up_first_write(&mut self) {
         let empty = self.conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM nodes)", [], |row| row.get::<_, bool>(0));
         if empty.unwrap_or(false) {

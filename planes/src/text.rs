@@ -365,26 +365,27 @@ impl TextIndex {
     /// Creates the writer now, on a short-lived thread at a bulk write's lower priority (the writer's
     /// threads inherit it, as they would from the staging thread), unless it exists. A caller with a core to
     /// spare before a bulk write starts (the indexer, while the symbol table is built) takes the writer's
-    /// set-up (its threads and its term table, a few milliseconds) off the text index's own chain of work.
+    /// set-up (its lock, its threads, the removal of an interrupted commit's files: a few milliseconds) off
+    /// the text index's own chain of work. A thread that cannot be started, or panics, is an error.
     pub(crate) fn warm_up_bulk_writer(&mut self) -> Result<()> {
         if self.writer.is_some() {
             return Ok(());
         }
         let shown = self.shown.clone();
+        let failed = |detail: &str| Error::Text {
+            path: shown.clone(),
+            context: "creating the text index writer".into(),
+            source: Box::new(TantivyError::SystemError(detail.into())),
+        };
         std::thread::scope(|scope| {
-            scope
-                .spawn(|| {
-                    lower_thread_priority();
-                    self.writer().map(|_| ())
-                })
-                .join()
-                .unwrap_or_else(|_| {
-                    Err(Error::Text {
-                        path: shown,
-                        context: "creating the text index writer".into(),
-                        source: Box::new(TantivyError::SystemError("the thread creating the writer panicked".into())),
-                    })
-                })
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, || {
+                lower_thread_priority();
+                self.writer().map(|_| ())
+            });
+            match spawned {
+                Ok(thread) => thread.join().unwrap_or_else(|_| Err(failed("the thread creating the writer panicked"))),
+                Err(_) => Err(failed("no thread could be started to create the writer")),
+            }
         })
     }
 

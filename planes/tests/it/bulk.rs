@@ -88,20 +88,45 @@ fn a_bulk_write_runs_the_text_index_threads_at_a_lower_priority_than_its_caller(
     // A first write, which is a bulk one.
     let (_tmp, _db, _store) = crate::fixture::demo_database();
     // The writer's segment builders, started again by this write's commit, outlive it; they yield to the row
-    // writer. A thread just started bears its parent's name until it runs and names itself, so the
-    // builder's name may take a moment to show.
-    let lowered = |threads: &[(String, i64)]| {
-        threads.iter().any(|(name, nice)| name.starts_with("thrd-tantivy") && *nice == (before + 10).min(19))
-    };
-    let mut threads = threads();
-    for _ in 0..200 {
-        if lowered(&threads) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-        threads = crate::bulk::threads();
-    }
-    assert!(lowered(&threads), "caller at {before}, threads: {threads:?}");
+    // writer.
+    assert_lowered_builder(before);
     // The caller's own thread keeps its priority.
     assert_eq!(own_nice(), before);
+}
+
+/// Asserts that a text index segment builder of this process runs 10 nice steps below `caller`. A thread
+/// just started bears its parent's name until it runs and names itself, so the name may take a moment to
+/// show. (Tests run in parallel: another test's builder would do as well.)
+#[cfg(target_os = "linux")]
+fn assert_lowered_builder(caller: i64) {
+    let lowered = |threads: &[(String, i64)]| {
+        threads.iter().any(|(name, nice)| name.starts_with("thrd-tantivy") && *nice == (caller + 10).min(19))
+    };
+    let mut seen = threads();
+    for _ in 0..200 {
+        if lowered(&seen) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        seen = threads();
+    }
+    panic!("caller at {caller}, threads: {seen:?}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_warmed_up_first_write_has_its_text_writer_made_ahead_at_the_lower_priority() {
+    let before = own_nice();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut store = Store::open(&tmp.path().join("graph.drsg")).expect("open");
+    store.warm_up_first_write();
+    // Before any write, the writer and its segment builder exist, lowered.
+    assert_lowered_builder(before);
+    assert_eq!(own_nice(), before);
+    // The write then goes on as any first write.
+    let (meta, nodes, edges) = crate::fixture::demo_plane("demo");
+    let info = store.replace_plane(&meta, &nodes, &edges).expect("write after the warm-up");
+    let hits = store.search(Some(info.id), "parseJSONBody", 3).expect("search");
+    let top = store.node(hits[0].0).expect("node").expect("exists");
+    assert_eq!(top.key, "demo::parseJSONBody");
 }
