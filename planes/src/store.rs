@@ -373,10 +373,14 @@ impl Store {
     /// the write then creates the writer itself and reports what goes wrong. For the handle that writes,
     /// not a [`Store::reader`] (the writer would hold the text index's lock).
     pub fn warm_up_first_write(&mut self) {
-        let empty = self.conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM nodes)", [], |row| row.get::<_, bool>(0));
-        if empty.unwrap_or(false) {
+        if self.holds_no_node().unwrap_or(false) {
             let _ = self.text.warm_up_bulk_writer();
         }
+    }
+
+    /// Whether the database holds no node yet: its next plane write is its first.
+    fn holds_no_node(&self) -> rusqlite::Result<bool> {
+        self.conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM nodes)", [], |row| row.get(0))
     }
 
     /// Switches a database file that holds no node yet, and that no other connection has open, to a
@@ -396,8 +400,7 @@ impl Store {
     /// commit's whole cost and ran with both cores idle: tokio 359 -> 350 ms, zod 398 -> 381 ms, Django
     /// 1,791 -> 1,771 ms (interleaved medians of 9).
     fn journal_first_write(&self) -> rusqlite::Result<bool> {
-        let empty: bool = self.conn.query_row("SELECT NOT EXISTS (SELECT 1 FROM nodes)", [], |row| row.get(0))?;
-        if !empty {
+        if !self.holds_no_node()? {
             return Ok(false);
         }
         let mode = self.conn.pragma_update_and_check(None, "journal_mode", "DELETE", |row| row.get::<_, String>(0));
