@@ -20,10 +20,14 @@ const MAX_TERM_BYTES: usize = 120;
 /// on case boundaries; lowercases; also emits each multi-part identifier whole.
 ///
 /// The tokens of one text are kept for the next: each token's text keeps its allocation, so a bulk write
-/// (millions of terms) allocates per new longest text, not per term.
+/// (millions of terms) allocates per new longest text, not per term. A text the same as the one before
+/// is not cut again: Tantivy gives each field its own tokenizer, and a file's symbols come one after
+/// another, so the `file` field repeats its text for most documents.
 #[derive(Clone, Default)]
 pub(crate) struct IdentifierTokenizer {
     tokens: Vec<Token>,
+    /// The text `tokens` were last cut from, and how many tokens it gave (`None` before the first).
+    last: Option<(String, usize)>,
 }
 
 /// The token stream of [`IdentifierTokenizer`]: the tokens are computed up front.
@@ -37,7 +41,23 @@ impl Tokenizer for IdentifierTokenizer {
     type TokenStream<'a> = IdentifierTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> IdentifierTokenStream<'a> {
-        let len = identifier_tokens(text, &mut self.tokens);
+        // Nothing changes the tokens after they are cut: the stream hands them out read-only (Tantivy's
+        // indexer reads them through `TokenStream::process`), and this tokenizer has no filters.
+        let len = match &mut self.last {
+            Some((last, len)) if last == text => *len,
+            remembered => {
+                let len = identifier_tokens(text, &mut self.tokens);
+                match remembered {
+                    Some((last, last_len)) => {
+                        last.clear();
+                        last.push_str(text);
+                        *last_len = len;
+                    }
+                    None => *remembered = Some((text.to_owned(), len)),
+                }
+                len
+            }
+        };
         if len == 0 {
             // A text without terms: one spare token, already taken, so that `advance` says false at once and
             // `token` (which Tantivy may ask before `advance`) still has something to show.
@@ -434,7 +454,19 @@ mod tests {
     #[test]
     fn a_reused_tokenizer_gives_each_text_its_own_tokens() {
         let mut tokenizer = IdentifierTokenizer::default();
-        let texts = ["parseJSONBody snake_case src/api/Client.rs", "Ab", "", "!!", "ÉtéΣ x_y", "parse"];
+        // Texts repeated one after the other are the remembered ones.
+        let texts = [
+            "parseJSONBody snake_case src/api/Client.rs",
+            "Ab",
+            "Ab",
+            "",
+            "",
+            "!!",
+            "ÉtéΣ x_y",
+            "parse",
+            "parse",
+            "parse",
+        ];
         for text in texts.into_iter().chain(texts) {
             let expected: Vec<_> = identifier_terms(text)
                 .into_iter()
