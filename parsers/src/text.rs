@@ -2,6 +2,10 @@
 
 /// Collapse runs of whitespace to one space and cap the length at `max` characters (with `…`).
 pub fn collapse(text: &str, max: usize) -> String {
+    // Most texts (names, call targets) are short ASCII without whitespace: kept as they are.
+    if text.len() <= max && text.bytes().all(|b| b.is_ascii_graphic()) {
+        return text.to_owned();
+    }
     let mut out = String::with_capacity(text.len().min(max + 4));
     let mut count = 0usize;
     let mut pending_space = false;
@@ -109,6 +113,12 @@ mod tests {
     fn collapse_caps_and_squeezes() {
         assert_eq!(collapse("fn  a(\n  x: u8)", 100), "fn a( x: u8)");
         assert_eq!(collapse("abcdef", 3), "abc…");
+        // At the cap exactly, and texts the ASCII shortcut takes or leaves (tabs, other controls, non-ASCII).
+        assert_eq!(collapse("abc", 3), "abc");
+        assert_eq!(collapse("self.assertEqual", 120), "self.assertEqual");
+        assert_eq!(collapse("\ta\x01b ", 10), "a\x01b");
+        assert_eq!(collapse("é\u{a0}x", 10), "é x");
+        assert_eq!(collapse("ééé", 2), "éé…");
     }
 
     #[test]
