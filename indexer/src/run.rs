@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::Instant;
 
 use drsg_parsers::{Lang, Registry, parse_file};
@@ -15,7 +15,7 @@ use crate::Error;
 use crate::graph::{self, Accounting};
 use crate::history::{HistorySummary, index_history};
 use crate::layout::Layout;
-use crate::resolve::{Resolver, Target};
+use crate::resolve::{FileIndex, Resolver, Target};
 use crate::source::Source;
 use crate::table::{ParsedFile, SymId, Table};
 use crate::walk::{self, SkipReason};
@@ -319,7 +319,7 @@ pub(crate) fn run_source(
     // the symbols' nodes and text as soon as the table exists, then edges in batches as they resolve.
     let (to_store, from_resolver) = mpsc::sync_channel::<ToStore>(4);
     let resolve = move || {
-        let (mut table, impl_self) = prepare(files, layout);
+        let Prepared { mut table, impl_self, index } = prepare(files, layout);
         if to_store.send(ToStore::Symbols(graph::symbol_nodes(&table))).is_err() {
             return;
         }
@@ -332,7 +332,7 @@ pub(crate) fn run_source(
                 None => f.facts.refs.clone(),
             })
             .collect();
-        let resolver = resolver(&table, impl_self);
+        let resolver = resolver(&table, index, impl_self);
         let sent = graph::build(&table, &resolver, refs, |batch| to_store.send(ToStore::Batch(batch)).is_ok());
         if let Some(accounting) = sent {
             let manifest_errors = table.layout.manifest_errors.clone();
@@ -430,13 +430,35 @@ pub(crate) fn run_source(
     })
 }
 
+/// A symbol table ready for resolution: the table, each Rust impl method's resolved self type, and each
+/// file's index (one per file, in order).
+pub(crate) struct Prepared {
+    pub(crate) table: Table,
+    pub(crate) impl_self: HashMap<(u32, u32), Target>,
+    pub(crate) index: Vec<Arc<FileIndex>>,
+}
+
 /// The symbol table of `files`: modules and definitions, then Rust impl methods, keys made unique.
-/// Returns each impl method's resolved self type too, for [`resolver`].
-pub(crate) fn prepare(files: Vec<ParsedFile>, layout: Layout) -> (Table, HashMap<(u32, u32), Target>) {
-    let mut table = Table::build(files, layout);
-    let impl_self = add_impl_methods(&mut table);
+/// Each file's index is built on the pool while this thread builds the table (which it does alone).
+pub(crate) fn prepare(files: Vec<ParsedFile>, layout: Layout) -> Prepared {
+    let facts: Vec<Arc<drsg_parsers::FileFacts>> = files.iter().map(|f| Arc::clone(&f.facts)).collect();
+    let (table, index) = rayon::join(
+        || Table::build(files, layout),
+        || facts.par_iter().map(|facts| Arc::new(FileIndex::of(facts))).collect(),
+    );
+    prepare_built(table, index)
+}
+
+/// [`prepare`] with each file's index given (a fold keeps those of unchanged files).
+pub(crate) fn prepare_with(files: Vec<ParsedFile>, layout: Layout, index: Vec<Arc<FileIndex>>) -> Prepared {
+    prepare_built(Table::build(files, layout), index)
+}
+
+fn prepare_built(mut table: Table, index: Vec<Arc<FileIndex>>) -> Prepared {
+    debug_assert_eq!(index.len(), table.files.len());
+    let impl_self = add_impl_methods(&mut table, &index);
     table.dedupe_keys();
-    (table, impl_self)
+    Prepared { table, impl_self, index }
 }
 
 /// What a tree's plane is named after: its directory's name.
@@ -450,9 +472,11 @@ pub(crate) fn built_by(registry: &Registry) -> Value {
 }
 
 /// The resolver of a prepared table, with the parents of every type resolved.
-pub(crate) fn resolver(table: &Table, impl_self: HashMap<(u32, u32), Target>) -> Resolver<'_> {
-    // On the pool: the pool's threads are idle once the files are parsed, and the resolution waits for this.
-    let index = table.files.par_iter().map(|f| std::sync::Arc::new(crate::resolve::FileIndex::of(&f.facts))).collect();
+pub(crate) fn resolver(
+    table: &Table,
+    index: Vec<Arc<FileIndex>>,
+    impl_self: HashMap<(u32, u32), Target>,
+) -> Resolver<'_> {
     resolver_from(table, index, impl_self, vec![None; table.files.len()])
 }
 
@@ -460,7 +484,7 @@ pub(crate) fn resolver(table: &Table, impl_self: HashMap<(u32, u32), Target>) ->
 /// resolved again (`None`).
 pub(crate) fn resolver_from(
     table: &Table,
-    index: Vec<std::sync::Arc<crate::resolve::FileIndex>>,
+    index: Vec<Arc<FileIndex>>,
     impl_self: HashMap<(u32, u32), Target>,
     links: Vec<Option<Vec<(SymId, Target)>>>,
 ) -> Resolver<'_> {
@@ -637,14 +661,14 @@ fn resident_mb(field: &str) -> Option<u64> {
 
 /// Key Rust impl methods now that types and traits can be resolved (phase two of the table).
 /// Returns each impl method's resolved self type, which `self`/`Self` mean inside it.
-fn add_impl_methods(table: &mut Table) -> HashMap<(u32, u32), Target> {
+fn add_impl_methods(table: &mut Table, index: &[Arc<FileIndex>]) -> HashMap<(u32, u32), Target> {
     let mut pending = Vec::new();
     let mut impl_self = HashMap::new();
     if !table.files.iter().any(|f| f.facts.defs.iter().any(|d| d.impl_block.is_some())) {
         return impl_self;
     }
     {
-        let resolver = Resolver::new(table);
+        let resolver = Resolver::with_index(table, index.to_vec());
         for (fi, file) in table.files.iter().enumerate() {
             for (di, def) in file.facts.defs.iter().enumerate() {
                 let Some(block) = &def.impl_block else { continue };

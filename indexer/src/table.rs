@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use drsg_parsers::{DefKind, Family, FileFacts, Lang};
 use foldhash::{HashMap, HashMapExt};
+use rayon::prelude::*;
 
 use crate::layout::Layout;
 
@@ -106,9 +107,51 @@ pub fn separator(family: Family) -> &'static str {
     }
 }
 
+/// The keys a file's definitions take if none is folded into a module of another file, made on the pool
+/// (the costly part of the table: a key string per definition).
+struct PlannedFile {
+    module_key: String,
+    /// Per definition: its key, `None` for an impl method (keyed in phase two) or one under such a method.
+    keys: Vec<Option<String>>,
+}
+
+impl PlannedFile {
+    fn of(file: &ParsedFile, module_key: String) -> PlannedFile {
+        let sep = separator(file.lang.family());
+        let mut keys: Vec<Option<String>> = Vec::with_capacity(file.facts.defs.len());
+        for def in &file.facts.defs {
+            let parent_key = match def.parent {
+                Some(p) => keys.get(p as usize).and_then(Option::as_deref),
+                None => Some(module_key.as_str()),
+            };
+            let key = match parent_key {
+                Some(parent_key) if def.impl_block.is_none() => {
+                    let mut key = String::with_capacity(parent_key.len() + sep.len() + def.name.len());
+                    key.push_str(parent_key);
+                    key.push_str(sep);
+                    key.push_str(&def.name);
+                    Some(key)
+                }
+                _ => None,
+            };
+            keys.push(key);
+        }
+        PlannedFile { module_key, keys }
+    }
+}
+
+/// The members a file's definitions add: parent → name → children, in id order.
+type Members = HashMap<SymId, HashMap<String, Vec<SymId>>>;
+
 impl Table {
-    /// Phase one: modules and definitions outside Rust `impl` blocks.
+    /// Phase one: modules and definitions outside Rust `impl` blocks. Keys, symbols and members are made
+    /// file by file on the pool; ids are given out in file order on this thread, so a build numbers the
+    /// symbols the same whatever the pool does.
     pub fn build(files: Vec<ParsedFile>, layout: Layout) -> Table {
+        let mut planned: Vec<PlannedFile> = files
+            .par_iter()
+            .map(|file| PlannedFile::of(file, layout.module_key(&file.path, file.lang.family())))
+            .collect();
         let mut table = Table {
             syms: Vec::new(),
             file_module: Vec::with_capacity(files.len()),
@@ -123,12 +166,13 @@ impl Table {
         };
         for (fi, file) in table.files.iter().enumerate() {
             let family = file.lang.family();
-            let key = table.layout.module_key(&file.path, family);
+            let key = planned[fi].module_key.clone();
             let name =
                 key.rsplit(separator(family)).next().unwrap_or(&key).rsplit('/').next().unwrap_or(&key).to_owned();
             let id = table.syms.len() as SymId;
+            table.module_by_key.entry(key.clone()).or_insert(id);
             table.syms.push(Sym {
-                key: key.clone(),
+                key,
                 name,
                 kind: SymKind::Module,
                 file: fi as u32,
@@ -137,7 +181,6 @@ impl Table {
                 dead: false,
             });
             table.file_module.push(id);
-            table.module_by_key.entry(key).or_insert(id);
             if family == Family::Js {
                 // `x.ts` beside its build outputs `x.js`, `x.d.ts`: imports bind to the source.
                 let stem = crate::layout::strip_js_extension(&file.path).to_owned();
@@ -158,78 +201,112 @@ impl Table {
                 continue;
             }
             let id = table.file_module[fi];
-            let key = table.syms[id as usize].key.clone();
+            let key = &table.syms[id as usize].key;
             let sep = separator(family);
             if let Some((parent_key, name)) = key.rsplit_once(sep)
                 && let Some(&parent) = table.module_by_key.get(parent_key)
                 && parent != id
             {
+                let name = name.to_owned();
                 table.syms[id as usize].parent = Some(parent);
-                table.children.entry(parent).or_default().entry(name.to_owned()).or_default().push(id);
+                table.children.entry(parent).or_default().entry(name).or_default().push(id);
             }
         }
-        for fi in 0..table.files.len() {
-            let defs = table.add_defs(fi);
+        // Ids in file order: whether `mod x;` folds into the file module of x depends on the modules
+        // of the files before.
+        let mut next = table.syms.len() as SymId;
+        for (fi, plan) in planned.iter_mut().enumerate() {
+            let defs = table.number_defs(fi, &mut plan.keys, next);
+            next += defs.iter().flatten().count() as SymId;
             table.def_sym.push(defs);
+        }
+        let made: Vec<(Vec<Sym>, Members)> =
+            planned.into_par_iter().enumerate().map(|(fi, plan)| table.def_syms(fi, plan.keys)).collect();
+        table.syms.reserve(made.iter().map(|(syms, _)| syms.len()).sum());
+        for (syms, members) in made {
+            table.syms.extend(syms);
+            table.add_members(members);
         }
         table
     }
 
-    fn add_defs(&mut self, fi: usize) -> Vec<Option<SymId>> {
-        let file = &self.files[fi];
-        let family = file.lang.family();
-        let sep = separator(family);
+    /// The ids of file `fi`'s definitions, the first taking `first`: `None` for those without a symbol
+    /// (their `keys` entry is cleared too). Records the modules they define.
+    fn number_defs(&mut self, fi: usize, keys: &mut [Option<String>], first: SymId) -> Vec<Option<SymId>> {
+        let defs = &self.files[fi].facts.defs;
+        let mut out: Vec<Option<SymId>> = Vec::with_capacity(defs.len());
+        let mut next = first;
+        let mut modules = Vec::new();
+        for (def, key) in defs.iter().zip(keys.iter_mut()) {
+            // A definition under one that has no symbol has none either.
+            let parent_has_symbol = def.parent.is_none_or(|p| out.get(p as usize).copied().flatten().is_some());
+            let folded = || {
+                // `mod x;` is the file module of x when that file exists.
+                def.external_body
+                    && def.kind == DefKind::Module
+                    && key.as_ref().is_some_and(|k| self.module_by_key.contains_key(k))
+            };
+            if key.is_none() || !parent_has_symbol || folded() {
+                *key = None;
+                out.push(None);
+                continue;
+            }
+            if def.kind == DefKind::Module
+                && let Some(key) = key
+            {
+                modules.push((key.clone(), next));
+            }
+            out.push(Some(next));
+            next += 1;
+        }
+        for (key, id) in modules {
+            self.module_by_key.entry(key).or_insert(id);
+        }
+        out
+    }
+
+    /// The symbols of file `fi`'s numbered definitions (`keys` as [`Table::number_defs`] left them) and
+    /// the members they add.
+    fn def_syms(&self, fi: usize, keys: Vec<Option<String>>) -> (Vec<Sym>, Members) {
+        let defs = &self.files[fi].facts.defs;
         let module = self.file_module[fi];
-        let mut out: Vec<Option<SymId>> = Vec::with_capacity(file.facts.defs.len());
-        let mut new_syms = Vec::new();
-        let base = self.syms.len() as SymId;
-        for (di, def) in file.facts.defs.iter().enumerate() {
-            let parent_sym = match def.parent {
-                Some(p) => out.get(p as usize).copied().flatten(),
-                None => Some(module),
+        let mut syms = Vec::with_capacity(keys.len());
+        let mut members = Members::new();
+        for ((di, def), key) in defs.iter().enumerate().zip(keys) {
+            let (Some(key), Some(id)) = (key, self.def_sym[fi][di]) else { continue };
+            let parent = match def.parent {
+                Some(p) => self.def_sym[fi][p as usize].expect("a numbered definition's parent is numbered"),
+                None => module,
             };
-            // Rust impl methods are keyed in phase two; `mod x;` is the file module of x when it exists.
-            if def.impl_block.is_some() {
-                out.push(None);
-                continue;
-            }
-            let Some(parent_sym) = parent_sym else {
-                out.push(None);
-                continue;
-            };
-            let parent_key = self.key_of(parent_sym, base, &new_syms);
-            let key = format!("{parent_key}{sep}{}", def.name);
-            if def.external_body && def.kind == DefKind::Module && self.module_by_key.contains_key(&key) {
-                out.push(None);
-                continue;
-            }
-            let id = base + new_syms.len() as SymId;
-            new_syms.push(Sym {
+            members.entry(parent).or_default().entry(def.name.clone()).or_default().push(id);
+            syms.push(Sym {
                 key,
                 name: def.name.clone(),
                 kind: SymKind::Def(def.kind),
                 file: fi as u32,
                 def: Some(di as u32),
-                parent: Some(parent_sym),
+                parent: Some(parent),
                 dead: false,
             });
-            out.push(Some(id));
         }
-        for sym in new_syms {
-            let id = self.syms.len() as SymId;
-            if let Some(parent) = sym.parent {
-                self.children.entry(parent).or_default().entry(sym.name.clone()).or_default().push(id);
-            }
-            if sym.kind == SymKind::Def(DefKind::Module) {
-                self.module_by_key.entry(sym.key.clone()).or_insert(id);
-            }
-            self.syms.push(sym);
-        }
-        out
+        (syms, members)
     }
 
-    fn key_of<'a>(&'a self, id: SymId, base: SymId, pending: &'a [Sym]) -> &'a str {
-        if id >= base { &pending[(id - base) as usize].key } else { &self.syms[id as usize].key }
+    /// Adds a file's members after those already known (submodules, earlier definitions).
+    fn add_members(&mut self, members: Members) {
+        for (parent, by_name) in members {
+            match self.children.entry(parent) {
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(by_name);
+                }
+                std::collections::hash_map::Entry::Occupied(mut slot) => {
+                    let known = slot.get_mut();
+                    for (name, ids) in by_name {
+                        known.entry(name).or_default().extend(ids);
+                    }
+                }
+            }
+        }
     }
 
     /// Add a Rust impl method once its key is known (phase two).
@@ -321,8 +398,13 @@ impl Table {
             }
         }
         self.dead += old.len();
-        let defs = self.add_defs(fi);
-        self.def_sym[fi] = defs;
+        let module_key = self.syms[self.file_module[fi] as usize].key.clone();
+        let mut keys = PlannedFile::of(&self.files[fi], module_key).keys;
+        let first = self.syms.len() as SymId;
+        self.def_sym[fi] = self.number_defs(fi, &mut keys, first);
+        let (syms, members) = self.def_syms(fi, keys);
+        self.syms.extend(syms);
+        self.add_members(members);
     }
 
     /// Whether `key` is one of several symbols' keys (numbered or not).
@@ -353,16 +435,22 @@ impl Table {
     /// Make keys unique: later duplicates (by file, then line) get `#2`, `#3`, …
     pub fn dedupe_keys(&mut self) {
         // Duplicates are rare: find them by hashing, then order only them.
-        let mut by_key: HashMap<&str, Vec<SymId>> = HashMap::with_capacity(self.syms.len());
+        let mut first: HashMap<&str, SymId> = HashMap::with_capacity(self.syms.len());
+        let mut repeated: HashMap<&str, Vec<SymId>> = HashMap::new();
         for (id, sym) in self.syms.iter().enumerate() {
-            by_key.entry(sym.key.as_str()).or_default().push(id as SymId);
-        }
-        let mut groups: Vec<Vec<SymId>> = Vec::new();
-        for (key, ids) in by_key {
-            if ids.len() > 1 {
-                self.duplicated.insert(key.to_owned());
-                groups.push(ids);
+            match first.entry(sym.key.as_str()) {
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(id as SymId);
+                }
+                std::collections::hash_map::Entry::Occupied(seen) => {
+                    repeated.entry(seen.key()).or_insert_with(|| vec![*seen.get()]).push(id as SymId);
+                }
             }
+        }
+        let mut groups: Vec<Vec<SymId>> = Vec::with_capacity(repeated.len());
+        for (key, ids) in repeated {
+            self.duplicated.insert(key.to_owned());
+            groups.push(ids);
         }
         let line = |t: &Table, id: SymId| t.def_of(id).map(|d| d.line).unwrap_or(0);
         for group in &mut groups {

@@ -29,7 +29,10 @@ use crate::git::Listing;
 use crate::graph::{FileOutput, Reserved, file_output};
 use crate::layout::Layout;
 use crate::resolve::{FileIndex, Resolver, ResolverParts};
-use crate::run::{FactsCache, FileCounts, IndexOptions, Resolved, ledger, parse_all, prepare, resolver, resolver_from};
+use crate::run::{
+    FactsCache, FileCounts, IndexOptions, Prepared, Resolved, ledger, parse_all, prepare, prepare_with, resolver,
+    resolver_from,
+};
 use crate::source::Source;
 use crate::table::{ParsedFile, SymId, Table};
 use crate::walk::{self, SkipReason};
@@ -197,9 +200,9 @@ impl Warm {
     ) -> (Warm, u64) {
         let snap = snapshot(source, tree_name, registry, options.max_file_size, cache, None);
         let parsed = snap.parsed;
-        let (table, impl_self) = prepare(snap.files, snap.layout);
+        let Prepared { table, impl_self, index } = prepare(snap.files, snap.layout);
         let (table, outputs, parts) = on_resolve_stack(move || {
-            let r = resolver(&table, impl_self);
+            let r = resolver(&table, index, impl_self);
             let outputs = outputs_of(&table, &r, |_| None);
             let parts = r.into_parts();
             (table, outputs, parts)
@@ -289,15 +292,12 @@ impl Warm {
                     TableFate::Rebuild(old, files) => {
                         let t1 = std::time::Instant::now();
                         // The table keeps the files in order, so `mentions` still lines up with them.
-                        let (table, impl_self) = prepare(files, layout);
+                        // A file's index depends on its facts alone: keep those of files kept.
+                        let index =
+                            by_facts(old.files.iter().map(|f| &f.facts).zip(&old_parts.index), &files, FileIndex::of);
+                        let Prepared { table, impl_self, index } = prepare_with(files, layout, index);
                         debug_assert_eq!(table.files.len(), mentions.len());
                         phases.insert("table", t1.elapsed().as_secs_f64());
-                        // A file's index depends on its facts alone: keep those of files kept.
-                        let index = by_facts(
-                            old.files.iter().map(|f| &f.facts).zip(&old_parts.index),
-                            &table.files,
-                            FileIndex::of,
-                        );
                         let dirty = if layout_changed || Reserved::of(&table) != Reserved::of(&old) {
                             vec![true; table.files.len()]
                         } else {

@@ -158,11 +158,6 @@ const MAX_DEPTH: usize = 12;
 const MAX_NESTING: u32 = 160;
 
 impl<'t> Resolver<'t> {
-    pub fn new(t: &'t Table) -> Resolver<'t> {
-        let index = t.files.iter().map(|file| std::sync::Arc::new(FileIndex::of(&file.facts))).collect();
-        Resolver::with_index(t, index)
-    }
-
     /// A resolver over `t` whose files' indexes are given (one per file, in order).
     pub fn with_index(t: &'t Table, index: Vec<std::sync::Arc<FileIndex>>) -> Resolver<'t> {
         debug_assert_eq!(index.len(), t.files.len());
