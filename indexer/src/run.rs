@@ -439,7 +439,7 @@ pub(crate) struct Prepared {
 }
 
 /// The symbol table of `files`: modules and definitions, then Rust impl methods, keys made unique.
-/// Each file's index is built on the pool while this thread builds the table (which it does alone).
+/// Each file's index is built on the pool beside the table.
 pub(crate) fn prepare(files: Vec<ParsedFile>, layout: Layout) -> Prepared {
     let facts: Vec<Arc<drsg_parsers::FileFacts>> = files.iter().map(|f| Arc::clone(&f.facts)).collect();
     let (table, index) = rayon::join(

@@ -4,6 +4,7 @@
 //! then Rust `impl` methods, whose keys depend on the resolved self type and trait
 //! (`my_crate::Client::connect`, `<my_crate::Client as my_crate::Connect>::connect`).
 
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use drsg_parsers::{DefKind, Family, FileFacts, Lang};
@@ -111,7 +112,7 @@ pub fn separator(family: Family) -> &'static str {
 /// (the costly part of the table: a key string per definition).
 struct PlannedFile {
     module_key: String,
-    /// Per definition: its key, `None` for an impl method (keyed in phase two) or one under such a method.
+    /// Per definition: its key, `None` when its parent has none or it is an impl method (keyed in phase two).
     keys: Vec<Option<String>>,
 }
 
@@ -166,7 +167,7 @@ impl Table {
         };
         for (fi, file) in table.files.iter().enumerate() {
             let family = file.lang.family();
-            let key = planned[fi].module_key.clone();
+            let key = std::mem::take(&mut planned[fi].module_key);
             let name =
                 key.rsplit(separator(family)).next().unwrap_or(&key).rsplit('/').next().unwrap_or(&key).to_owned();
             let id = table.syms.len() as SymId;
@@ -227,6 +228,7 @@ impl Table {
             table.syms.extend(syms);
             table.add_members(members);
         }
+        debug_assert_eq!(table.syms.len() as SymId, next, "numbering and making skip the same definitions");
         table
     }
 
@@ -259,6 +261,7 @@ impl Table {
             out.push(Some(next));
             next += 1;
         }
+        // Only after the file: a file's own inline modules do not fold its `mod x;` (files before it may).
         for (key, id) in modules {
             self.module_by_key.entry(key).or_insert(id);
         }
@@ -296,10 +299,10 @@ impl Table {
     fn add_members(&mut self, members: Members) {
         for (parent, by_name) in members {
             match self.children.entry(parent) {
-                std::collections::hash_map::Entry::Vacant(slot) => {
+                Entry::Vacant(slot) => {
                     slot.insert(by_name);
                 }
-                std::collections::hash_map::Entry::Occupied(mut slot) => {
+                Entry::Occupied(mut slot) => {
                     let known = slot.get_mut();
                     for (name, ids) in by_name {
                         known.entry(name).or_default().extend(ids);
@@ -439,10 +442,10 @@ impl Table {
         let mut repeated: HashMap<&str, Vec<SymId>> = HashMap::new();
         for (id, sym) in self.syms.iter().enumerate() {
             match first.entry(sym.key.as_str()) {
-                std::collections::hash_map::Entry::Vacant(slot) => {
+                Entry::Vacant(slot) => {
                     slot.insert(id as SymId);
                 }
-                std::collections::hash_map::Entry::Occupied(seen) => {
+                Entry::Occupied(seen) => {
                     repeated.entry(seen.key()).or_insert_with(|| vec![*seen.get()]).push(id as SymId);
                 }
             }

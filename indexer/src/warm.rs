@@ -290,11 +290,11 @@ impl Warm {
                         (table, index, old_parts.impl_self, links, mentions, dirty)
                     }
                     TableFate::Rebuild(old, files) => {
-                        let t1 = std::time::Instant::now();
-                        // The table keeps the files in order, so `mentions` still lines up with them.
                         // A file's index depends on its facts alone: keep those of files kept.
                         let index =
                             by_facts(old.files.iter().map(|f| &f.facts).zip(&old_parts.index), &files, FileIndex::of);
+                        let t1 = std::time::Instant::now();
+                        // The table keeps the files in order, so `mentions` still lines up with them.
                         let Prepared { table, impl_self, index } = prepare_with(files, layout, index);
                         debug_assert_eq!(table.files.len(), mentions.len());
                         phases.insert("table", t1.elapsed().as_secs_f64());

@@ -26,7 +26,8 @@ const MAX_TERM_BYTES: usize = 120;
 #[derive(Clone, Default)]
 pub(crate) struct IdentifierTokenizer {
     tokens: Vec<Token>,
-    /// The text `tokens` were last cut from, and how many tokens it gave (`None` before the first).
+    /// The text `tokens` were last cut from, and how many tokens it gave (`None` before the first, and
+    /// once a stream has handed out a token to change).
     last: Option<(String, usize)>,
 }
 
@@ -35,14 +36,16 @@ pub(crate) struct IdentifierTokenStream<'a> {
     tokens: &'a mut [Token],
     /// How many tokens `advance` has handed out; the current one is the last of them.
     taken: usize,
+    /// The tokenizer's memory of its last text, forgotten when a token is handed out to be changed.
+    last: &'a mut Option<(String, usize)>,
 }
 
 impl Tokenizer for IdentifierTokenizer {
     type TokenStream<'a> = IdentifierTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> IdentifierTokenStream<'a> {
-        // Nothing changes the tokens after they are cut: the stream hands them out read-only (Tantivy's
-        // indexer reads them through `TokenStream::process`), and this tokenizer has no filters.
+        // Tokens are reused only as they were cut: a stream that hands one out through `token_mut` (a
+        // filter would; Tantivy's indexer reads them through `TokenStream::process`) forgets the text.
         let len = match &mut self.last {
             Some((last, len)) if last == text => *len,
             remembered => {
@@ -64,9 +67,9 @@ impl Tokenizer for IdentifierTokenizer {
             if self.tokens.is_empty() {
                 self.tokens.push(Token::default());
             }
-            return IdentifierTokenStream { tokens: &mut self.tokens[..1], taken: 1 };
+            return IdentifierTokenStream { tokens: &mut self.tokens[..1], taken: 1, last: &mut self.last };
         }
-        IdentifierTokenStream { tokens: &mut self.tokens[..len], taken: 0 }
+        IdentifierTokenStream { tokens: &mut self.tokens[..len], taken: 0, last: &mut self.last }
     }
 }
 
@@ -85,6 +88,7 @@ impl TokenStream for IdentifierTokenStream<'_> {
     }
 
     fn token_mut(&mut self) -> &mut Token {
+        *self.last = None;
         &mut self.tokens[self.taken.saturating_sub(1)]
     }
 }
@@ -479,5 +483,10 @@ mod tests {
         assert_eq!(identifier_terms("parseJSONBody Ab"), ["parse", "json", "body", "parsejsonbody", "ab"]);
         assert!(tokens(tokenizer.token_stream("")).is_empty());
         assert!(!tokenizer.tokens.is_empty(), "buffers are kept");
+        // A token changed through the stream is not handed out again for the same text.
+        let mut stream = tokenizer.token_stream("parse");
+        assert!(stream.advance());
+        stream.token_mut().text.push('!');
+        assert_eq!(tokens(tokenizer.token_stream("parse")), [("parse".to_owned(), 0, 0, 5)]);
     }
 }
