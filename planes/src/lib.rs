@@ -15,6 +15,7 @@
 //! ([`Store::replace_plane`]), or by difference ([`Store::apply_plane_diff`]); the text index follows and, because SQLite is the source of truth,
 //! is reconciled to it on open ([`Store::reconcile_text`]).
 
+mod bound;
 mod diff;
 mod error;
 mod lock;

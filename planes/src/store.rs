@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, ToSql, TransactionBehavior, params};
 use serde_json::Value;
 
+use crate::bound::{Borrowed, Param};
 use crate::error::{Error, Result};
 use crate::lock::{DbLock, LOCK_FILE};
 use crate::model::{NewEdge, NodeData, PlaneBatch, PlaneInfo, PlaneMeta};
@@ -724,24 +725,35 @@ pub(crate) fn insert_nodes(
     ids: &[i64],
 ) -> Result<()> {
     let context = "inserting nodes";
-    let mut stmt = conn
-        .prepare_cached(
-            "INSERT INTO nodes(id, plane, key, label, labels, name, file, line, end_line, props)
-             VALUES (?10, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        )
-        .ctx(shown, context)?;
+    let mut stmt = Borrowed::prepare(
+        conn,
+        "INSERT INTO nodes(id, plane, key, label, labels, name, file, line, end_line, props)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .ctx(shown, context)?;
     for (node, &id) in nodes.iter().zip(ids) {
         let row = NodeRow::of(node);
-        stmt.execute(rusqlite::params_from_iter(row.columns(&plane_id).into_iter().chain([&id as &dyn ToSql])))
-            .map_err(|source| {
-                let unique =
-                    source.sqlite_error().map(|e| e.extended_code) == Some(rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE);
-                if unique {
-                    Error::DuplicateKey { plane: plane.to_owned(), key: node.key.clone() }
-                } else {
-                    Error::Sqlite { path: shown.to_path_buf(), context: context.to_owned(), source }
-                }
-            })?;
+        stmt.execute([
+            Param::Int(id),
+            Param::Int(plane_id),
+            Param::Text(&node.key),
+            Param::Text(row.label),
+            Param::Text(&row.labels),
+            Param::Text(&node.name),
+            node.file.as_deref().into(),
+            node.line.into(),
+            node.end_line.into(),
+            row.props.into(),
+        ])
+        .map_err(|source| {
+            let unique =
+                source.sqlite_error().map(|e| e.extended_code) == Some(rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE);
+            if unique {
+                Error::DuplicateKey { plane: plane.to_owned(), key: node.key.clone() }
+            } else {
+                Error::Sqlite { path: shown.to_path_buf(), context: context.to_owned(), source }
+            }
+        })?;
     }
     Ok(())
 }
@@ -799,25 +811,28 @@ pub(crate) fn insert_edges(conn: &Connection, plane_id: i64, ids: &[i64], edges:
     fn props(edge: &NewEdge) -> Option<&str> {
         (!edge.props_json.is_empty()).then_some(edge.props_json.as_str())
     }
+    fn row<'e>(plane_id: i64, ids: &[i64], edge: &'e NewEdge) -> [Param<'e>; 5] {
+        [
+            Param::Int(plane_id),
+            Param::Int(ids[edge.src]),
+            Param::Int(ids[edge.dst]),
+            Param::Text(edge.ty.as_ref()),
+            props(edge).into(),
+        ]
+    }
     let mut chunks = edges.chunks_exact(EDGES_PER_INSERT);
     if chunks.len() > 0 {
-        let mut stmt = conn.prepare_cached(&MANY)?;
+        let mut stmt = Borrowed::prepare(conn, &MANY)?;
         for chunk in &mut chunks {
-            for (i, edge) in chunk.iter().enumerate() {
-                let at = i * 5;
-                stmt.raw_bind_parameter(at + 1, plane_id)?;
-                stmt.raw_bind_parameter(at + 2, ids[edge.src])?;
-                stmt.raw_bind_parameter(at + 3, ids[edge.dst])?;
-                stmt.raw_bind_parameter(at + 4, edge.ty.as_ref())?;
-                stmt.raw_bind_parameter(at + 5, props(edge))?;
-            }
-            stmt.raw_execute()?;
+            stmt.execute(chunk.iter().flat_map(|edge| row(plane_id, ids, edge)))?;
         }
     }
-    let mut stmt =
-        conn.prepare_cached("INSERT INTO edges(plane, src, dst, type, props) VALUES (?1, ?2, ?3, ?4, ?5)")?;
-    for edge in chunks.remainder() {
-        stmt.execute(params![plane_id, ids[edge.src], ids[edge.dst], edge.ty.as_ref(), props(edge)])?;
+    if !chunks.remainder().is_empty() {
+        let mut stmt =
+            Borrowed::prepare(conn, "INSERT INTO edges(plane, src, dst, type, props) VALUES (?, ?, ?, ?, ?)")?;
+        for edge in chunks.remainder() {
+            stmt.execute(row(plane_id, ids, edge))?;
+        }
     }
     Ok(())
 }
