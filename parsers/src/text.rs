@@ -6,6 +6,11 @@ pub fn collapse(text: &str, max: usize) -> String {
     if text.len() <= max && text.bytes().all(|b| b.is_ascii_graphic()) {
         return text.to_owned();
     }
+    if text.is_ascii() { collapse_ascii(text, max) } else { collapse_chars(text, max) }
+}
+
+/// [`collapse`] char by char.
+fn collapse_chars(text: &str, max: usize) -> String {
     let mut out = String::with_capacity(text.len().min(max + 4));
     let mut count = 0usize;
     let mut pending_space = false;
@@ -25,6 +30,42 @@ pub fn collapse(text: &str, max: usize) -> String {
         }
         out.push(ch);
         count += 1;
+    }
+    out
+}
+
+/// [`collapse`] of ASCII text, a run of non-space bytes at a time (a test holds it to [`collapse_chars`]).
+fn collapse_ascii(text: &str, max: usize) -> String {
+    // The ASCII characters `char::is_whitespace` accepts (`u8::is_ascii_whitespace` leaves out `\x0B`).
+    let space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len().min(max + 4));
+    let mut count = 0usize;
+    let mut pending_space = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        if space(bytes[i]) {
+            pending_space = !out.is_empty();
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && !space(bytes[i]) {
+            i += 1;
+        }
+        if pending_space {
+            out.push(' ');
+            count += 1;
+            pending_space = false;
+        }
+        let room = max.saturating_sub(count);
+        if i - start > room {
+            out.push_str(&text[start..start + room]);
+            out.push('…');
+            return out;
+        }
+        out.push_str(&text[start..i]);
+        count += i - start;
     }
     out
 }
@@ -119,6 +160,27 @@ mod tests {
         assert_eq!(collapse("\ta\x01b ", 10), "a\x01b");
         assert_eq!(collapse("é\u{a0}x", 10), "é x");
         assert_eq!(collapse("ééé", 2), "éé…");
+        assert_eq!(collapse("ab cd", 2), "ab …");
+    }
+
+    #[test]
+    fn ascii_text_collapses_as_any_text_does() {
+        const ALPHABET: &[u8] = b"ab(),: \t\n\r\x0b\x0c\x01_";
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..3_000 {
+            let len = (next() % 30) as usize;
+            let text: String =
+                (0..len).map(|_| char::from(ALPHABET[(next() % ALPHABET.len() as u64) as usize])).collect();
+            for max in [0, 1, 2, 3, 5, 8, 13, 40] {
+                assert_eq!(collapse_ascii(&text, max), collapse_chars(&text, max), "{text:?} capped at {max}");
+            }
+        }
     }
 
     #[test]
