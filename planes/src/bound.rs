@@ -42,20 +42,25 @@ impl<'c> Borrowed<'c> {
     pub(crate) fn prepare(conn: &'c Connection, sql: &str) -> rusqlite::Result<Borrowed<'c>> {
         let len = c_int::try_from(sql.len()).map_err(|_| rusqlite::Error::InvalidQuery)?;
         let mut stmt = std::ptr::null_mut();
+        let mut tail = std::ptr::null();
         // SAFETY: the connection's handle is valid while `conn` is borrowed, `sql` is `len` bytes of UTF-8,
-        // and `stmt` receives the statement (or null on failure).
-        let rc = unsafe {
-            ffi::sqlite3_prepare_v2(conn.handle(), sql.as_ptr().cast(), len, &mut stmt, std::ptr::null_mut())
-        };
+        // `stmt` receives the statement (or null on failure) and `tail` where it ended, inside `sql`.
+        let rc = unsafe { ffi::sqlite3_prepare_v2(conn.handle(), sql.as_ptr().cast(), len, &mut stmt, &mut tail) };
         if rc != ffi::SQLITE_OK {
             return Err(last_error(conn, rc));
         }
         if stmt.is_null() {
             return Err(rusqlite::Error::InvalidQuery);
         }
+        // The statement is made before any check that can fail, so that `Drop` finalizes it.
+        let mut made = Borrowed { conn, stmt, params: 0 };
+        let used = (tail as usize).saturating_sub(sql.as_ptr() as usize).min(sql.len());
+        if !sql.as_bytes()[used..].iter().all(u8::is_ascii_whitespace) {
+            return Err(rusqlite::Error::MultipleStatement);
+        }
         // SAFETY: `stmt` is a statement just prepared.
-        let params = unsafe { ffi::sqlite3_bind_parameter_count(stmt) } as usize;
-        Ok(Borrowed { conn, stmt, params })
+        made.params = unsafe { ffi::sqlite3_bind_parameter_count(stmt) } as usize;
+        Ok(made)
     }
 
     /// Binds `params` (exactly as many as the statement has, in order) and runs the statement once.
@@ -64,6 +69,7 @@ impl<'c> Borrowed<'c> {
         let mut bound = 0;
         for (i, param) in params.into_iter().enumerate() {
             if i >= self.params {
+                // The count given is where the values outran the statement, not how many there were.
                 return Err(rusqlite::Error::InvalidParameterCount(i + 1, self.params));
             }
             let at = (i + 1) as c_int;
@@ -78,7 +84,8 @@ impl<'c> Borrowed<'c> {
                     Param::Text(text) => ffi::sqlite3_bind_text64(
                         self.stmt,
                         at,
-                        text.as_ptr().cast(),
+                        // An empty `&str` may point nowhere; SQLite gets a real (empty) string instead.
+                        if text.is_empty() { c"".as_ptr() } else { text.as_ptr().cast() },
                         text.len() as ffi::sqlite3_uint64,
                         ffi::SQLITE_STATIC(),
                         ffi::SQLITE_UTF8 as u8,
@@ -119,7 +126,8 @@ fn last_error(conn: &Connection, rc: c_int) -> rusqlite::Error {
         let db = conn.handle();
         let code = ffi::sqlite3_extended_errcode(db);
         let message = std::ffi::CStr::from_ptr(ffi::sqlite3_errmsg(db)).to_string_lossy().into_owned();
-        (if code == ffi::SQLITE_OK { rc } else { code }, message)
+        // The connection's code, when it is the error just returned (some misuse returns set none).
+        (if code & 0xff == rc & 0xff { code } else { rc }, message)
     };
     rusqlite::Error::SqliteFailure(ffi::Error::new(code), Some(message))
 }
@@ -162,5 +170,16 @@ mod tests {
         let count: i64 = conn.query_row("SELECT count(*) FROM t", [], |row| row.get(0)).expect("count");
         assert_eq!(count, 102);
         assert!(Borrowed::prepare(&conn, "INSERT INTO nowhere VALUES (?)").is_err());
+        assert!(matches!(
+            Borrowed::prepare(&conn, "INSERT INTO t(a) VALUES (?); DELETE FROM t").map(|_| ()),
+            Err(rusqlite::Error::MultipleStatement)
+        ));
+        assert!(Borrowed::prepare(&conn, "INSERT INTO t(a) VALUES (?);  ").is_ok());
+        let mut empty = Borrowed::prepare(&conn, "INSERT INTO t(a, b, c) VALUES (?, ?, ?)").expect("prepare");
+        let owned = String::new();
+        empty.execute([Param::Int(1000), Param::Text(""), Param::Text(owned.as_str())]).expect("empty texts");
+        let stored: (String, String) =
+            conn.query_row("SELECT b, c FROM t WHERE a = 1000", [], |row| Ok((row.get(0)?, row.get(1)?))).expect("row");
+        assert_eq!(stored, (String::new(), String::new()));
     }
 }

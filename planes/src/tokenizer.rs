@@ -487,7 +487,10 @@ mod tests {
 
     #[test]
     fn a_text_that_shares_its_start_with_the_one_before_gets_its_own_tokens() {
-        const PIECES: &[&str] = &["a", "B", "_", ".", "::", "/", " ", "x1", "Éa", "ß", "HTTPServer", "get_form", "é"];
+        // The long piece makes a term over the length cap, which is dropped.
+        let long = "Ab".repeat(70);
+        let pieces =
+            ["a", "B", "_", ".", "::", "/", " ", "x1", "Éa", "ß", "HTTPServer", "get_form", "é", long.as_str()];
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = move || {
             seed ^= seed << 13;
@@ -506,7 +509,7 @@ mod tests {
             }
             text.truncate(keep);
             for _ in 0..next() % 6 {
-                text.push_str(PIECES[(next() % PIECES.len() as u64) as usize]);
+                text.push_str(pieces[(next() % pieces.len() as u64) as usize]);
             }
             if let Some((last, len)) = &tokenizer.last {
                 resumed += usize::from(Resume::after_shared(last, &text, &tokenizer.tokens[..*len]).kept > 0);
