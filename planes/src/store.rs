@@ -733,19 +733,7 @@ pub(crate) fn insert_nodes(
     .ctx(shown, context)?;
     for (node, &id) in nodes.iter().zip(ids) {
         let row = NodeRow::of(node);
-        stmt.execute([
-            Param::Int(id),
-            Param::Int(plane_id),
-            Param::Text(&node.key),
-            Param::Text(row.label),
-            Param::Text(&row.labels),
-            Param::Text(&node.name),
-            node.file.as_deref().into(),
-            node.line.into(),
-            node.end_line.into(),
-            row.props.into(),
-        ])
-        .map_err(|source| {
+        stmt.execute(std::iter::once(Param::Int(id)).chain(row.params(plane_id))).map_err(|source| {
             let unique =
                 source.sqlite_error().map(|e| e.extended_code) == Some(rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE);
             if unique {
@@ -778,6 +766,22 @@ impl<'a> NodeRow<'a> {
     pub(crate) fn columns<'r>(&'r self, plane_id: &'r i64) -> [&'r dyn ToSql; 9] {
         let n = self.node;
         [plane_id, &n.key, &self.label, &self.labels, &n.name, &n.file, &n.line, &n.end_line, &self.props]
+    }
+
+    /// [`NodeRow::columns`] for a [`Borrowed`] statement.
+    pub(crate) fn params(&self, plane_id: i64) -> [Param<'_>; 9] {
+        let n = self.node;
+        [
+            Param::Int(plane_id),
+            Param::Text(&n.key),
+            Param::Text(self.label),
+            Param::Text(&self.labels),
+            Param::Text(&n.name),
+            n.file.as_deref().into(),
+            n.line.into(),
+            n.end_line.into(),
+            self.props.into(),
+        ]
     }
 }
 

@@ -444,6 +444,16 @@ mod tests {
     use super::*;
 
     /// Every token (text, position, offsets) of `stream`.
+    /// A fixed sequence of pseudo-random numbers from `seed` (xorshift), for generated test texts.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     fn tokens(mut stream: impl TokenStream) -> Vec<(String, usize, usize, usize)> {
         let mut out = Vec::new();
         while stream.advance() {
@@ -456,13 +466,7 @@ mod tests {
     #[test]
     fn ascii_text_is_cut_as_any_text_is() {
         const ALPHABET: &[u8] = b"aAbBzZ09_ .:/-<>(),xYQ";
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let (mut fast, mut general) = (Vec::new(), Vec::new());
         let long = format!("{} x_{}", "Ab".repeat(70), "y".repeat(130));
         let mut texts: Vec<String> = vec![
@@ -491,13 +495,7 @@ mod tests {
         let long = "Ab".repeat(70);
         let pieces =
             ["a", "B", "_", ".", "::", "/", " ", "x1", "Éa", "ß", "HTTPServer", "get_form", "é", long.as_str()];
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let mut tokenizer = IdentifierTokenizer::default();
         let mut resumed = 0;
         let mut text = String::new();
