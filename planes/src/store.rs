@@ -89,7 +89,7 @@ impl Store {
     pub fn in_memory() -> Result<Store> {
         let shown = PathBuf::from(":memory:");
         let conn = Connection::open_in_memory().ctx(&shown, "opening an in-memory database")?;
-        schema::configure(&conn, false).ctx(&shown, "configuring the connection")?;
+        schema::configure(&conn, false, true).ctx(&shown, "configuring the connection")?;
         schema::create(&conn).ctx(&shown, "creating the schema")?;
         let text = TextIndex::in_memory(&shown)?;
         Ok(Store {
@@ -147,9 +147,11 @@ impl Store {
             Format::Empty | Format::Current => {}
         }
         lock.record_pid()?;
-        schema::configure(&conn, true).ctx(&shown, "configuring the connection")?;
-        if format == Format::Empty {
+        let new = format == Format::Empty;
+        schema::configure(&conn, true, new).ctx(&shown, "configuring the connection")?;
+        if new {
             schema::create(&conn).ctx(&shown, "creating the schema")?;
+            conn.pragma_update(None, "synchronous", "NORMAL").ctx(&shown, "configuring the connection")?;
         } else {
             schema::upgrade_indexes(&conn).ctx(&shown, "updating the indexes")?;
         }
@@ -404,11 +406,14 @@ impl Store {
         if !self.holds_no_node()? {
             return Ok(false);
         }
+        // Unsynced before the switch, whose checkpoint would otherwise sync the log and the file (the
+        // database's schema, made unsynced too). Should this fail, the write syncs as any other.
+        let _ = self.conn.pragma_update(None, "synchronous", "OFF");
         let mode = self.conn.pragma_update_and_check(None, "journal_mode", "DELETE", |row| row.get::<_, String>(0));
         let journaled = mode.is_ok_and(|mode| mode.eq_ignore_ascii_case("delete"));
-        if journaled {
-            // Should this fail, the write syncs as any other.
-            let _ = self.conn.pragma_update(None, "synchronous", "OFF");
+        if !journaled {
+            // Still in WAL mode (other connections are open): the write syncs as any other.
+            self.conn.pragma_update(None, "synchronous", "NORMAL")?;
         }
         Ok(journaled)
     }
@@ -884,8 +889,16 @@ mod tests {
     fn only_a_first_write_skips_the_sync_and_the_connection_syncs_again_after_it() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let mut store = Store::open(&tmp.path().join("graph.drsg")).expect("open");
-        // NORMAL: a commit in WAL mode syncs the log at each checkpoint.
+        // NORMAL once made (unsynced): a commit in WAL mode syncs the log at each checkpoint.
         assert_eq!(synchronous(&store), 1);
+        let mode: String = store.conn.query_row("PRAGMA journal_mode", [], |row| row.get(0)).expect("mode");
+        assert_eq!(mode, "wal");
+        {
+            // Another connection keeps the database in WAL mode, and the write then syncs.
+            let _reader = store.reader().expect("reader").expect("on disk");
+            assert!(!store.journal_first_write().expect("no switch"));
+            assert_eq!(synchronous(&store), 1, "a write in WAL mode syncs");
+        }
         assert!(store.journal_first_write().expect("switch"), "an empty database takes the rollback journal");
         assert_eq!(synchronous(&store), 0, "OFF for the first write");
         store.conn.pragma_update(None, "journal_mode", "WAL").expect("back");
@@ -912,6 +925,10 @@ mod tests {
         assert_eq!(synchronous(&store), 1, "the writes after the first sync again");
         // The database now holds a node: a second write keeps WAL mode and syncs.
         assert!(!store.journal_first_write().expect("no switch"));
+        assert_eq!(synchronous(&store), 1);
+        drop(store);
+        // Opened again, an existing database syncs from the start.
+        let store = Store::open(&tmp.path().join("graph.drsg")).expect("reopen");
         assert_eq!(synchronous(&store), 1);
     }
 }
