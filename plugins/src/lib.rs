@@ -6,6 +6,7 @@
 
 mod children;
 mod fields;
+mod kinds;
 pub mod python;
 mod rooted;
 pub mod rust;

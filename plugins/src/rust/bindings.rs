@@ -1,5 +1,6 @@
 //! Typed names (`let` locals, parameters, struct fields) and inheritance (`impl Trait for Type`, supertraits).
 
+use crate::kinds::KindName;
 use drsg_parsers::text::node_text;
 use drsg_parsers::{Binding, Inherit, InheritKind, TypeHint};
 use tree_sitter::Node;
@@ -24,12 +25,12 @@ fn binding(name: Node<'_>, source: &str, hint: TypeHint) -> Positioned<Binding> 
 
 /// `let x: T = …`, `let x = T::new(…)?`, `let x = f(…).await`, `let x = T { … }`.
 pub(super) fn let_binding(node: Node<'_>, source: &str) -> Option<Positioned<Binding>> {
-    let name = node.field(Field::Pattern).filter(|p| p.kind() == "identifier")?;
+    let name = node.field(Field::Pattern).filter(|p| p.kind_name() == "identifier")?;
     if let Some(ty) = node.field(Field::Type) {
         return type_path(ty, source).map(|path| binding(name, source, TypeHint::Annotated(path)));
     }
     let value = unwrap_try(node.field(Field::Value)?);
-    let hint = match value.kind() {
+    let hint = match value.kind_name() {
         "call_expression" => TypeHint::CallResult(callee_path(value, source)?),
         "struct_expression" => TypeHint::Constructed(segments(value.field(Field::Name)?, source)?),
         _ => return None,
@@ -40,7 +41,7 @@ pub(super) fn let_binding(node: Node<'_>, source: &str) -> Option<Positioned<Bin
 /// A typed function parameter `x: &T` or a named field `x: T`.
 pub(super) fn annotated(node: Node<'_>, name_field: Field, source: &str) -> Option<Positioned<Binding>> {
     let name = node.field(name_field)?;
-    if name.kind() == "self" {
+    if name.kind_name() == "self" {
         return None;
     }
     let path = type_path(node.field(Field::Type)?, source)?;
@@ -67,7 +68,7 @@ pub(super) fn supertraits(node: Node<'_>, source: &str, child_def: Option<u32>, 
     };
     let child = vec![node_text(name, source).to_owned()];
     for bound in named_children(bounds) {
-        let target = match bound.kind() {
+        let target = match bound.kind_name() {
             "type_identifier" | "scoped_type_identifier" | "generic_type" | "higher_ranked_trait_bound" => {
                 type_path(bound, source)
             }

@@ -1,5 +1,6 @@
 //! Definitions: kinds, parents by byte-range nesting, visibility, docs, test marks, signatures, impl blocks.
 
+use crate::kinds::KindName;
 use std::collections::HashMap;
 
 use drsg_parsers::text::{clean_doc, collapse, lines, node_text};
@@ -150,7 +151,7 @@ pub(super) fn build(
 }
 
 fn visibility(node: Node<'_>, source: &str) -> Visibility {
-    let Some(modifier) = named_children(node).find(|c| c.kind() == "visibility_modifier") else {
+    let Some(modifier) = named_children(node).find(|c| c.kind_name() == "visibility_modifier") else {
         return Visibility::Private;
     };
     let text: String = node_text(modifier, source).chars().filter(|c| !c.is_whitespace()).collect();
@@ -176,7 +177,7 @@ impl Preceding {
         let mut test_attr = false;
         let mut cfg_test = false;
         for s in trivia.before(node.start_byte(), source) {
-            match s.kind() {
+            match s.kind_name() {
                 "attribute_item" => {
                     if let Some(attr) = s.named_child(0) {
                         let (last, is_cfg) = attribute_name(attr, source);
@@ -205,11 +206,11 @@ fn attribute_name<'s>(attr: Node<'_>, source: &'s str) -> (&'s str, bool) {
     let Some(path) = attr.named_child(0) else {
         return ("", false);
     };
-    let last = match path.kind() {
+    let last = match path.kind_name() {
         "scoped_identifier" => path.field(Field::Name).map_or("", |n| node_text(n, source)),
         _ => node_text(path, source),
     };
-    (last, path.kind() == "identifier" && last == "cfg")
+    (last, path.kind_name() == "identifier" && last == "cfg")
 }
 
 /// `cfg(test)`, `cfg(all(test, feature = "x"))`: names `test` and does not negate.
@@ -232,7 +233,7 @@ fn cfg_names_test(attr: Node<'_>, source: &str) -> bool {
 pub(super) fn inner_doc(container: Node<'_>, source: &str) -> Option<String> {
     let mut docs = Vec::new();
     for child in named_children(container) {
-        match child.kind() {
+        match child.kind_name() {
             "line_comment" | "block_comment" => {
                 if child.field(Field::Inner).is_some() {
                     docs.push(node_text(child, source));
@@ -254,7 +255,7 @@ fn signature(node: Node<'_>, kind: DefKind, source: &str) -> String {
         _ => node
             .field(Field::Body)
             .filter(|b| {
-                matches!(b.kind(), "block" | "declaration_list" | "field_declaration_list" | "enum_variant_list")
+                matches!(b.kind_name(), "block" | "declaration_list" | "field_declaration_list" | "enum_variant_list")
             })
             .map(|b| b.start_byte()),
     }

@@ -1,5 +1,6 @@
 //! `use` trees flattened into one import per name, and `extern crate`.
 
+use crate::kinds::KindName;
 use drsg_parsers::Import;
 use drsg_parsers::text::node_text;
 use tree_sitter::Node;
@@ -19,7 +20,7 @@ pub(super) fn use_declaration(node: Node<'_>, source: &str, out: &mut Vec<Positi
     let Some(argument) = node.field(Field::Argument) else {
         return;
     };
-    let reexport = named_children(node).any(|c| c.kind() == "visibility_modifier");
+    let reexport = named_children(node).any(|c| c.kind_name() == "visibility_modifier");
     let position = node.start_byte();
     let push =
         |out: &mut Vec<Positioned<Import>>, source_path: &[String], name: Option<String>, alias: String, leaf| {
@@ -39,7 +40,7 @@ pub(super) fn use_declaration(node: Node<'_>, source: &str, out: &mut Vec<Positi
     // (tree node, path prefix from enclosing groups); children pushed in reverse to keep source order.
     let mut stack: Vec<(Node<'_>, Vec<String>)> = vec![(argument, Vec::new())];
     while let Some((tree, prefix)) = stack.pop() {
-        match tree.kind() {
+        match tree.kind_name() {
             "use_list" => {
                 let children: Vec<Node<'_>> = named_children(tree).collect();
                 for child in children.into_iter().rev() {
@@ -108,7 +109,7 @@ fn split_leaf(mut full: Vec<String>) -> Option<(Vec<String>, String)> {
 pub(super) fn extern_crate(node: Node<'_>, source: &str) -> Option<Positioned<Import>> {
     let name = node_text(node.field(Field::Name)?, source).to_owned();
     let alias = node.field(Field::Alias).map_or_else(|| name.clone(), |a| node_text(a, source).to_owned());
-    let reexport = named_children(node).any(|c| c.kind() == "visibility_modifier");
+    let reexport = named_children(node).any(|c| c.kind_name() == "visibility_modifier");
     Some((
         node.start_byte(),
         Import {

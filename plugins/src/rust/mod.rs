@@ -11,6 +11,7 @@ mod imports;
 mod paths;
 mod refs;
 
+use crate::kinds::KindName;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -211,7 +212,7 @@ fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
             (Capture::Attribute | Capture::Comment, _) => captured.trivia.push(node),
             (Capture::Type, owner) => captured.types.push((node, owner)),
             (Capture::ClosureParameters, _) => {
-                for parameter in named_children(node).filter(|p| p.kind() == "parameter") {
+                for parameter in named_children(node).filter(|p| p.kind_name() == "parameter") {
                     captured.types.extend(parameter.field(Field::Type).filter(|ty| ty.is_named()).map(|ty| (ty, None)));
                 }
             }
@@ -237,8 +238,8 @@ fn signature<'t>(
     sites: &mut Vec<(Node<'t>, Capture)>,
 ) {
     if let Some(parameters) = function.field(Field::Parameters) {
-        for parameter in named_children(parameters).filter(|p| p.kind() == "parameter") {
-            if parameter.field(Field::Pattern).is_some_and(|p| p.kind() == "identifier") {
+        for parameter in named_children(parameters).filter(|p| p.kind_name() == "parameter") {
+            if parameter.field(Field::Pattern).is_some_and(|p| p.kind_name() == "identifier") {
                 sites.push((parameter, Capture::Param));
             }
             types.extend(parameter.field(Field::Type).filter(|ty| ty.is_named()).map(|ty| (ty, Some(function))));
@@ -263,7 +264,7 @@ fn impl_item<'t>(item: Node<'t>, captured: &mut Captured<'t>) {
 /// bounds as types), and its generics' bounds.
 fn trait_item<'t>(item: Node<'t>, captured: &mut Captured<'t>) {
     members(item, Container::Trait(item), &mut captured.containers);
-    if let Some(bounds) = item.field(Field::Bounds).filter(|b| b.kind() == "trait_bounds") {
+    if let Some(bounds) = item.field(Field::Bounds).filter(|b| b.kind_name() == "trait_bounds") {
         captured.sites.push((item, Capture::Supertraits));
         captured.types.push((bounds, Some(item)));
     }
@@ -272,21 +273,21 @@ fn trait_item<'t>(item: Node<'t>, captured: &mut Captured<'t>) {
 
 /// The named nodes of an item's `declaration_list` body, each with `container`.
 fn members<'t>(item: Node<'t>, container: Container<'t>, containers: &mut HashMap<usize, Container<'t>>) {
-    if let Some(body) = item.field(Field::Body).filter(|b| b.kind() == "declaration_list") {
+    if let Some(body) = item.field(Field::Body).filter(|b| b.kind_name() == "declaration_list") {
         containers.extend(named_children(body).map(|member| (member.id(), container)));
     }
 }
 
 /// The trait bounds of an item's type parameters and where clause, as types owned by the item.
 fn generic_bounds<'t>(item: Node<'t>, types: &mut Vec<(Node<'t>, Option<Node<'t>>)>) {
-    let bounds = |node: Node<'t>| node.field(Field::Bounds).filter(|b| b.kind() == "trait_bounds");
+    let bounds = |node: Node<'t>| node.field(Field::Bounds).filter(|b| b.kind_name() == "trait_bounds");
     if let Some(parameters) = item.field(Field::TypeParameters) {
-        for parameter in named_children(parameters).filter(|p| p.kind() == "type_parameter") {
+        for parameter in named_children(parameters).filter(|p| p.kind_name() == "type_parameter") {
             types.extend(bounds(parameter).map(|b| (b, Some(item))));
         }
     }
-    for clause in named_children(item).filter(|c| c.kind() == "where_clause") {
-        for predicate in named_children(clause).filter(|p| p.kind() == "where_predicate") {
+    for clause in named_children(item).filter(|c| c.kind_name() == "where_clause") {
+        for predicate in named_children(clause).filter(|p| p.kind_name() == "where_predicate") {
             types.extend(bounds(predicate).map(|b| (b, Some(item))));
         }
     }
@@ -311,7 +312,7 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
             Capture::Instantiate => refs.extend(refs::instantiate(node, source)),
             Capture::Arguments => {
                 for argument in named_children(node) {
-                    if matches!(argument.kind(), "identifier" | "scoped_identifier") {
+                    if matches!(argument.kind_name(), "identifier" | "scoped_identifier") {
                         refs.extend(refs::value(argument, source));
                     }
                 }

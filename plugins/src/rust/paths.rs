@@ -1,6 +1,7 @@
 //! Paths as written: the segments of `a::b::C`, `Vec::<u8>::new`, `<T as Trait>::f`, and the
 //! type a binding or return type names (`&Client` → `Client`, `Box<T>` → `Box`, `impl Tr` → `Tr`).
 
+use crate::kinds::KindName;
 use drsg_parsers::text::{collapse, node_text};
 use tree_sitter::Node;
 
@@ -26,7 +27,7 @@ pub(super) fn segments(node: Node<'_>, source: &str) -> Option<Vec<String>> {
     let mut current = Some(node);
     // Walks leftwards down the `path` fields; each step moves to a child, so this ends.
     while let Some(node) = current {
-        current = match node.kind() {
+        current = match node.kind_name() {
             "identifier" | "type_identifier" | "field_identifier" | "primitive_type" | "crate" | "self" | "super"
             | "metavariable" => {
                 reversed.push(node_text(node, source).to_owned());
@@ -41,7 +42,7 @@ pub(super) fn segments(node: Node<'_>, source: &str) -> Option<Vec<String>> {
             "generic_function" => Some(node.field(Field::Function)?),
             "bracketed_type" => {
                 let inner = node.named_child(0)?;
-                if inner.kind() == "qualified_type" { Some(inner.field(Field::Alias)?) } else { Some(inner) }
+                if inner.kind_name() == "qualified_type" { Some(inner.field(Field::Alias)?) } else { Some(inner) }
             }
             _ => return None,
         };
@@ -61,7 +62,7 @@ pub(super) fn type_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
     let mut node = node;
     // Each step moves to a child, so this ends.
     loop {
-        node = match node.kind() {
+        node = match node.kind_name() {
             "reference_type" | "pointer_type" | "higher_ranked_trait_bound" => node.field(Field::Type)?,
             "dynamic_type" | "abstract_type" => node.field(Field::Trait)?,
             "bounded_type" => node.named_child(0)?,
@@ -83,7 +84,7 @@ pub(super) fn impl_self_type(node: Node<'_>, source: &str) -> Vec<String> {
 /// The callee path of a call whose function is a plain or scoped name (`f`, `a::b`, `T::new::<u8>`).
 pub(super) fn callee_path(call: Node<'_>, source: &str) -> Option<Vec<String>> {
     let function = unwrap_generic(call.field(Field::Function)?);
-    match function.kind() {
+    match function.kind_name() {
         "identifier" | "scoped_identifier" => segments(function, source),
         _ => None,
     }
@@ -91,13 +92,13 @@ pub(super) fn callee_path(call: Node<'_>, source: &str) -> Option<Vec<String>> {
 
 /// `f::<T>` → `f`, `x.m::<T>` → `x.m`.
 pub(super) fn unwrap_generic(node: Node<'_>) -> Node<'_> {
-    if node.kind() == "generic_function" { node.field(Field::Function).unwrap_or(node) } else { node }
+    if node.kind_name() == "generic_function" { node.field(Field::Function).unwrap_or(node) } else { node }
 }
 
 /// Strips `?` and `.await` (and parentheses) around an expression: `f()?.await` → `f()`.
 pub(super) fn unwrap_try(node: Node<'_>) -> Node<'_> {
     let mut node = node;
-    while matches!(node.kind(), "try_expression" | "await_expression" | "parenthesized_expression") {
+    while matches!(node.kind_name(), "try_expression" | "await_expression" | "parenthesized_expression") {
         match node.named_child(0) {
             Some(inner) => node = inner,
             None => break,

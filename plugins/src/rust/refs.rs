@@ -1,6 +1,7 @@
 //! References: call sites (plain, scoped, method, macro), struct literals, values passed as arguments,
 //! and type names in signatures, fields, bounds and annotations.
 
+use crate::kinds::KindName;
 use std::collections::HashMap;
 
 use drsg_parsers::text::{collapse, node_text};
@@ -32,7 +33,7 @@ pub(super) fn call(node: Node<'_>, source: &str) -> Option<Positioned<Ref>> {
     let raw = node.field(Field::Function)?;
     let function = unwrap_generic(raw);
     let text = node_text(raw, source);
-    let (path, qualifier, line_node) = match function.kind() {
+    let (path, qualifier, line_node) = match function.kind_name() {
         "identifier" | "scoped_identifier" => match segments(function, source) {
             Some(path) => (path, Qualifier::Plain, function),
             None => (vec![collapse(text, 120)], Qualifier::Expr { call: None }, function),
@@ -50,12 +51,12 @@ fn method_call<'t>(function: Node<'t>, source: &str) -> Option<(Vec<String>, Qua
     let mut reversed = vec![node_text(method, source).to_owned()];
     let mut receiver = function.field(Field::Value)?;
     // Walk down the field chain `a.b.c` to its root; each step moves to a child.
-    while receiver.kind() == "field_expression" {
+    while receiver.kind_name() == "field_expression" {
         let field = receiver.field(Field::Member)?;
         reversed.push(node_text(field, source).to_owned());
         receiver = receiver.field(Field::Value)?;
     }
-    let qualifier = match receiver.kind() {
+    let qualifier = match receiver.kind_name() {
         "self" => Qualifier::SelfValue,
         "identifier" => {
             reversed.push(node_text(receiver, source).to_owned());
@@ -63,7 +64,7 @@ fn method_call<'t>(function: Node<'t>, source: &str) -> Option<(Vec<String>, Qua
         }
         _ => {
             let inner = unwrap_try(receiver);
-            let call = (inner.kind() == "call_expression").then(|| callee_path(inner, source)).flatten();
+            let call = (inner.kind_name() == "call_expression").then(|| callee_path(inner, source)).flatten();
             Qualifier::Expr { call }
         }
     };
@@ -110,7 +111,7 @@ pub(super) fn types(
     let mut depth = 0usize;
     loop {
         let node = cursor.node();
-        let descend = match node.kind() {
+        let descend = match node.kind_name() {
             "type_identifier" => {
                 let name = node_text(node, source);
                 if !(name.is_empty() || name == "Self" || is_primitive(name) || generics.contains(&name)) {
@@ -172,7 +173,7 @@ fn push_generics<'s>(item: Node<'_>, source: &'s str, names: &mut Vec<&'s str>) 
         return;
     };
     for param in named_children(params) {
-        if param.kind() == "type_parameter"
+        if param.kind_name() == "type_parameter"
             && let Some(name) = param.field(Field::Name)
         {
             names.push(node_text(name, source));

@@ -1,6 +1,7 @@
 //! Typed bindings: variables from annotations, `new` and call results; typed parameters; class properties
 //! (including constructor parameter properties), scoped to their class.
 
+use crate::kinds::KindName;
 use drsg_parsers::{Binding, Def, DefKind, TypeHint};
 use tree_sitter::Node;
 
@@ -33,7 +34,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
         // `constructor(private readonly c: Client)` also declares a property of the class.
         let is_property = syntax::children(parameter)
             .iter()
-            .any(|c| matches!(c.kind(), "accessibility_modifier" | "readonly" | "override_modifier"));
+            .any(|c| matches!(c.kind_name(), "accessibility_modifier" | "readonly" | "override_modifier"));
         let class = scope.and_then(|s| scopes.parent(s)).filter(|&c| defs[c as usize].kind == DefKind::Class);
         if let (true, Some(class)) = (is_property, class) {
             let hint = TypeHint::Annotated(path.clone());
@@ -72,7 +73,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
 fn value_hint(value: Node<'_>, source: &str) -> Option<TypeHint> {
     let mut value = value;
     loop {
-        match value.kind() {
+        match value.kind_name() {
             "await_expression" | "parenthesized_expression" | "non_null_expression" => value = value.named_child(0)?,
             "new_expression" => {
                 return plain_path(value.field(Field::Constructor)?, source).map(TypeHint::Constructed);

@@ -1,5 +1,6 @@
 //! One pass of the plugin's query over a tree, sorting captured nodes into buckets by role.
 
+use crate::kinds::KindName;
 use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, Tree};
@@ -175,18 +176,18 @@ fn wrapper(outer: Node<'_>, export: bool) -> Wrapper {
 fn export_statement<'t>(out: &mut Captured<'t>, node: Node<'t>) {
     let declaration = node.field(Field::Declaration).filter(Node::is_named);
     let source_field = node.field(Field::Source);
-    let source = source_field.filter(|s| s.kind() == "string");
+    let source = source_field.filter(|s| s.kind_name() == "string");
     if let Some(inner) = declaration {
         out.wrappers.insert(inner.id(), wrapper(node, true));
     }
-    if let Some(value) = node.field(Field::Value).filter(|v| v.kind() == "identifier") {
+    if let Some(value) = node.field(Field::Value).filter(|v| v.kind_name() == "identifier") {
         out.export_defaults.push(value);
     }
     let (mut default, mut equals) = (false, false);
     let mut cursor = node.walk();
     for child in node.children(&mut cursor) {
         if !child.is_named() {
-            match child.kind() {
+            match child.kind_name() {
                 "default" => default = true,
                 "=" => equals = true,
                 "*" => out.imports.extend(source.map(|source| ImportSite::Glob { source })),
@@ -197,14 +198,14 @@ fn export_statement<'t>(out: &mut Captured<'t>, node: Node<'t>) {
         if Some(child) == declaration && default {
             out.default_exported.insert(child.id());
         }
-        match child.kind() {
+        match child.kind_name() {
             "export_clause" => match (source, source_field) {
                 (Some(source), _) => out.imports.push(ImportSite::Clause { clause: child, source, reexport: true }),
                 (None, None) => out.export_clauses.push(child),
                 (None, Some(_)) => {}
             },
             "namespace_export" => {
-                let alias = named_children(child).find(|n| n.kind() == "identifier");
+                let alias = named_children(child).find(|n| n.kind_name() == "identifier");
                 if let (Some(alias), Some(source)) = (alias, source) {
                     out.imports.push(ImportSite::Namespace { alias, source, reexport: true });
                 }
@@ -291,32 +292,32 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                     }
                     Cap::Type => {
                         // `ns.Type`: its last name is part of it, not a type of its own.
-                        if node.kind() == "nested_type_identifier"
-                            && let Some(inner) = node.field(Field::Name).filter(|n| n.kind() == "type_identifier")
+                        if node.kind_name() == "nested_type_identifier"
+                            && let Some(inner) = node.field(Field::Name).filter(|n| n.kind_name() == "type_identifier")
                         {
                             out.type_inner.insert(inner.id());
                         }
                         out.types.push(node);
                     }
                     Cap::TypeParam => {
-                        out.type_params.extend(node.field(Field::Name).filter(|n| n.kind() == "type_identifier"));
+                        out.type_params.extend(node.field(Field::Name).filter(|n| n.kind_name() == "type_identifier"));
                     }
                     Cap::Annotation => out.annotations.push((node.start_byte(), node.end_byte())),
                     Cap::BindVariable => {
-                        if let Some(name) = node.field(Field::Name).filter(|name| name.kind() == "identifier") {
+                        if let Some(name) = node.field(Field::Name).filter(|name| name.kind_name() == "identifier") {
                             out.bind_variables.push((node, name));
                         }
                         out.imports.extend(require(node, source));
                     }
                     Cap::BindParameter => {
-                        let name = node.field(Field::Pattern).filter(|name| name.kind() == "identifier");
-                        let ty = node.field(Field::Type).filter(|ty| ty.kind() == "type_annotation");
+                        let name = node.field(Field::Pattern).filter(|name| name.kind_name() == "identifier");
+                        let ty = node.field(Field::Type).filter(|ty| ty.kind_name() == "type_annotation");
                         if let (Some(name), Some(ty)) = (name, ty) {
                             out.bind_parameters.push((node, name, ty));
                         }
                     }
                     Cap::BindField => {
-                        let in_class = start.parent.is_some_and(|parent| parent.kind() == "class_body");
+                        let in_class = start.parent.is_some_and(|parent| parent.kind_name() == "class_body");
                         if let Some(name) = node.field(Field::Name).filter(|name| in_class && name.is_named()) {
                             if holds_function(node) {
                                 push_def(&mut out, DefSite::FieldMethod, node, Some(name));
@@ -338,37 +339,39 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
 /// name (a plain name or an object pattern), the module (a string, the call's only argument) and the member.
 /// Read here rather than by a pattern, which made up about a quarter of each TypeScript grammar's query compile.
 fn require<'t>(declarator: Node<'t>, source: &str) -> Option<ImportSite<'t>> {
-    let alias = declarator.field(Field::Name).filter(|name| matches!(name.kind(), "identifier" | "object_pattern"))?;
+    let alias =
+        declarator.field(Field::Name).filter(|name| matches!(name.kind_name(), "identifier" | "object_pattern"))?;
     let value = declarator.field(Field::Value)?;
-    let (call, member) = match value.kind() {
+    let (call, member) = match value.kind_name() {
         "call_expression" => (value, None),
         "member_expression" => {
-            let call = value.field(Field::Object).filter(|object| object.kind() == "call_expression")?;
-            (call, Some(value.field(Field::Property).filter(|p| p.kind() == "property_identifier")?))
+            let call = value.field(Field::Object).filter(|object| object.kind_name() == "call_expression")?;
+            (call, Some(value.field(Field::Property).filter(|p| p.kind_name() == "property_identifier")?))
         }
         _ => return None,
     };
-    let function = call.field(Field::Function).filter(|f| f.kind() == "identifier")?;
+    let function = call.field(Field::Function).filter(|f| f.kind_name() == "identifier")?;
     if source.get(function.byte_range()) != Some("require") {
         return None;
     }
-    let arguments = call.field(Field::Arguments).filter(|a| a.kind() == "arguments")?;
+    let arguments = call.field(Field::Arguments).filter(|a| a.kind_name() == "arguments")?;
     let mut arguments = named_children(arguments);
     let (Some(module), None) = (arguments.next(), arguments.next()) else { return None };
-    (module.kind() == "string").then_some(ImportSite::Require { declarator, alias, source: module, member })
+    (module.kind_name() == "string").then_some(ImportSite::Require { declarator, alias, source: module, member })
 }
 
 /// CommonJS exports written as assignments: `exports.a = …` and `module.exports.a = …` give a member
 /// (name `a`), `module.exports = …` the module's value.
 fn commonjs<'t>(out: &mut Captured<'t>, assignment: Node<'t>, left: Node<'t>, right: Node<'t>, source: &str) {
-    let is =
-        |node: Node<'_>, kind: &str, text: &str| node.kind() == kind && source.get(node.byte_range()) == Some(text);
+    let is = |node: Node<'_>, kind: &str, text: &str| {
+        node.kind_name() == kind && source.get(node.byte_range()) == Some(text)
+    };
     let member = |node: Node<'t>| {
-        (node.kind() == "member_expression").then_some(())?;
+        (node.kind_name() == "member_expression").then_some(())?;
         Some((node.field(Field::Object)?, node.field(Field::Property)?))
     };
     let Some((object, property)) = member(left) else { return };
-    if property.kind() != "property_identifier" {
+    if property.kind_name() != "property_identifier" {
         return;
     }
     let module_exports = |node: Node<'t>| {
@@ -387,21 +390,22 @@ const TEST_FUNCTIONS: [&str; 7] = ["describe", "it", "test", "beforeEach", "afte
 /// Whether `callee` calls a test-framework function: `describe(…)`, `it.only(…)`, `test.each(table)(…)`.
 fn is_test_framework_call(callee: Node<'_>, source: &str) -> bool {
     let named = |node: Node<'_>| {
-        node.kind() == "identifier" && source.get(node.byte_range()).is_some_and(|text| TEST_FUNCTIONS.contains(&text))
+        node.kind_name() == "identifier"
+            && source.get(node.byte_range()).is_some_and(|text| TEST_FUNCTIONS.contains(&text))
     };
-    let direct = |node: Node<'_>| match node.kind() {
+    let direct = |node: Node<'_>| match node.kind_name() {
         "identifier" => named(node),
         "member_expression" => node.field(Field::Object).is_some_and(named),
         _ => false,
     };
-    direct(callee) || (callee.kind() == "call_expression" && callee.field(Field::Function).is_some_and(direct))
+    direct(callee) || (callee.kind_name() == "call_expression" && callee.field(Field::Function).is_some_and(direct))
 }
 
 /// The function arguments of a test-framework call: the test callbacks.
 fn test_callbacks(out: &mut Captured<'_>, call: Node<'_>) {
-    let Some(arguments) = call.field(Field::Arguments).filter(|a| a.kind() == "arguments") else { return };
+    let Some(arguments) = call.field(Field::Arguments).filter(|a| a.kind_name() == "arguments") else { return };
     for arg in named_children(arguments) {
-        if matches!(arg.kind(), "arrow_function" | "function_expression") {
+        if matches!(arg.kind_name(), "arrow_function" | "function_expression") {
             out.test_callbacks.push((arg.start_byte(), arg.end_byte()));
         }
     }
@@ -410,9 +414,9 @@ fn test_callbacks(out: &mut Captured<'_>, call: Node<'_>) {
 /// Whether a class property's value is a function (`handler = () => {}`), which makes the property a
 /// method.
 fn holds_function(field: Node<'_>) -> bool {
-    field
-        .field(Field::Value)
-        .is_some_and(|value| matches!(value.kind(), "arrow_function" | "function_expression" | "generator_function"))
+    field.field(Field::Value).is_some_and(|value| {
+        matches!(value.kind_name(), "arrow_function" | "function_expression" | "generator_function")
+    })
 }
 
 /// Whether a variable declaration that started a match stands at module level: in the file or in a
@@ -422,7 +426,7 @@ fn holds_function(field: Node<'_>) -> bool {
 fn at_module_level(start: Start<'_>) -> bool {
     let [grandparent, great] = start.above;
     matches!(
-        [start.parent, grandparent, great].map(|node| node.map(|node| node.kind())),
+        [start.parent, grandparent, great].map(|node| node.map(|node| node.kind_name())),
         [Some("program"), ..]
             | [Some("export_statement" | "ambient_declaration"), Some("program"), _]
             | [Some("ambient_declaration"), Some("export_statement"), Some("program")]
@@ -435,7 +439,7 @@ fn at_module_level(start: Start<'_>) -> bool {
 /// class's method or method signature, an interface's method; nothing elsewhere (an object literal's
 /// method, a type literal's signature).
 fn member_site(node: Node<'_>, parent: Option<Node<'_>>) -> Option<DefSite> {
-    match (node.kind(), parent?.kind()) {
+    match (node.kind_name(), parent?.kind_name()) {
         ("method_definition", "class_body") => Some(DefSite::Method),
         ("method_signature" | "abstract_method_signature", "class_body") => Some(DefSite::MethodSignature),
         ("method_signature", "interface_body") => Some(DefSite::InterfaceMethod),
@@ -446,23 +450,23 @@ fn member_site(node: Node<'_>, parent: Option<Node<'_>>) -> Option<DefSite> {
 /// A declaration's `name` child when it is of `kind`: a pattern `(class_declaration name: (type_identifier)
 /// @name)` read in code, without a cursor start at each declaration.
 fn name<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
-    node.field(Field::Name).filter(|name| name.kind() == kind)
+    node.field(Field::Name).filter(|name| name.kind_name() == kind)
 }
 
 /// What an `import` statement imports, read off its children: `import … from "m"` (a clause child and the
 /// statement's `source`, a string) and `import x = require("m")` (a require clause, its identifier and
 /// its own `source`).
 fn import_statement<'t>(out: &mut Captured<'t>, node: Node<'t>) {
-    let source = |of: Node<'t>| of.field(Field::Source).filter(|s| s.kind() == "string");
+    let source = |of: Node<'t>| of.field(Field::Source).filter(|s| s.kind_name() == "string");
     for child in named_children(node) {
-        match child.kind() {
+        match child.kind_name() {
             "import_clause" => {
                 if let Some(source) = source(node) {
                     out.imports.push(ImportSite::Clause { clause: child, source, reexport: false });
                 }
             }
             "import_require_clause" => {
-                let alias = named_children(child).find(|n| n.kind() == "identifier");
+                let alias = named_children(child).find(|n| n.kind_name() == "identifier");
                 if let (Some(alias), Some(source)) = (alias, source(child)) {
                     out.imports.push(ImportSite::Namespace { alias, source, reexport: false });
                 }

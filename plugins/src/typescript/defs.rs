@@ -1,6 +1,7 @@
 //! Definitions: their kind, name, extent, signature, doc, visibility, test flag and return type;
 //! exports that sit on a definition; inheritance of classes and interfaces.
 
+use crate::kinds::KindName;
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 
@@ -280,7 +281,7 @@ impl<'t> Ctx<'_, 't> {
         let hidden = self.text(name).starts_with('#')
             || syntax::children(node)
                 .iter()
-                .any(|c| c.kind() == "accessibility_modifier" && matches!(self.text(*c), "private" | "protected"));
+                .any(|c| c.kind_name() == "accessibility_modifier" && matches!(self.text(*c), "private" | "protected"));
         if hidden { Visibility::Private } else { Visibility::Public }
     }
 
@@ -301,18 +302,18 @@ impl<'t> Ctx<'_, 't> {
         let prefix = self.source.get(sig_start..declaration.start_byte()).unwrap_or("").to_owned();
         let doc = self.doc_before(anchor);
         for declarator in syntax::named_children(declaration) {
-            if declarator.kind() != "variable_declarator" {
+            if declarator.kind_name() != "variable_declarator" {
                 continue;
             }
-            let Some(name) = declarator.field(Field::Name).filter(|n| n.kind() == "identifier") else {
+            let Some(name) = declarator.field(Field::Name).filter(|n| n.kind_name() == "identifier") else {
                 continue;
             };
             let value = declarator.field(Field::Value);
             if value.is_some_and(|v| is_require(v, self.source)) {
                 continue;
             }
-            let function =
-                value.filter(|v| matches!(v.kind(), "arrow_function" | "function_expression" | "generator_function"));
+            let function = value
+                .filter(|v| matches!(v.kind_name(), "arrow_function" | "function_expression" | "generator_function"));
             let to = function.and_then(|f| f.field(Field::Body)).map_or(declarator.end_byte(), |b| b.start_byte());
             let declared = self.source.get(declarator.start_byte()..to).unwrap_or("");
             let signature = collapse(format!("{prefix}{keyword} {declared}").trim_end(), 200);
@@ -335,7 +336,7 @@ impl<'t> Ctx<'_, 't> {
 
     /// `exports.f = function () {}` / `module.exports.f = () => {}`: a public function `f`, exported as `f`.
     fn commonjs_member(&mut self, assignment: Node<'t>, name: Node<'t>, value: Node<'t>) -> Option<Pending<'t>> {
-        if !matches!(value.kind(), "arrow_function" | "function_expression" | "generator_function") {
+        if !matches!(value.kind_name(), "arrow_function" | "function_expression" | "generator_function") {
             return None;
         }
         let name = self.text(name).to_owned();
@@ -357,7 +358,7 @@ impl<'t> Ctx<'_, 't> {
 
     /// `module.exports = function name() {}` / `class Name {}`: the definition, exported as `default`.
     fn commonjs_default(&mut self, assignment: Node<'t>, value: Node<'t>) -> Option<Pending<'t>> {
-        let kind = match value.kind() {
+        let kind = match value.kind_name() {
             "function_expression" | "generator_function" => DefKind::Function,
             "class" => DefKind::Class,
             _ => return None,
@@ -383,15 +384,17 @@ impl<'t> Ctx<'_, 't> {
 
 /// `require("m")` or `require("m").x`: an import, not a definition or a call.
 pub(super) fn is_require(node: Node<'_>, source: &str) -> bool {
-    let call = if node.kind() == "member_expression" { node.field(Field::Object) } else { Some(node) };
+    let call = if node.kind_name() == "member_expression" { node.field(Field::Object) } else { Some(node) };
     call.is_some_and(|call| is_require_call(call, source))
 }
 
 /// `require("literal")`.
 pub(super) fn is_require_call(call: Node<'_>, source: &str) -> bool {
-    call.kind() == "call_expression"
-        && call.field(Field::Function).is_some_and(|f| f.kind() == "identifier" && node_text(f, source) == "require")
-        && call.field(Field::Arguments).and_then(|a| a.named_child(0)).is_some_and(|a| a.kind() == "string")
+    call.kind_name() == "call_expression"
+        && call
+            .field(Field::Function)
+            .is_some_and(|f| f.kind_name() == "identifier" && node_text(f, source) == "require")
+        && call.field(Field::Arguments).and_then(|a| a.named_child(0)).is_some_and(|a| a.kind_name() == "string")
 }
 
 /// `extends` / `implements` of a class, `extends` of an interface.
@@ -406,10 +409,10 @@ fn heritage(node: Node<'_>, source: &str, child_def: u32, name: &str, out: &mut 
         });
     };
     for part in syntax::named_children(node) {
-        match part.kind() {
+        match part.kind_name() {
             "class_heritage" => {
                 for clause in syntax::named_children(part) {
-                    match clause.kind() {
+                    match clause.kind_name() {
                         "extends_clause" => {
                             let mut cursor = clause.walk();
                             for value in clause.children_by_field_name("value", &mut cursor) {

@@ -1,6 +1,7 @@
 //! Imports (ES `import`, `import x = require`, CommonJS `require`), re-exports, and exports that do not sit
 //! on a definition (`export { a as b }`, `export default X`, `exports.a = b`, `module.exports = { a }`).
 
+use crate::kinds::KindName;
 use drsg_parsers::text::node_text;
 use drsg_parsers::{Export, Import};
 use tree_sitter::Node;
@@ -37,7 +38,7 @@ pub(super) fn imports(cap: &Captured<'_>, source: &str, scopes: &Scopes) -> Vec<
                 push(None, node_text(alias, source).to_owned(), false, reexport, syntax::line(alias));
             }
             ImportSite::Glob { source: s } => push(None, String::new(), true, true, syntax::line(s)),
-            ImportSite::Require { alias, member, .. } => match (alias.kind(), member) {
+            ImportSite::Require { alias, member, .. } => match (alias.kind_name(), member) {
                 ("identifier", member) => {
                     let name = member.map(|m| node_text(m, source).to_owned());
                     push(name, node_text(alias, source).to_owned(), false, false, syntax::line(alias));
@@ -64,7 +65,7 @@ fn clause_names(clause: Node<'_>, source: &str) -> Vec<(Option<String>, String, 
         Some((Some(name), alias, syntax::line(spec)))
     };
     for part in syntax::named_children(clause) {
-        match part.kind() {
+        match part.kind_name() {
             "identifier" => {
                 out.push((Some("default".to_owned()), node_text(part, source).to_owned(), syntax::line(part)))
             }
@@ -75,7 +76,7 @@ fn clause_names(clause: Node<'_>, source: &str) -> Vec<(Option<String>, String, 
             }
             "named_imports" => {
                 for spec in syntax::named_children(part) {
-                    if spec.kind() == "import_specifier" {
+                    if spec.kind_name() == "import_specifier" {
                         out.extend(specifier(spec));
                     }
                 }
@@ -91,7 +92,7 @@ fn clause_names(clause: Node<'_>, source: &str) -> Vec<(Option<String>, String, 
 fn pattern_names(pattern: Node<'_>, source: &str) -> Vec<(String, String, u32)> {
     let mut out = Vec::new();
     for part in syntax::named_children(pattern) {
-        match part.kind() {
+        match part.kind_name() {
             "shorthand_property_identifier_pattern" => {
                 let name = node_text(part, source).to_owned();
                 out.push((name.clone(), name, syntax::line(part)));
@@ -100,7 +101,7 @@ fn pattern_names(pattern: Node<'_>, source: &str) -> Vec<(String, String, u32)> 
                 let (Some(key), Some(value)) = (part.field(Field::Key), part.field(Field::Value)) else {
                     continue;
                 };
-                if value.kind() == "identifier" {
+                if value.kind_name() == "identifier" {
                     out.push((name_text(key, source), node_text(value, source).to_owned(), syntax::line(part)));
                 }
             }
@@ -124,19 +125,19 @@ pub(super) fn exports(cap: &Captured<'_>, source: &str) -> Vec<Export> {
         out.push(Export { local: text(value), exported: "default".to_owned(), line: syntax::line(value) });
     }
     for &(_, name, value) in &cap.cjs_members {
-        if value.kind() == "identifier" {
+        if value.kind_name() == "identifier" {
             out.push(Export { local: text(value), exported: text(name), line: syntax::line(name) });
         }
     }
     for &(_, value) in &cap.cjs_modules {
-        match value.kind() {
+        match value.kind_name() {
             "identifier" => {
                 out.push(Export { local: text(value), exported: "default".to_owned(), line: syntax::line(value) })
             }
             "object" => {
                 for part in syntax::named_children(value) {
                     let line = syntax::line(part);
-                    match part.kind() {
+                    match part.kind_name() {
                         "shorthand_property_identifier" => {
                             out.push(Export { local: text(part), exported: text(part), line })
                         }
@@ -144,7 +145,7 @@ pub(super) fn exports(cap: &Captured<'_>, source: &str) -> Vec<Export> {
                             let (Some(key), Some(value)) = (part.field(Field::Key), part.field(Field::Value)) else {
                                 continue;
                             };
-                            if value.kind() == "identifier" {
+                            if value.kind_name() == "identifier" {
                                 out.push(Export { local: text(value), exported: name_text(key, source), line });
                             }
                         }

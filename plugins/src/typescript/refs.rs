@@ -1,5 +1,6 @@
 //! References: calls, `new`, decorators, JSX components, values passed as arguments, types in annotations.
 
+use crate::kinds::KindName;
 use std::collections::HashSet;
 
 use drsg_parsers::text::{collapse, node_text};
@@ -92,11 +93,11 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes) -> Vec<Re
     let mut decorator_calls = HashSet::new();
     for &decorator in &cap.decorators {
         let Some(mut inner) = decorator.named_child(0) else { continue };
-        while inner.kind() == "parenthesized_expression" {
+        while inner.kind_name() == "parenthesized_expression" {
             let Some(next) = inner.named_child(0) else { break };
             inner = next;
         }
-        let callee = if inner.kind() == "call_expression" {
+        let callee = if inner.kind_name() == "call_expression" {
             decorator_calls.insert(inner.id());
             inner.field(Field::Function).unwrap_or(inner)
         } else {
@@ -110,7 +111,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes) -> Vec<Re
         if decorator_calls.contains(&call.id()) || is_require_call(call, source) {
             continue;
         }
-        let (qualifier, path, line) = match callee.kind() {
+        let (qualifier, path, line) = match callee.kind_name() {
             "import" => (Qualifier::Plain, vec!["import".to_owned()], callee),
             _ => classify(callee, source),
         };
@@ -123,9 +124,9 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes) -> Vec<Re
     }
 
     for &name in &cap.jsx_names {
-        let intrinsic = name.kind() == "identifier"
+        let intrinsic = name.kind_name() == "identifier"
             && node_text(name, source).chars().next().is_none_or(|c| c.is_lowercase() || !c.is_alphabetic());
-        if intrinsic || !matches!(name.kind(), "identifier" | "member_expression") {
+        if intrinsic || !matches!(name.kind_name(), "identifier" | "member_expression") {
             continue;
         }
         let (qualifier, path, _) = classify(name, source);
@@ -134,7 +135,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes) -> Vec<Re
 
     let assigned = cap.assigned_values.iter().filter(|(target, _)| !is_exports_target(*target, source)).map(|(_, v)| v);
     for &value in cap.values.iter().chain(assigned) {
-        if !matches!(value.kind(), "identifier" | "member_expression") {
+        if !matches!(value.kind_name(), "identifier" | "member_expression") {
             continue;
         }
         if let Some(named) = value_path(value, source) {
@@ -177,7 +178,7 @@ fn type_refs(cap: &Captured<'_>, refs: &mut Refs<'_>) {
             continue;
         }
         let text = node_text(ty, refs.source);
-        let path = if ty.kind() == "nested_type_identifier" { dotted(text) } else { vec![text.to_owned()] };
+        let path = if ty.kind_name() == "nested_type_identifier" { dotted(text) } else { vec![text.to_owned()] };
         if path.len() == 1 {
             if BUILTIN_TYPES.contains(&text) {
                 continue;

@@ -1,6 +1,7 @@
 //! Reading small pieces of the syntax tree: names, member chains, type paths. All loops, no recursion.
 
 pub(super) use crate::children::named_children;
+use crate::kinds::KindName;
 use drsg_parsers::text::node_text;
 use tree_sitter::Node;
 
@@ -47,7 +48,7 @@ pub(super) fn unquote(text: &str) -> &str {
 /// A property or declaration name as written; string names lose their quotes.
 pub(super) fn name_text(node: Node<'_>, source: &str) -> String {
     let text = node_text(node, source);
-    if node.kind() == "string" { unquote(text).to_owned() } else { text.to_owned() }
+    if node.kind_name() == "string" { unquote(text).to_owned() } else { text.to_owned() }
 }
 
 /// Dotted names (`a.b.C` as `nested_identifier` or `nested_type_identifier`) split into segments.
@@ -58,7 +59,7 @@ pub(super) fn dotted(text: &str) -> Vec<String> {
 /// The start of a node's text after its leading decorators, as a byte offset and a 1-based line.
 pub(super) fn after_decorators(node: Node<'_>) -> (usize, u32) {
     let mut cursor = node.walk();
-    let first = node.children(&mut cursor).find(|c| c.kind() != "decorator").unwrap_or(node);
+    let first = node.children(&mut cursor).find(|c| c.kind_name() != "decorator").unwrap_or(node);
     (first.start_byte(), line(first))
 }
 
@@ -91,13 +92,13 @@ pub(super) fn chain<'t>(node: Node<'t>, source: &str) -> Chain<'t> {
     let mut last = None;
     let mut current = node;
     let base = loop {
-        match current.kind() {
+        match current.kind_name() {
             "member_expression" => {
                 let (Some(object), Some(property)) = (current.field(Field::Object), current.field(Field::Property))
                 else {
                     break Base::Other;
                 };
-                if !matches!(property.kind(), "property_identifier" | "private_property_identifier") {
+                if !matches!(property.kind_name(), "property_identifier" | "private_property_identifier") {
                     break Base::Other;
                 }
                 last.get_or_insert(property);
@@ -153,7 +154,7 @@ pub(super) fn maker_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
 pub(super) fn type_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
     let mut node = node;
     loop {
-        match node.kind() {
+        match node.kind_name() {
             "type_annotation" => node = node.named_child(0)?,
             "generic_type" => node = node.field(Field::Name)?,
             "type_identifier" => return Some(vec![node_text(node, source).to_owned()]),
