@@ -42,7 +42,7 @@ for corpus in rust/tokio python/django ts/zod; do
   idx_s=$(cut -d' ' -f1 "$tmp/idx" | median); idx_rss=$(cut -d' ' -f2 "$tmp/idx" | median)
   raw_s=$(cut -d' ' -f1 "$tmp/raw" | median); raw_rss=$(cut -d' ' -f2 "$tmp/raw" | median)
   awk -v c="${corpus#*/}" -v f="$files" -v b="$bytes" -v is="$idx_s" -v ir="$idx_rss" -v rs="$raw_s" -v rr="$raw_rss" 'BEGIN {
-    printf "%-8s %7d %9.1f | %9.0f %7.2f %8.0f | %9.0f %7.2f %8.0f | %5.0f%%\n",
+    printf "%-8s %7d %9.1f | %9.0f %7.2f %8.0f | %9.0f %7.2f %8.0f | %5.1f%%\n",
       c, f, b/1e6, f/is, b/1e6/is, ir/1024, f/rs, b/1e6/rs, rr/1024, 100*rs/is }'
 done
 echo "medians of $runs runs; ratio = raw-parse time / index time (target ≥ 50 %); RSS target on django < 300 MB"

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use drsg_parsers::{Lang, Registry};
 
@@ -85,12 +86,23 @@ pub fn manifest_kind(file_name: &str) -> Option<ManifestKind> {
 /// 39.2 → 26.5 ms, its whole index 1,582.7 → 1,555.2 ms (medians of 8 and 11, interleaved). The
 /// raw-parse baseline walks with this function too.
 pub fn walk(root: &Path, registry: &Registry, max_file_size: u64) -> WalkOutcome {
-    let found = std::sync::Mutex::new(Vec::new());
-    let walker =
-        ignore::WalkBuilder::new(root).require_git(false).follow_links(false).threads(WALK_THREADS).build_parallel();
+    let found = Mutex::new(Vec::new());
+    let walker = walk_builder(root).threads(WALK_THREADS).build_parallel();
     walker.visit(&mut Visitors { root, registry, max_file_size, found: &found });
+    merge(found)
+}
+
+/// The walk's settings: ignore files honoured in and out of git checkouts, links not followed.
+fn walk_builder(root: &Path) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder.require_git(false).follow_links(false);
+    builder
+}
+
+/// The threads' findings as one outcome, sorted by path.
+fn merge(found: Mutex<Vec<WalkOutcome>>) -> WalkOutcome {
     let mut out = WalkOutcome::default();
-    for part in found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
+    for part in found.into_inner().unwrap_or_else(PoisonError::into_inner) {
         out.candidates.extend(part.candidates);
         out.manifests.extend(part.manifests);
         out.python_packages.extend(part.python_packages);
@@ -111,7 +123,7 @@ struct Visitors<'a> {
     registry: &'a Registry,
     max_file_size: u64,
     /// What each visitor found, handed over as it is dropped.
-    found: &'a std::sync::Mutex<Vec<WalkOutcome>>,
+    found: &'a Mutex<Vec<WalkOutcome>>,
 }
 
 impl<'s> ignore::ParallelVisitorBuilder<'s> for Visitors<'s> {
@@ -132,13 +144,13 @@ struct Visitor<'a> {
     registry: &'a Registry,
     max_file_size: u64,
     out: WalkOutcome,
-    found: &'a std::sync::Mutex<Vec<WalkOutcome>>,
+    found: &'a Mutex<Vec<WalkOutcome>>,
 }
 
 impl Drop for Visitor<'_> {
     fn drop(&mut self) {
         let out = std::mem::take(&mut self.out);
-        self.found.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(out);
+        self.found.lock().unwrap_or_else(PoisonError::into_inner).push(out);
     }
 }
 
@@ -280,10 +292,26 @@ pub fn count_skips(skipped: &[(String, SkipReason)]) -> BTreeMap<&'static str, u
 mod tests {
     use super::*;
 
-    /// The parallel walk finds what `ignore`'s serial walker finds (ignore rules, hidden entries, nesting),
-    /// sorted by path, and the same outcome every time.
+    /// What a walk found, comparable: sources with sizes, manifests, skips, packages.
+    type Found = (Vec<(String, u64)>, Vec<String>, Vec<(String, SkipReason)>, Vec<String>);
+
+    fn found(out: &WalkOutcome) -> Found {
+        let mut packages: Vec<String> = out.python_packages.iter().cloned().collect();
+        packages.sort();
+        (
+            out.candidates.iter().map(|c| (c.path.clone(), c.size)).collect(),
+            out.manifests.iter().map(|m| m.1.clone()).collect(),
+            out.skipped.clone(),
+            packages,
+        )
+    }
+
+    /// The parallel walk finds what `ignore`'s serial walker finds, entry for entry (ignore rules, hidden
+    /// entries, links, a file over the size limit, nesting, on a tree wide enough to give both threads
+    /// work), and the same outcome every time.
     #[test]
     fn the_parallel_walk_finds_what_a_serial_walk_finds() {
+        const MAX: u64 = 2048;
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path();
         let write = |rel: &str, text: &str| {
@@ -297,36 +325,43 @@ mod tests {
         write("Cargo.toml", "[package]\nname = \"p\"\n");
         write("pkg/__init__.py", "");
         write("pkg/skip.gen.py", "x = 1\n");
+        write("pkg/big.py", &"x = 1\n".repeat(1000));
         write("web/app.min.js", "f()\n");
         write("notes.txt", "text\n");
-        for d in 0..12 {
-            for f in 0..9 {
+        std::os::unix::fs::symlink(root.join("pkg/__init__.py"), root.join("pkg/link.py")).expect("symlink");
+        std::os::unix::fs::symlink(root, root.join("pkg/loop")).expect("symlink");
+        for d in 0..40 {
+            for f in 0..6 {
                 write(&format!("d{d}/sub{}/m{f}.py", d % 3), "def f():\n    pass\n");
                 write(&format!("d{d}/t{f}.ts"), "export const a = 1;\n");
             }
         }
         let registry = drsg_plugins::builtin();
-        let serial: Vec<String> = ignore::WalkBuilder::new(root)
-            .require_git(false)
-            .build()
-            .filter_map(Result::ok)
-            .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
-            .map(|entry| relative(root, entry.path()))
-            .filter(|rel| registry.for_path(rel).is_some() && !is_bundle_name(rel))
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let first = walk(root, &registry, 1 << 20);
-        let paths: Vec<String> = first.candidates.iter().map(|c| c.path.clone()).collect();
-        assert_eq!(paths, serial);
-        assert_eq!(paths.len(), 12 * 9 * 2 + 1, "sources and pkg/__init__.py");
+
+        // The same sorting of entries, fed by the serial walker on this thread.
+        let serial = {
+            let parts = Mutex::new(Vec::new());
+            let mut visitor =
+                Visitor { root, registry: &registry, max_file_size: MAX, out: WalkOutcome::default(), found: &parts };
+            for entry in walk_builder(root).build() {
+                visitor.take(entry);
+            }
+            drop(visitor);
+            merge(parts)
+        };
+        let first = walk(root, &registry, MAX);
+        assert_eq!(found(&first), found(&serial));
+        assert_eq!(first.candidates.len(), 40 * 6 * 2 + 1, "sources and pkg/__init__.py");
         assert_eq!(first.manifests.iter().map(|m| m.1.as_str()).collect::<Vec<_>>(), ["Cargo.toml"]);
-        assert_eq!(first.skipped, [("web/app.min.js".to_owned(), SkipReason::Generated)]);
-        assert_eq!(first.python_packages.iter().collect::<Vec<_>>(), ["pkg"]);
+        let skipped = [
+            ("pkg/big.py".to_owned(), SkipReason::TooLarge),
+            ("pkg/link.py".to_owned(), SkipReason::Symlink),
+            ("web/app.min.js".to_owned(), SkipReason::Generated),
+        ];
+        assert_eq!(first.skipped, skipped);
+        assert_eq!(found(&first).3, ["pkg"]);
         for _ in 0..5 {
-            let again = walk(root, &registry, 1 << 20);
-            let again: Vec<String> = again.candidates.into_iter().map(|c| c.path).collect();
-            assert_eq!(again, paths);
+            assert_eq!(found(&walk(root, &registry, MAX)), found(&first));
         }
     }
 

@@ -47,25 +47,31 @@ pub(crate) fn check_format(conn: &Connection) -> rusqlite::Result<Format> {
     })
 }
 
-/// Connection settings; WAL only applies to a file database.
+/// Connection settings for a database opened (`new`: with no schema yet, which is then made); WAL
+/// only applies to a file database.
 ///
-/// A `new` database is switched to WAL mode with `synchronous = OFF`, which the caller sets to `NORMAL`
-/// once the schema is made: the switch and the schema go to the operating system's cache without
+/// A `new` database is switched to WAL mode and its schema made with `synchronous = OFF`, then set to
+/// `NORMAL` whatever happened: the switch and the schema go to the operating system's cache without
 /// `fsync`. Only a crash of the operating system before it writes them out could lose them, and the
 /// database held nothing; its first plane write is unsynced as well ([`crate::Store`]'s
 /// `journal_first_write`), and the writes after that sync as usual. Those eleven syncs (six here, five
 /// in the first write's switch of journal) kept `drsg index` waiting with a core idle: tokio 325.6 →
 /// 322.8 ms (interleaved medians of 21).
-pub(crate) fn configure(conn: &Connection, on_disk: bool, new: bool) -> rusqlite::Result<()> {
+pub(crate) fn set_up(conn: &Connection, on_disk: bool, new: bool) -> rusqlite::Result<()> {
+    if on_disk && new {
+        conn.pragma_update(None, "synchronous", "OFF")?;
+    }
+    let made = configure(conn, on_disk).and_then(|()| if new { create(conn) } else { Ok(()) });
+    let synced = if on_disk { conn.pragma_update(None, "synchronous", "NORMAL") } else { Ok(()) };
+    made.and(synced)
+}
+
+/// Connection settings, but for `synchronous`, which [`set_up`] sets; WAL only applies to a file
+/// database.
+fn configure(conn: &Connection, on_disk: bool) -> rusqlite::Result<()> {
     if on_disk {
-        if new {
-            conn.pragma_update(None, "synchronous", "OFF")?;
-        }
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
         debug_assert_eq!(mode.to_ascii_lowercase(), "wal");
-        if !new {
-            conn.pragma_update(None, "synchronous", "NORMAL")?;
-        }
     }
     conn.pragma_update(None, "foreign_keys", true)?;
     // A larger page cache keeps bulk writes of a few hundred thousand rows in memory.
@@ -85,7 +91,7 @@ pub(crate) fn configure(conn: &Connection, on_disk: bool, new: bool) -> rusqlite
 /// (`nodes(plane, file)`) can be deleted and written again in one transaction. A node's key is unique in
 /// its plane through the index `nodes_plane_key` (databases created before it hold the same rule as a
 /// table constraint, `UNIQUE(plane, key)`, which a bulk write cannot drop; see [`keyed_by_table`]).
-pub(crate) fn create(conn: &Connection) -> rusqlite::Result<()> {
+fn create(conn: &Connection) -> rusqlite::Result<()> {
     let tx = conn.unchecked_transaction()?;
     tx.execute_batch(
         "CREATE TABLE IF NOT EXISTS meta(

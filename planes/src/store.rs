@@ -89,8 +89,7 @@ impl Store {
     pub fn in_memory() -> Result<Store> {
         let shown = PathBuf::from(":memory:");
         let conn = Connection::open_in_memory().ctx(&shown, "opening an in-memory database")?;
-        schema::configure(&conn, false, true).ctx(&shown, "configuring the connection")?;
-        schema::create(&conn).ctx(&shown, "creating the schema")?;
+        schema::set_up(&conn, false, true).ctx(&shown, "creating the schema")?;
         let text = TextIndex::in_memory(&shown)?;
         Ok(Store {
             conn,
@@ -148,11 +147,9 @@ impl Store {
         }
         lock.record_pid()?;
         let new = format == Format::Empty;
-        schema::configure(&conn, true, new).ctx(&shown, "configuring the connection")?;
-        if new {
-            schema::create(&conn).ctx(&shown, "creating the schema")?;
-            conn.pragma_update(None, "synchronous", "NORMAL").ctx(&shown, "configuring the connection")?;
-        } else {
+        let context = if new { "creating the schema" } else { "configuring the connection" };
+        schema::set_up(&conn, true, new).ctx(&shown, context)?;
+        if !new {
             schema::upgrade_indexes(&conn).ctx(&shown, "updating the indexes")?;
         }
         let logs = path.join(LOGS_DIR);
@@ -339,7 +336,16 @@ impl Store {
         // Edges are checked against the nodes delivered, and old rows are deleted explicitly, so the per-row
         // foreign-key checks would only cost time. The pragma cannot change inside a transaction.
         self.conn.pragma_update(None, "foreign_keys", false).ctx(shown, context)?;
-        let journaled = self.journal_first_write().ctx(shown, context)?;
+        let journaled = match self.journal_first_write() {
+            Ok(journaled) => journaled,
+            Err(err) => {
+                // Nothing was written: the connection's settings are restored as far as they can be, and
+                // this first failure is the one reported.
+                let _ = self.conn.pragma_update(None, "synchronous", "NORMAL");
+                let _ = self.conn.pragma_update(None, "foreign_keys", true);
+                return Err(err).ctx(shown, context);
+            }
+        };
         let result = self.write_plane_rows(meta, first, batches, finish);
         if journaled {
             // WAL mode first: switching with `synchronous = NORMAL` would sync the file after all. The

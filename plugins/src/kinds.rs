@@ -39,7 +39,10 @@ static NAMES: LazyLock<Vec<Names>> = LazyLock::new(|| {
     .map(|grammar| {
         let language = Language::from(grammar);
         let names = (0..language.node_kind_count())
-            .map(|id| u16::try_from(id).ok().and_then(|id| language.node_kind_for_id(id)).unwrap_or("").into())
+            .map(|id| {
+                let id = u16::try_from(id).expect("kind ids are u16");
+                language.node_kind_for_id(id).expect("ids below node_kind_count have names").into()
+            })
             .collect();
         (language, names)
     })
