@@ -106,12 +106,9 @@ mod tests {
             ),
         ];
         for (language, source) in cases {
-            let mut parser = tree_sitter::Parser::new();
-            parser.set_language(&language).expect("the grammar loads");
-            let tree = parser.parse(source, None).expect("the source parses");
-            let mut stack = vec![tree.root_node()];
+            let tree = crate::testing::parse(&language, source);
             let mut nodes = 0;
-            while let Some(node) = stack.pop() {
+            for node in crate::testing::every_node(&tree) {
                 nodes += 1;
                 let expected: Vec<Node<'_>> = node.children(&mut node.walk()).filter(is_kept).collect();
                 let mut listed = Vec::new();
@@ -134,7 +131,6 @@ mod tests {
                         (b.start_position(), b.end_byte(), b.kind_id())
                     );
                 }
-                stack.extend(node.children(&mut node.walk()));
             }
             assert!(nodes > 40, "{nodes} nodes in {source:?}");
         }
@@ -142,9 +138,7 @@ mod tests {
 
     #[test]
     fn children_are_appended_after_what_the_vector_holds() {
-        let mut parser = tree_sitter::Parser::new();
-        parser.set_language(&tree_sitter_python::LANGUAGE.into()).expect("the grammar loads");
-        let tree = parser.parse("f(a, b)\n", None).expect("the source parses");
+        let tree = crate::testing::parse(&tree_sitter_python::LANGUAGE.into(), "f(a, b)\n");
         let call = tree.root_node().named_child(0).and_then(|s| s.named_child(0)).expect("a call");
         let mut listed = vec![tree.root_node()];
         push_children(call, &mut listed);

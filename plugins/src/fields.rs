@@ -117,9 +117,7 @@ mod tests {
             tree_sitter_typescript::LANGUAGE_TSX,
             tree_sitter_rust::LANGUAGE,
         ] {
-            let mut parser = tree_sitter::Parser::new();
-            parser.set_language(&grammar.into()).expect("grammar loads");
-            let tree = parser.parse(source, None).expect("parses");
+            let tree = crate::testing::parse(&grammar.into(), source);
             let call = tree.root_node().named_descendant_for_byte_range(0, 6).expect("the call");
             assert!(call.kind().contains("call"), "{}", call.kind());
             for (field, name) in

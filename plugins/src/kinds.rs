@@ -77,24 +77,12 @@ mod tests {
         ];
         let mut seen = 0;
         for (language, source) in samples {
-            let mut parser = tree_sitter::Parser::new();
-            parser.set_language(&language).expect("grammar loads");
-            let tree = parser.parse(source, None).expect("parses");
-            let mut cursor = tree.walk();
+            let tree = crate::testing::parse(&language, source);
             let mut errors = 0;
-            'walk: loop {
-                let node = cursor.node();
+            for node in crate::testing::every_node(&tree) {
                 assert_eq!(node.kind_name(), node.kind(), "kind id {} in {source}", node.kind_id());
                 errors += usize::from(node.is_error());
                 seen += 1;
-                if cursor.goto_first_child() {
-                    continue;
-                }
-                while !cursor.goto_next_sibling() {
-                    if !cursor.goto_parent() {
-                        break 'walk;
-                    }
-                }
             }
             assert!(errors > 0, "the sample ends in a syntax error: {source}");
         }

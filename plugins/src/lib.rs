@@ -10,6 +10,8 @@ mod kinds;
 pub mod python;
 mod rooted;
 pub mod rust;
+#[cfg(test)]
+mod testing;
 pub mod typescript;
 
 use drsg_parsers::Registry;

@@ -466,9 +466,7 @@ mod tests {
     /// The query `text` for `language` compiled for the walk (it must be rooted), and `source` parsed.
     fn rooted_query(language: &tree_sitter::Language, text: &str, source: &str) -> (Rooted, tree_sitter::Tree) {
         let rooted = Rooted::new(language, text).expect("rooted");
-        let mut parser = tree_sitter::Parser::new();
-        parser.set_language(language).expect("grammar");
-        (rooted, parser.parse(source, None).expect("parsed"))
+        (rooted, crate::testing::parse(language, source))
     }
 
     /// Asserts that the query `text` is rooted and that, started at its root kinds, it finds in `source`
