@@ -1,4 +1,5 @@
-// Listing a node's children in one pass, for the walk in `rooted.rs`.
+// Listing a node's children in one pass, for the walk in `rooted.rs`, and finding a node's child in a field
+// (`fields.rs`).
 //
 // Tree-sitter's public API lists children either by index (`ts_node_child`, which counts from the first
 // child on every call) or with a tree cursor (whose steps also track fields and hidden ancestors). This
@@ -84,4 +85,113 @@ uint32_t drsg_ts_node_children(TSNode node, TSNode *out, uint32_t cap, bool skip
     }
   }
   return count;
+}
+
+static inline TSNode null_node(void) {
+  return (TSNode){{0, 0, 0, 0}, NULL, NULL};
+}
+
+// The first child `ts_node_child(node, 0)` gives: the first visible or aliased node among `node`'s children,
+// looking into hidden children that have visible ones. Iterative: hidden nodes may nest deep.
+static TSNode first_child(TSNode node) {
+  const TSTree *tree = node.tree;
+  for (;;) {
+    Subtree parent = *(const Subtree *)node.id;
+    if (ts_subtree_child_count(parent) == 0) return null_node();
+    const TSSymbol *alias_sequence = ts_language_alias_sequence(tree->language, parent.ptr->production_id);
+    const Subtree *children = ts_subtree_children(parent);
+    Length position = {node.context[0], {node.context[1], node.context[2]}};
+    uint32_t structural_child_index = 0;
+    bool descended = false;
+    for (uint32_t i = 0; i < parent.ptr->child_count; i++) {
+      const Subtree *child = &children[i];
+      TSSymbol alias = 0;
+      if (!ts_subtree_extra(*child)) {
+        if (alias_sequence) alias = alias_sequence[structural_child_index];
+        structural_child_index++;
+      }
+      if (i > 0) position = length_add(position, ts_subtree_padding(*child));
+      TSNode found = {{position.bytes, position.extent.row, position.extent.column, alias}, child, tree};
+      if (ts_subtree_visible(*child) || alias) return found;
+      if (ts_subtree_visible_child_count(*child) > 0) {
+        node = found;
+        descended = true;
+        break;
+      }
+      position = length_add(position, ts_subtree_size(*child));
+    }
+    if (!descended) return null_node();
+  }
+}
+
+// The child of `node` in field `field_id`: the node `ts_node_child_by_field_id` returns, found the same way
+// (the same steps over the production's field map, fields inherited from hidden children searched in them),
+// but without a call per child to make a node of it, nor calls to learn the node's start and child count.
+TSNode drsg_ts_node_child_by_field_id(TSNode node, TSFieldId field_id) {
+  const TSTree *tree = node.tree;
+  for (;;) {
+    Subtree subtree = *(const Subtree *)node.id;
+    // `ts_node_child_count`: no visible child, no field either.
+    if (!field_id || ts_subtree_visible_child_count(subtree) == 0) return null_node();
+    const TSFieldMapEntry *field_map, *field_map_end;
+    ts_language_field_map(tree->language, subtree.ptr->production_id, &field_map, &field_map_end);
+    if (field_map == field_map_end) return null_node();
+    // The entries are sorted by field id: keep those of `field_id`.
+    while (field_map->field_id < field_id) {
+      field_map++;
+      if (field_map == field_map_end) return null_node();
+    }
+    while (field_map_end[-1].field_id > field_id) {
+      field_map_end--;
+      if (field_map == field_map_end) return null_node();
+    }
+    const TSSymbol *alias_sequence = ts_language_alias_sequence(tree->language, subtree.ptr->production_id);
+    const Subtree *children = ts_subtree_children(subtree);
+    Length position = {node.context[0], {node.context[1], node.context[2]}};
+    uint32_t structural_child_index = 0;
+    bool recur = false;
+    for (uint32_t i = 0; i < subtree.ptr->child_count; i++) {
+      const Subtree *child = &children[i];
+      if (i > 0) position = length_add(position, ts_subtree_padding(*child));
+      Length start = position;
+      position = length_add(position, ts_subtree_size(*child));
+      if (ts_subtree_extra(*child)) continue;
+      TSSymbol alias = alias_sequence ? alias_sequence[structural_child_index] : 0;
+      uint32_t index = structural_child_index++;
+      if (index < field_map->child_index) continue;
+      TSNode found = {{start.bytes, start.extent.row, start.extent.column, alias}, child, tree};
+      if (field_map->inherited) {
+        // A hidden child's fields are its visible parent's: the last candidate is searched in place of this
+        // node, an earlier one by a call that may find nothing.
+        if (field_map + 1 == field_map_end) {
+          node = found;
+          recur = true;
+          break;
+        }
+        TSNode result = drsg_ts_node_child_by_field_id(found, field_id);
+        if (result.id) return result;
+        field_map++;
+        if (field_map == field_map_end) return null_node();
+      } else if (ts_subtree_visible(*child) || alias) {
+        return found;
+      } else if (ts_subtree_visible_child_count(*child) > 0) {
+        // A hidden node with visible children stands for the first of them.
+        return first_child(found);
+      } else {
+        field_map++;
+        if (field_map == field_map_end) return null_node();
+      }
+    }
+    if (!recur) return null_node();
+  }
+}
+
+// Whether `child` is one of the subtrees `parent` holds itself (not one below a hidden child): for the tests,
+// which check that the searches above go below hidden nodes.
+bool drsg_ts_node_holds(TSNode parent, TSNode child) {
+  Subtree subtree = *(const Subtree *)parent.id;
+  if (ts_subtree_child_count(subtree) == 0) return false;
+  const Subtree *children = ts_subtree_children(subtree);
+  const Subtree *held = (const Subtree *)child.id;
+  return held >= children && held < children + subtree.ptr->child_count;
 }

@@ -83,29 +83,7 @@ mod tests {
     /// exercise hidden rules, aliases, extras (comments) and syntax errors in each grammar.
     #[test]
     fn the_listing_is_the_public_api_s_children_less_anonymous_leaves() {
-        let cases: [(tree_sitter::Language, &str); 5] = [
-            (
-                tree_sitter_python::LANGUAGE.into(),
-                "import a.b as c\nok = a not in b and c is not d\n@dec(x)\nclass K(Base, metaclass=M):\n    \"\"\"doc\"\"\"\n    def f(self, *a, **k) -> int:\n        # note\n        return [x for x in self.g(a) if x] + f'{k!r:>3}'\n    async def h(self): await self.f(); del self\nif (\n",
-            ),
-            (
-                tree_sitter_rust::LANGUAGE.into(),
-                "/// doc\npub(crate) struct S<'a, T: Clone> { x: &'a T }\nimpl<T> Tr for S<'_, T> where T: Fn(u8) -> u8 {\n    fn m(&self) -> Option<Vec<u8>> { let v = vec![1, 2]; v.iter().map(|x| x + 1).collect::<Vec<_>>(); None }\n}\nmacro_rules! m { ($x:expr) => { $x } }\nfn broken( {\n",
-            ),
-            (
-                tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-                "import { a as b } from './x';\nexport default class C<T> extends D implements E {\n  private x: Map<string, T> = new Map();\n  m(): void { this.x.get('k')?.call(this, `t${1 + 2}`); }\n}\ntype U = { [k: string]: number } | null;\nconst f = async (y) => { await y; };\nlet z = (\n",
-            ),
-            (
-                tree_sitter_typescript::LANGUAGE_TSX.into(),
-                "export function App(props: P) { return <div className=\"a\">{props.items.map(i => <Item key={i} {...i} />)}</div>; }\n",
-            ),
-            (
-                tree_sitter_typescript::LANGUAGE_TSX.into(),
-                "const x = require('y'); module.exports = { x, z: () => <></> };\n/* c */ <a",
-            ),
-        ];
-        for (language, source) in cases {
+        for (language, source) in crate::testing::samples() {
             let tree = crate::testing::parse(&language, source);
             let mut nodes = 0;
             for node in crate::testing::every_node(&tree) {
