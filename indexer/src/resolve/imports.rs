@@ -7,7 +7,7 @@
 
 use drsg_parsers::Family;
 
-use super::{Found, MAX_DEPTH, Miss, Res, Resolver, Target, miss};
+use super::{Found, MAX_DEPTH, Miss, Res, Resolver, Target, Why, miss};
 use crate::layout::{self, join_normalized, parent_dir};
 use crate::table::SymId;
 
@@ -22,7 +22,7 @@ impl Resolver<'_> {
                 _ => result = Some(t),
             }
         }
-        result.ok_or_else(|| Miss("empty import".to_owned()))
+        result.ok_or_else(|| Miss(Why::Text("empty import".to_owned())))
     }
 
     /// What an import binds (a module for globs and namespace imports). Memoised; cycles are misses.
@@ -47,7 +47,7 @@ impl Resolver<'_> {
             Family::Js => self.resolve_js_import(fi, ii),
             Family::Python => self.resolve_py_import(fi, ii),
         });
-        if matches!(&result, Err(Miss(reason)) if reason == "resolution chain too deep") {
+        if matches!(&result, Err(missed) if missed.text() == Some("resolution chain too deep")) {
             // Not a property of the import: a shallower lookup may still succeed.
             self.import_memo.borrow_mut().remove(&memo_key);
         } else {
@@ -235,7 +235,7 @@ impl Resolver<'_> {
             let local = &file.facts.exports[list[0] as usize].local;
             return match self.namespace_member(module, local, true, depth + 1) {
                 Ok((t, _)) => Ok(t),
-                Err(Miss(reason)) if reason.starts_with("not found") => {
+                Err(absent) if absent.is_not_found() => {
                     miss(format!("`{name}` exported by `{}` but `{local}` not found", self.sym_key(module)))
                 }
                 Err(m) => Err(m),

@@ -148,3 +148,41 @@ def total():
     assert_has(&ix.keys(), &["Module shop_core.orders", "Function shop_core.pricing.total"]);
     assert_has(&ix.calls(), &["CALLS shop_core.orders.checkout -> shop_core.pricing.total L4 [import]"]);
 }
+
+/// The reasons a lookup gives when a name is absent from a module or a class, or the receiver is a variable
+/// of unknown type: kept unformatted while the resolver looks elsewhere, written out the same when the call
+/// ends unresolved.
+#[test]
+fn absent_members_and_untyped_variables_say_where_they_looked() {
+    let ix = index(
+        r#"
+//- /pyproject.toml
+[project]
+name = "shop"
+//- /shop/__init__.py
+//- /shop/util.py
+class Client:
+    def get(self):
+        pass
+
+conn = object()
+//- /shop/views.py
+import shop.util as u
+from shop.util import Client, conn
+
+def show():
+    u.nope()
+    Client.missing()
+    conn.cursor()
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS shop.views.show -> ?nope L5 (`nope` not found in `shop.util`)",
+            "CALLS shop.views.show -> ?missing L6 (`missing` not found in `shop.util.Client`)",
+            "CALLS shop.views.show -> ?cursor L7 (method call: receiver type unknown (`shop.util.conn` is a Var))",
+        ],
+    );
+}
