@@ -10,7 +10,7 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use crate::error::{Error, Result};
 use crate::model::{NodeData, PlaneInfo, PlaneMeta};
 use crate::schema;
-use crate::store::{NodeRow, SqlContext, Store, text_docs};
+use crate::store::{Counted, NodeRow, SqlContext, Store, text_docs};
 use crate::text::Stamp;
 
 /// An edge named by the keys of its ends.
@@ -58,12 +58,6 @@ impl Store {
     /// everything back with an error: the caller then rewrites the plane whole.
     pub fn apply_plane_diff(&mut self, diff: &PlaneDiff) -> Result<PlaneInfo> {
         let name = &diff.meta.name;
-        let known_counts = self
-            .planes_cache
-            .get_mut()
-            .as_ref()
-            .and_then(|list| list.iter().find(|p| &p.meta.name == name))
-            .map(|p| (p.node_count, p.edge_count));
         let invalid = |detail: String| Error::InvalidInput { plane: name.clone(), detail };
         if let Some(node) = diff.upsert_nodes.iter().find(|n| n.labels.is_empty()) {
             return Err(invalid(format!("node `{}` has no label", node.key)));
@@ -191,16 +185,15 @@ impl Store {
                 .ctx(shown, context)?;
         }
         crate::store::upsert_plane(&tx, &diff.meta, new_generation).ctx(shown, context)?;
+        let inserted = diff.upsert_nodes.len() as u64 - existed;
+        let (nodes, edges) = (
+            inserted as i64 - diff.remove_nodes.len() as i64,
+            diff.add_edges.len() as i64 - diff.remove_edges.len() as i64,
+        );
+        crate::store::count_rows(&tx, plane_id, Counted::Changed(nodes, edges)).ctx(shown, context)?;
         tx.commit().ctx(shown, context)?;
-        let inserted = text_changed.len() as u64 - existed;
-        let counts = known_counts.map(|(nodes, edges)| {
-            (
-                nodes + inserted - diff.remove_nodes.len() as u64,
-                edges + diff.add_edges.len() as u64 - diff.remove_edges.len() as u64,
-            )
-        });
         // The cached plane list follows SQLite first, so a text failure below leaves it right.
-        let info = self.after_write(name, counts)?;
+        let info = self.after_write(name)?;
         if crate::store::has_text(&diff.meta) {
             let stamp = Stamp { generation: new_generation as u64, commit: diff.meta.synced_commit.clone() };
             let (nodes, node_ids): (Vec<&NodeData>, Vec<i64>) = diff

@@ -7,15 +7,16 @@ use crate::error::{Error, Result};
 use crate::model::{Adjacent, Direction, Edge, EdgeSummary, Node, PlaneDigest, PlaneInfo, PlaneKind, PlaneMeta, Props};
 use crate::store::{SqlContext, Store};
 
-// `ORDER BY +key` (an expression, not the column) keeps SQLite from walking the whole plane in
-// `(plane, key)` order instead of using the narrower name or label index and sorting the few rows.
+// `ORDER BY +key` (an expression, not the column) keeps SQLite from walking the whole key index in
+// order instead of using the narrower name or label index and sorting the few rows.
 const NODE_COLUMNS: &str = "id, plane, key, labels, name, file, line, end_line, props";
-const EDGE_COLUMNS: &str = "id, plane, src, dst, type, props";
-const PLANE_COLUMNS_UNCOUNTED: &str =
-    "p.id, p.name, p.kind, p.synced_commit, p.synced_root, p.built_by, p.ledger, p.generation, p.updated_at";
+const EDGE_COLUMNS: &str = "e.id, e.plane, e.src, e.dst, e.type, e.props";
 const PLANE_COLUMNS: &str = "p.id, p.name, p.kind, p.synced_commit, p.synced_root, p.built_by, p.ledger, \
-     p.generation, p.updated_at, \
-     (SELECT count(*) FROM nodes WHERE plane = p.id), (SELECT count(*) FROM edges WHERE plane = p.id)";
+     p.generation, p.updated_at, p.node_count, p.edge_count";
+/// The edges of plane `?1`: those leaving its nodes (an edge never joins two planes). The nodes come first
+/// (`CROSS JOIN` keeps that order), through the index of nodes by plane, then their edges by source; a
+/// scan of the edges table instead would read every plane's.
+const PLANE_EDGES: &str = "nodes n CROSS JOIN edges e ON e.src = n.id WHERE n.plane = ?1";
 
 impl Store {
     /// Every plane, by name.
@@ -85,13 +86,13 @@ impl Store {
     /// Edges of plane `plane_id`, of the given types when `types` is given, by id.
     pub fn edges(&self, plane_id: i64, types: Option<&[&str]>) -> Result<Vec<Edge>> {
         let Some(types) = types else {
-            return self.query_edges("reading edges", "plane = ?1 ORDER BY id", [plane_id]);
+            return self.query_edges("reading edges", &format!("{PLANE_EDGES} ORDER BY e.id"), [plane_id]);
         };
         if types.is_empty() {
             return Ok(Vec::new());
         }
         let placeholders: Vec<String> = (2..types.len() + 2).map(|i| format!("?{i}")).collect();
-        let filter = format!("plane = ?1 AND type IN ({}) ORDER BY id", placeholders.join(", "));
+        let filter = format!("{PLANE_EDGES} AND e.type IN ({}) ORDER BY e.id", placeholders.join(", "));
         let values =
             std::iter::once(SqlValue::Integer(plane_id)).chain(types.iter().map(|ty| SqlValue::Text((*ty).to_owned())));
         self.query_edges("reading edges", &filter, params_from_iter(values))
@@ -100,22 +101,30 @@ impl Store {
     /// Edges leaving node `node_id`, of type `ty` when given, by id.
     pub fn edges_out(&self, node_id: i64, ty: Option<&str>) -> Result<Vec<Edge>> {
         match ty {
-            Some(ty) => self.query_edges("reading out-edges", "src = ?1 AND type = ?2 ORDER BY id", (node_id, ty)),
-            None => self.query_edges("reading out-edges", "src = ?1 ORDER BY id", [node_id]),
+            Some(ty) => self.query_edges(
+                "reading out-edges",
+                "edges e WHERE e.src = ?1 AND e.type = ?2 ORDER BY e.id",
+                (node_id, ty),
+            ),
+            None => self.query_edges("reading out-edges", "edges e WHERE e.src = ?1 ORDER BY e.id", [node_id]),
         }
     }
 
     /// Edges entering node `node_id`, of type `ty` when given, by id.
     pub fn edges_in(&self, node_id: i64, ty: Option<&str>) -> Result<Vec<Edge>> {
         match ty {
-            Some(ty) => self.query_edges("reading in-edges", "dst = ?1 AND type = ?2 ORDER BY id", (node_id, ty)),
-            None => self.query_edges("reading in-edges", "dst = ?1 ORDER BY id", [node_id]),
+            Some(ty) => self.query_edges(
+                "reading in-edges",
+                "edges e WHERE e.dst = ?1 AND e.type = ?2 ORDER BY e.id",
+                (node_id, ty),
+            ),
+            None => self.query_edges("reading in-edges", "edges e WHERE e.dst = ?1 ORDER BY e.id", [node_id]),
         }
     }
 
     /// The edge with id `id`.
     pub fn edge(&self, id: i64) -> Result<Option<Edge>> {
-        Ok(self.query_edges("reading an edge", "id = ?1", [id])?.pop())
+        Ok(self.query_edges("reading an edge", "edges e WHERE e.id = ?1", [id])?.pop())
     }
 
     /// The nodes with the given ids that exist, in no particular order.
@@ -163,7 +172,8 @@ impl Store {
     }
 
     /// Up to `limit` distinct names in plane `plane_id` starting with `prefix`, ignoring ASCII case.
-    /// Names closest in length to `near_len` come first.
+    /// Names closest in length to `near_len` come first. (`+plane`: the range of names is read in the name
+    /// index, not the whole plane in the plane's.)
     pub fn names_with_prefix(&self, plane_id: i64, prefix: &str, near_len: usize, limit: usize) -> Result<Vec<String>> {
         let context = "reading names";
         let upper = format!("{prefix}\u{10FFFF}");
@@ -171,7 +181,7 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT DISTINCT name FROM nodes
-                 WHERE plane = ?1 AND name >= ?2 COLLATE NOCASE AND name < ?3 COLLATE NOCASE
+                 WHERE +plane = ?1 AND name >= ?2 COLLATE NOCASE AND name < ?3 COLLATE NOCASE
                    AND label NOT IN ('UnresolvedRef', 'External')
                  ORDER BY abs(length(name) - ?5)
                  LIMIT ?4",
@@ -235,8 +245,8 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT e.type, s.key, d.key, e.props FROM edges e
-                 JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst WHERE e.plane = ?1",
+                "SELECT e.type, n.key, d.key, e.props FROM nodes n CROSS JOIN edges e ON e.src = n.id
+                 JOIN nodes d ON d.id = e.dst WHERE n.plane = ?1",
             )
             .ctx(&self.shown, context)?;
         let mut rows = stmt.query([plane_id]).ctx(&self.shown, context)?;
@@ -291,11 +301,11 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT e.type, s.label, d.label, count(*)
-                 FROM edges e JOIN nodes s ON s.id = e.src JOIN nodes d ON d.id = e.dst
-                 WHERE e.plane = ?1
-                 GROUP BY e.type, s.label, d.label
-                 ORDER BY e.type, s.label, d.label",
+                "SELECT e.type, n.label, d.label, count(*)
+                 FROM nodes n CROSS JOIN edges e ON e.src = n.id JOIN nodes d ON d.id = e.dst
+                 WHERE n.plane = ?1
+                 GROUP BY e.type, n.label, d.label
+                 ORDER BY e.type, n.label, d.label",
             )
             .ctx(&self.shown, context)?;
         let rows = stmt
@@ -360,17 +370,6 @@ impl Store {
     }
 
     /// Plane `name` without counting its rows (the counts read 0).
-    pub(crate) fn query_planes_uncounted(&self, name: &str) -> Result<Option<PlaneInfo>> {
-        let context = "reading a plane";
-        let sql = format!("SELECT {PLANE_COLUMNS_UNCOUNTED}, 0, 0 FROM planes p WHERE p.name = ?1");
-        let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.shown, context)?;
-        let mut rows = stmt.query([name]).ctx(&self.shown, context)?;
-        match rows.next().ctx(&self.shown, context)? {
-            Some(row) => Ok(Some(self.plane_from_row(row).ctx(&self.shown, context)??)),
-            None => Ok(None),
-        }
-    }
-
     pub(crate) fn query_planes(&self, context: &str, filter: &str, params: impl Params) -> Result<Vec<PlaneInfo>> {
         let sql = format!("SELECT {PLANE_COLUMNS} FROM planes p WHERE {filter}");
         let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.shown, context)?;
@@ -440,8 +439,9 @@ impl Store {
         Ok(nodes)
     }
 
-    fn query_edges(&self, context: &str, filter: &str, params: impl Params) -> Result<Vec<Edge>> {
-        let sql = format!("SELECT {EDGE_COLUMNS} FROM edges WHERE {filter}");
+    /// Edges read from `from` (tables, with the edges as `e`, and the conditions).
+    fn query_edges(&self, context: &str, from: &str, params: impl Params) -> Result<Vec<Edge>> {
+        let sql = format!("SELECT {EDGE_COLUMNS} FROM {from}");
         let mut stmt = self.conn.prepare_cached(&sql).ctx(&self.shown, context)?;
         let mut rows = stmt.query(params).ctx(&self.shown, context)?;
         let mut edges = Vec::new();

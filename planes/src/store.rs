@@ -48,8 +48,8 @@ pub struct Store {
     pub(crate) shown: PathBuf,
     dir: Option<PathBuf>,
     reconciled: Vec<String>,
-    /// The planes with their counts, kept between writes: counting a plane's rows costs milliseconds,
-    /// and this process is the only writer (the lock), so the counts change only through `&mut self`.
+    /// The planes with their counts, kept between writes: this process is the only writer (the lock), so
+    /// they change only through `&mut self`.
     pub(crate) planes_cache: std::cell::RefCell<Option<Vec<crate::model::PlaneInfo>>>,
     /// A reader handle's view of other connections' writes (`PRAGMA data_version` when its plane
     /// list was cached); `None` for the writing handle, whose own writes keep its cache true.
@@ -143,14 +143,14 @@ impl Store {
                 return Err(Error::FormatTooNew { path: shown, found, supported: FORMAT_VERSION });
             }
             Format::Unknown(found) => return Err(Error::UnknownFormat { path: shown, found }),
-            Format::Empty | Format::Current => {}
+            Format::Empty | Format::Current | Format::Earlier(_) => {}
         }
         lock.record_pid()?;
         let new = format == Format::Empty;
         let context = if new { "creating the schema" } else { "configuring the connection" };
         schema::set_up(&conn, true, new).ctx(&shown, context)?;
-        if !new {
-            schema::upgrade_indexes(&conn).ctx(&shown, "updating the indexes")?;
+        if let Format::Earlier(from) = format {
+            schema::upgrade(&conn, from).ctx(&shown, "upgrading the database's format")?;
         }
         let logs = path.join(LOGS_DIR);
         std::fs::create_dir_all(&logs).map_err(|source| Error::Io {
@@ -359,14 +359,14 @@ impl Store {
             }
         }
         self.conn.pragma_update(None, "foreign_keys", true).ctx(shown, context)?;
-        let (meta, counts, text_committed) = match result {
+        let (meta, text_committed) = match result {
             Ok(done) => done,
             Err(err) => {
                 self.text.abort();
                 return Err(err);
             }
         };
-        let info = self.after_write(&meta.name, Some(counts))?;
+        let info = self.after_write(&meta.name)?;
         // A text index that failed after the SQLite commit is healed by the next `reconcile_text`.
         text_committed?;
         if !has_text(&meta) && self.text.has_plane(&meta.name) {
@@ -424,21 +424,14 @@ impl Store {
         Ok(journaled)
     }
 
-    /// Plane `name` as just written, its row counts given (`None`: counted), updated in the cached
-    /// plane list: the other planes' counts stand, since this process is the only writer.
-    pub(crate) fn after_write(&mut self, name: &str, counts: Option<(u64, u64)>) -> Result<PlaneInfo> {
+    /// Plane `name` as just written, updated in the cached plane list: the other planes stand, since this
+    /// process is the only writer.
+    pub(crate) fn after_write(&mut self, name: &str) -> Result<PlaneInfo> {
         let vanished = || Error::Corrupt {
             path: self.shown.clone(),
             detail: format!("plane `{name}` vanished after being written"),
         };
-        let mut info = match counts {
-            Some(_) => self.query_planes_uncounted(name)?,
-            None => self.query_planes("reading a plane", "p.name = ?1", [name])?.pop(),
-        }
-        .ok_or_else(vanished)?;
-        if let Some((nodes, edges)) = counts {
-            (info.node_count, info.edge_count) = (nodes, edges);
-        }
+        let info = self.query_planes("reading a plane", "p.name = ?1", [name])?.pop().ok_or_else(vanished)?;
         if let Some(list) = self.planes_cache.get_mut() {
             list.retain(|p| p.id != info.id);
             list.push(info.clone());
@@ -450,15 +443,15 @@ impl Store {
     /// The rows of a plane write, and its text documents. A second thread stages the first nodes'
     /// documents (the text index's own threads then tokenize) while this one writes rows; the batches that
     /// follow hold stand-ins only, which have no documents, so the text segments are written beside the
-    /// edges and committed right after SQLite. Returns the final meta, the row counts and how the text
-    /// commit went (SQLite is committed whatever it says; a failure to stage rolls SQLite back).
+    /// edges and committed right after SQLite. Returns the final meta and how the text commit went (SQLite
+    /// is committed whatever it says; a failure to stage rolls SQLite back).
     fn write_plane_rows<'b>(
         &mut self,
         meta: &PlaneMeta,
         first: Cow<'_, [NodeData]>,
         batches: impl Iterator<Item = Batch<'b>>,
         finish: impl FnOnce() -> Option<PlaneMeta>,
-    ) -> Result<(PlaneMeta, (u64, u64), Result<()>)> {
+    ) -> Result<(PlaneMeta, Result<()>)> {
         let Store { conn, text, shown, .. } = self;
         let shown: &Path = shown;
         let context = "replacing a plane";
@@ -466,9 +459,8 @@ impl Store {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(shown, context)?;
         let generation = schema::next_generation(&tx).ctx(shown, context)?;
         let plane_id = upsert_plane(&tx, meta, generation).ctx(shown, context)?;
-        tx.execute("DELETE FROM edges WHERE plane = ?1", [plane_id]).ctx(shown, "deleting old edges")?;
-        tx.execute("DELETE FROM nodes WHERE plane = ?1", [plane_id]).ctx(shown, "deleting old nodes")?;
-        let bulk = is_bulk(&tx, first.len()).ctx(shown, context)?;
+        delete_plane_rows(&tx, plane_id).ctx(shown, "deleting the plane's old rows")?;
+        let bulk = is_bulk(&tx, plane_id, first.len()).ctx(shown, context)?;
         if bulk {
             schema::drop_bulk_indexes(&tx).ctx(shown, "dropping indexes for a bulk write")?;
         }
@@ -481,60 +473,59 @@ impl Store {
 
         // The rows after the first nodes: batches, the final meta, the indexes built in bulk, and the SQLite
         // commit once `staged` says the documents are all with the text index.
-        let rest = |tx: rusqlite::Transaction<'_>,
-                    ids: &mut Vec<i64>,
-                    staged: &dyn Fn() -> Result<()>|
-         -> Result<(PlaneMeta, u64)> {
-            let mut edge_count = 0;
-            for (nodes, edges) in batches {
-                edge_count += edges.len() as u64;
-                validate(meta, &nodes, &[])?;
-                if has_text(meta)
-                    && let Some(node) = nodes.iter().find(|node| is_searchable(node.label()))
-                {
-                    return Err(invalid(format!(
-                        "node `{}` of a batch is a symbol; only stand-ins may follow the first nodes",
-                        node.key
-                    )));
-                }
-                let next = first_id + ids.len() as i64;
-                let more: Vec<i64> = (next..).take(nodes.len()).collect();
-                insert_nodes(&tx, shown, &meta.name, plane_id, &nodes, &more)?;
-                ids.extend(more);
-                if let Some((i, edge)) =
-                    edges.iter().enumerate().find(|(_, e)| e.src >= ids.len() || e.dst >= ids.len())
-                {
-                    let (src, dst, n) = (edge.src, edge.dst, ids.len());
-                    return Err(invalid(format!(
-                        "edge {i} of a batch ({src} -> {dst}) points past the {n} nodes delivered"
-                    )));
-                }
-                insert_edges(&tx, plane_id, ids, &edges).ctx(shown, "inserting edges")?;
-            }
-            let Some(final_meta) = finish() else {
-                return Err(invalid("the writer gave up before the plane was complete".into()));
-            };
-            if final_meta.name != meta.name {
-                return Err(invalid(format!("the plane was renamed to `{}` while being written", final_meta.name)));
-            }
-            if bulk {
-                // Keys are checked for uniqueness here, when their index is built.
-                schema::create_secondary_indexes(&tx).map_err(|source| {
-                    match duplicated_key(&tx, plane_id, &source) {
-                        Some(key) => Error::DuplicateKey { plane: meta.name.clone(), key },
-                        None => Error::Sqlite {
-                            path: shown.to_path_buf(),
-                            context: "building indexes after a bulk write".to_owned(),
-                            source,
-                        },
+        let rest =
+            |tx: rusqlite::Transaction<'_>, ids: &mut Vec<i64>, staged: &dyn Fn() -> Result<()>| -> Result<PlaneMeta> {
+                let mut edge_count = 0;
+                for (nodes, edges) in batches {
+                    edge_count += edges.len() as u64;
+                    validate(meta, &nodes, &[])?;
+                    if has_text(meta)
+                        && let Some(node) = nodes.iter().find(|node| is_searchable(node.label()))
+                    {
+                        return Err(invalid(format!(
+                            "node `{}` of a batch is a symbol; only stand-ins may follow the first nodes",
+                            node.key
+                        )));
                     }
-                })?;
-            }
-            upsert_plane(&tx, &final_meta, generation).ctx(shown, context)?;
-            staged()?;
-            tx.commit().ctx(shown, context)?;
-            Ok((final_meta, edge_count))
-        };
+                    let next = first_id + ids.len() as i64;
+                    let more: Vec<i64> = (next..).take(nodes.len()).collect();
+                    insert_nodes(&tx, shown, &meta.name, plane_id, &nodes, &more)?;
+                    ids.extend(more);
+                    if let Some((i, edge)) =
+                        edges.iter().enumerate().find(|(_, e)| e.src >= ids.len() || e.dst >= ids.len())
+                    {
+                        let (src, dst, n) = (edge.src, edge.dst, ids.len());
+                        return Err(invalid(format!(
+                            "edge {i} of a batch ({src} -> {dst}) points past the {n} nodes delivered"
+                        )));
+                    }
+                    insert_edges(&tx, plane_id, ids, &edges).ctx(shown, "inserting edges")?;
+                }
+                let Some(final_meta) = finish() else {
+                    return Err(invalid("the writer gave up before the plane was complete".into()));
+                };
+                if final_meta.name != meta.name {
+                    return Err(invalid(format!("the plane was renamed to `{}` while being written", final_meta.name)));
+                }
+                if bulk {
+                    // Keys are checked for uniqueness here, when their index is built.
+                    schema::create_secondary_indexes(&tx).map_err(|source| {
+                        match duplicated_key(&tx, plane_id, &source) {
+                            Some(key) => Error::DuplicateKey { plane: meta.name.clone(), key },
+                            None => Error::Sqlite {
+                                path: shown.to_path_buf(),
+                                context: "building indexes after a bulk write".to_owned(),
+                                source,
+                            },
+                        }
+                    })?;
+                }
+                upsert_plane(&tx, &final_meta, generation).ctx(shown, context)?;
+                count_rows(&tx, plane_id, Counted::Are(ids.len() as u64, edge_count)).ctx(shown, context)?;
+                staged()?;
+                tx.commit().ctx(shown, context)?;
+                Ok(final_meta)
+            };
         let first_rows = |tx: &rusqlite::Transaction<'_>,
                           ids: &[i64],
                           first: std::sync::Arc<Cow<'_, [NodeData]>>|
@@ -543,8 +534,8 @@ impl Store {
 
         if !has_text(meta) {
             first_rows(&tx, &ids, first)?;
-            let (final_meta, edge_count) = rest(tx, &mut ids, &|| Ok(()))?;
-            return Ok((final_meta, (ids.len() as u64, edge_count), Ok(())));
+            let final_meta = rest(tx, &mut ids, &|| Ok(()))?;
+            return Ok((final_meta, Ok(())));
         }
         // The text thread stages every document, reports, lets the text index write its segments while
         // SQLite takes the rest of the rows, and commits them right after the SQLite commit.
@@ -570,7 +561,7 @@ impl Store {
                 Err(_) => Err(panicked("staging the text index")),
             };
             let rows = first_rows(&tx, &ids, first).and_then(|()| rest(tx, &mut ids, &staged));
-            if let Ok((final_meta, _)) = &rows {
+            if let Ok(final_meta) = &rows {
                 let stamp = Stamp { generation: generation as u64, commit: final_meta.synced_commit.clone() };
                 // A committer that failed already has its error waiting below.
                 let _ = decide.send(stamp);
@@ -579,8 +570,8 @@ impl Store {
             let committed = committer.join().unwrap_or_else(|_| Err(panicked("the text commit")));
             Ok::<_, Error>((rows?, committed))
         })?;
-        let ((final_meta, edge_count), text_committed) = written;
-        Ok((final_meta, (ids.len() as u64, edge_count), text_committed))
+        let (final_meta, text_committed) = written;
+        Ok((final_meta, text_committed))
     }
 
     /// Deletes plane `name` with its nodes, edges and text documents; `false` when there was none.
@@ -595,8 +586,7 @@ impl Store {
         }
         .ctx(shown, context)?;
         let Some(id) = id else { return Ok(false) };
-        tx.execute("DELETE FROM edges WHERE plane = ?1", [id]).ctx(shown, context)?;
-        tx.execute("DELETE FROM nodes WHERE plane = ?1", [id]).ctx(shown, context)?;
+        delete_plane_rows(&tx, id).ctx(shown, context)?;
         tx.execute("DELETE FROM planes WHERE id = ?1", [id]).ctx(shown, context)?;
         tx.commit().ctx(shown, context)?;
         self.text.remove_plane(name)?;
@@ -604,12 +594,46 @@ impl Store {
     }
 }
 
+/// Deletes the edges and nodes of plane `plane_id`: its edges are those leaving its nodes (see the
+/// schema), found through the index of nodes by plane and the index of edges by source.
+fn delete_plane_rows(conn: &Connection, plane_id: i64) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM edges WHERE src IN (SELECT id FROM nodes WHERE plane = ?1)", [plane_id])?;
+    conn.execute("DELETE FROM nodes WHERE plane = ?1", [plane_id])?;
+    Ok(())
+}
+
+/// A plane's row counts as a write leaves them.
+pub(crate) enum Counted {
+    /// This many nodes and edges (a whole plane written).
+    Are(u64, u64),
+    /// As many more nodes and edges as these (negative: fewer), a difference applied.
+    Changed(i64, i64),
+}
+
+/// Records plane `plane_id`'s node and edge counts in its row.
+pub(crate) fn count_rows(conn: &Connection, plane_id: i64, counted: Counted) -> rusqlite::Result<()> {
+    let (sql, nodes, edges) = match counted {
+        Counted::Are(nodes, edges) => (
+            "UPDATE planes SET node_count = ?2, edge_count = ?3 WHERE id = ?1",
+            i64::try_from(nodes).unwrap_or(i64::MAX),
+            i64::try_from(edges).unwrap_or(i64::MAX),
+        ),
+        Counted::Changed(nodes, edges) => {
+            ("UPDATE planes SET node_count = node_count + ?2, edge_count = edge_count + ?3 WHERE id = ?1", nodes, edges)
+        }
+    };
+    conn.prepare_cached(sql)?.execute(params![plane_id, nodes, edges])?;
+    Ok(())
+}
+
 /// Whether writing a plane of `symbols` first nodes is a bulk write: the rows of the other planes are few
 /// beside the new plane's, so sorting the indexes once the rows are in costs less than inserting each
 /// row into them (see `SECONDARY_INDEXES` in the schema module). A plane has a few edges per symbol; the
 /// other planes' edges are counted (their nodes are fewer), and an empty database always writes in bulk.
-fn is_bulk(conn: &Connection, symbols: usize) -> rusqlite::Result<bool> {
-    let others: i64 = conn.query_row("SELECT count(*) FROM edges", [], |row| row.get(0))?;
+/// Called once plane `plane_id`'s old rows are deleted, before its row has its new counts.
+fn is_bulk(conn: &Connection, plane_id: i64, symbols: usize) -> rusqlite::Result<bool> {
+    let others: i64 =
+        conn.query_row("SELECT coalesce(sum(edge_count), 0) FROM planes WHERE id != ?1", [plane_id], |row| row.get(0))?;
     Ok(others < symbols as i64 * 2)
 }
 

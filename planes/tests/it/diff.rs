@@ -82,6 +82,38 @@ fn a_difference_changes_only_what_it_names() {
 }
 
 #[test]
+fn a_plane_s_counts_follow_differences_into_its_row() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let db = tmp.path().join("graph.drsg");
+    let mut store = Store::open(&db).expect("open");
+    let (meta, nodes, edges) = demo_plane("demo");
+    let written = store.replace_plane(&meta, &nodes, &edges).expect("write");
+    // Two nodes and three edges more, then one node and two edges fewer.
+    let mut grow = empty_diff(meta.clone(), written.generation);
+    for name in ["demo::a", "demo::b"] {
+        grow.upsert_nodes.push(node(name, &["Function"], Some("src/lib.rs"), Some(20), json!({})));
+    }
+    for (src, dst) in [("demo::a", "demo::b"), ("demo::b", "demo::a"), ("demo", "demo::a")] {
+        let ty = "CALLS".into();
+        grow.add_edges.push(KeyedEdge { src: src.into(), dst: dst.into(), ty, props_json: String::new() });
+    }
+    let grown = store.apply_plane_diff(&grow).expect("grow");
+    assert_eq!((grown.node_count, grown.edge_count), (8, 9));
+    let mut shrink = empty_diff(meta, grown.generation);
+    shrink.remove_edges = grow.add_edges[..2].to_vec();
+    shrink.remove_nodes.push("demo::b".into());
+    let shrunk = store.apply_plane_diff(&shrink).expect("shrink");
+    assert_eq!((shrunk.node_count, shrunk.edge_count), (7, 7));
+    drop(store);
+    // The counts are the row's, read by a new process, and they are the rows there are.
+    let store = Store::open_existing(&db).expect("reopen");
+    let plane = store.plane("demo").unwrap().unwrap();
+    assert_eq!((plane.node_count, plane.edge_count), (7, 7));
+    assert_eq!(store.nodes(plane.id).unwrap().len(), 7);
+    assert_eq!(store.edges(plane.id, None).unwrap().len(), 7);
+}
+
+#[test]
 fn a_difference_that_does_not_match_the_plane_changes_nothing() {
     let mut store = Store::in_memory().expect("store");
     let (meta, nodes, edges) = demo_plane("demo");

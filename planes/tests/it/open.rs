@@ -31,7 +31,7 @@ fn open_creates_the_database_layout() {
     assert_eq!(mode, "wal");
     let version: String =
         conn.query_row("SELECT value FROM meta WHERE key = 'format_version'", [], |r| r.get(0)).expect("version");
-    assert_eq!(version, "1");
+    assert_eq!(version, "2");
 }
 
 #[test]
@@ -166,7 +166,7 @@ fn check_format_refused(version: &str, expected: &str) {
 
 #[test]
 fn format_versions() {
-    check_format_refused("2", "too new: 2 > 1");
+    check_format_refused("3", "too new: 3 > 2");
     check_format_refused("garbage", "unknown: `garbage`");
     check_format_refused("0", "unknown: `0`");
 }
@@ -178,7 +178,7 @@ fn format_too_new_message() {
     assert_eq!(
         err.to_string(),
         format!(
-            "database {} has format version 7, newer than version 1 that this drsg supports; upgrade drsg",
+            "database {} has format version 7, newer than version 2 that this drsg supports; upgrade drsg",
             db.display()
         )
     );
@@ -218,12 +218,11 @@ fn a_first_write_skips_the_log_and_leaves_the_database_in_wal_mode() {
         indexes,
         [
             "edges_dst_type",
-            "edges_plane",
-            "edges_src_type",
-            "nodes_plane_file",
-            "nodes_plane_key",
-            "nodes_plane_label",
-            "nodes_plane_name_nocase"
+            "edges_src",
+            "nodes_key_plane",
+            "nodes_label_plane",
+            "nodes_name_nocase_plane",
+            "nodes_plane_file"
         ]
     );
 }
@@ -247,14 +246,15 @@ fn a_bulk_write_with_a_key_used_twice_is_refused_and_writes_nothing() {
     let err = store.replace_plane(&meta, &nodes, &edges).expect_err("a key used twice");
     assert!(matches!(&err, Error::DuplicateKey { plane, key } if plane == "demo" && *key == twice), "{err:?}");
     assert!(store.planes().expect("planes").is_empty());
-    assert!(index_names(&db).contains(&"nodes_plane_key".to_owned()), "the rollback restored the index");
+    assert!(index_names(&db).contains(&"nodes_key_plane".to_owned()), "the rollback restored the index");
     nodes.pop();
     store.replace_plane(&meta, &nodes, &edges).expect("the same plane without the second copy");
 }
 
 #[test]
 fn a_database_whose_table_keeps_keys_unique_keeps_working_without_a_key_index() {
-    // The layout of databases created before `nodes_plane_key`: the rule is a table constraint.
+    // The layout of databases created before the key had an index of its own: the rule is a table
+    // constraint.
     let tmp = tempfile::tempdir().expect("tempdir");
     let db = tmp.path().join("graph.drsg");
     std::fs::create_dir_all(&db).expect("mkdir");
@@ -292,11 +292,20 @@ fn a_database_whose_table_keeps_keys_unique_keeps_working_without_a_key_index() 
     let key = nodes[1].key.clone();
     assert!(store.node_by_key(info.id, &key).expect("lookup").is_some());
     let indexes = index_names(&db);
-    assert!(!indexes.contains(&"nodes_plane_key".to_owned()), "{indexes:?}");
-    // The index of a plane's edges by type was replaced when the store opened.
-    assert!(!indexes.contains(&"edges_plane_type".to_owned()), "{indexes:?}");
-    assert!(indexes.contains(&"edges_plane".to_owned()), "{indexes:?}");
-    assert!(indexes.contains(&"sqlite_autoindex_nodes_1".to_owned()), "{indexes:?}");
+    assert!(!indexes.contains(&"nodes_key_plane".to_owned()), "{indexes:?}");
+    // Format 1's indexes were replaced by this format's when the store opened.
+    assert_eq!(
+        indexes,
+        [
+            "edges_dst_type",
+            "edges_src",
+            "nodes_label_plane",
+            "nodes_name_nocase_plane",
+            "nodes_plane_file",
+            "sqlite_autoindex_nodes_1",
+            "sqlite_autoindex_planes_1"
+        ]
+    );
     // The table's constraint still refuses a key used twice.
     nodes.push(nodes[1].clone());
     let err = store.replace_plane(&meta, &nodes, &edges).expect_err("a key used twice");
@@ -316,4 +325,76 @@ fn a_first_write_with_a_reader_open_stays_in_wal_mode_and_the_reader_sees_it() {
     assert!(wal_bytes(&db) > 0);
     let names = reader.snapshot(|r| r.planes().expect("planes").into_iter().map(|p| p.meta.name).collect::<Vec<_>>());
     assert_eq!(names.expect("read"), ["demo"]);
+}
+
+/// Turns the version 2 database at `db` into the layout format 1 wrote: no counts in the planes' rows,
+/// the plane ahead of key, name and label in their indexes, edges indexed by source and type and by plane.
+fn make_format_1(db: &Path) {
+    let conn = rusqlite::Connection::open(db.join("graph.sqlite")).expect("sqlite");
+    conn.execute_batch(
+        "DROP INDEX nodes_key_plane; DROP INDEX nodes_name_nocase_plane; DROP INDEX nodes_label_plane;
+         DROP INDEX edges_src;
+         ALTER TABLE planes DROP COLUMN node_count; ALTER TABLE planes DROP COLUMN edge_count;
+         CREATE UNIQUE INDEX nodes_plane_key ON nodes(plane, key);
+         CREATE INDEX nodes_plane_name_nocase ON nodes(plane, name COLLATE NOCASE);
+         CREATE INDEX nodes_plane_label ON nodes(plane, label);
+         CREATE INDEX edges_src_type ON edges(src, type);
+         CREATE INDEX edges_plane ON edges(plane);
+         UPDATE meta SET value = '1' WHERE key = 'format_version';",
+    )
+    .expect("the format 1 layout");
+}
+
+#[test]
+fn a_format_1_database_is_upgraded_when_opened_and_keeps_its_planes() {
+    let (_tmp, db, mut store) = demo_database();
+    let (other, other_nodes, mut other_edges) = demo_plane("other");
+    other_edges.truncate(4);
+    store.replace_plane(&other, &other_nodes, &other_edges).expect("a second plane");
+    let before: Vec<_> =
+        store.planes().expect("planes").into_iter().map(|p| (p.meta.name, p.node_count, p.edge_count)).collect();
+    assert_eq!(before, [("demo".to_owned(), 6, 6), ("other".to_owned(), 6, 4)]);
+    let edges_before =
+        store.edges(store.plane("demo").expect("read").expect("the demo plane").id, None).expect("edges");
+    drop(store);
+    make_format_1(&db);
+
+    let mut store = Store::open(&db).expect("an upgrading open");
+    let version = |db: &Path| -> String {
+        let conn = rusqlite::Connection::open(db.join("graph.sqlite")).expect("sqlite");
+        conn.query_row("SELECT value FROM meta WHERE key = 'format_version'", [], |r| r.get(0)).expect("version")
+    };
+    assert_eq!(version(&db), "2");
+    let after: Vec<_> =
+        store.planes().expect("planes").into_iter().map(|p| (p.meta.name, p.node_count, p.edge_count)).collect();
+    assert_eq!(after, before, "each plane's counts were counted into its row");
+    assert_eq!(
+        index_names(&db),
+        [
+            "edges_dst_type",
+            "edges_src",
+            "nodes_key_plane",
+            "nodes_label_plane",
+            "nodes_name_nocase_plane",
+            "nodes_plane_file",
+            "sqlite_autoindex_planes_1"
+        ]
+    );
+    let demo = store.plane("demo").expect("read").expect("the demo plane");
+    assert_eq!(store.edges(demo.id, None).expect("edges"), edges_before);
+    assert!(store.node_by_key(demo.id, "demo::HttpServer::serve").expect("lookup").is_some());
+    // Writes keep the counts from there.
+    assert!(store.delete_plane("other").expect("delete"));
+    let (meta, nodes, edges) = demo_plane("demo");
+    let info = store.replace_plane(&meta, &nodes[..4], &edges[..3]).expect("a smaller plane");
+    assert_eq!((info.node_count, info.edge_count), (4, 3));
+    drop(store);
+    // A second open finds the current format and changes nothing.
+    let listed = index_names(&db);
+    let store = Store::open(&db).expect("open again");
+    assert_eq!(version(&db), "2");
+    assert_eq!(index_names(&db), listed);
+    let planes: Vec<_> =
+        store.planes().expect("planes").into_iter().map(|p| (p.meta.name, p.node_count, p.edge_count)).collect();
+    assert_eq!(planes, [("demo".to_owned(), 4, 3)]);
 }
