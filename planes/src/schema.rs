@@ -166,7 +166,7 @@ fn create(conn: &Connection) -> rusqlite::Result<()> {
 ///   finds a plane's nodes, to delete them or to find its edges.
 /// - No index finds a plane's edges: they are the edges leaving its nodes (an edge never joins two
 ///   planes), and its edge count is kept in its row. Scanning the edges table once more to index 287,000
-///   plane numbers cost as much as the key index.
+///   plane numbers cost 0.56 G instructions on Django, more than the key index did.
 /// - Edges are indexed by source node alone, whose edges are few (a function's calls and references) and
 ///   filtered by type as read; by target node with the type, as a hub's callers are read and counted by
 ///   type among thousands of edges.
