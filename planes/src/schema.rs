@@ -224,17 +224,11 @@ const RETIRED_INDEXES: [&str; 6] = [
 pub(crate) fn upgrade(conn: &Connection, from: i64) -> rusqlite::Result<()> {
     debug_assert!(from < FORMAT_VERSION);
     let tx = conn.unchecked_transaction()?;
-    let counted: bool = tx.query_row(
-        "SELECT EXISTS(SELECT 1 FROM pragma_table_info('planes') WHERE name = 'node_count')",
-        [],
-        |row| row.get(0),
+    // Format 1 has no count columns: this transaction adds them and sets the version together.
+    tx.execute_batch(
+        "ALTER TABLE planes ADD COLUMN node_count INTEGER NOT NULL DEFAULT 0;
+         ALTER TABLE planes ADD COLUMN edge_count INTEGER NOT NULL DEFAULT 0;",
     )?;
-    if !counted {
-        tx.execute_batch(
-            "ALTER TABLE planes ADD COLUMN node_count INTEGER NOT NULL DEFAULT 0;
-             ALTER TABLE planes ADD COLUMN edge_count INTEGER NOT NULL DEFAULT 0;",
-        )?;
-    }
     tx.execute(
         "UPDATE planes SET node_count = (SELECT count(*) FROM nodes WHERE plane = planes.id),
                            edge_count = (SELECT count(*) FROM edges WHERE plane = planes.id)",

@@ -5,7 +5,7 @@
 use drsg_planes::{Error, KeyedEdge, NewEdge, NodeData, PlaneDiff, Store};
 use serde_json::json;
 
-use crate::fixture::{demo_plane, node, render_edges, search_keys};
+use crate::fixture::{demo_database, demo_plane, node, render_edges, search_keys};
 
 fn keyed(nodes: &[NodeData], e: &NewEdge) -> KeyedEdge {
     KeyedEdge {
@@ -83,11 +83,9 @@ fn a_difference_changes_only_what_it_names() {
 
 #[test]
 fn a_plane_s_counts_follow_differences_into_its_row() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let db = tmp.path().join("graph.drsg");
-    let mut store = Store::open(&db).expect("open");
-    let (meta, nodes, edges) = demo_plane("demo");
-    let written = store.replace_plane(&meta, &nodes, &edges).expect("write");
+    let (_tmp, db, mut store) = demo_database();
+    let meta = demo_plane("demo").0;
+    let written = store.plane("demo").unwrap().unwrap();
     // Two nodes and three edges more, then one node and two edges fewer.
     let mut grow = empty_diff(meta.clone(), written.generation);
     for name in ["demo::a", "demo::b"] {
