@@ -27,11 +27,23 @@ impl Resolver<'_> {
 
     /// What an import binds (a module for globs and namespace imports). Memoised; cycles are misses.
     pub(super) fn resolve_import(&self, fi: u32, ii: u32) -> Res<Target> {
-        // The value pass of a Rust call (see `resolve_ref`) may bind an import differently, so it
-        // neither reads nor fills the memo (the nesting bound still stops cycles).
-        if self.value_name.borrow().is_some() {
+        // The value pass of a call (see `resolve_ref`) may bind an import differently, so it neither
+        // reads nor fills the memo (the nesting bound still stops cycles).
+        let value_name = self.value_name.borrow().clone();
+        if let Some(value_name) = value_name {
+            // Through an alias (`from pkg import f as g`, `use m::f as g`) the value is the imported name.
+            let imp = &self.t.files[fi as usize].facts.imports[ii as usize];
+            if imp.alias == value_name {
+                let imported = match &imp.name {
+                    Some(name) => name.as_str(),
+                    None => imp.source.rsplit(['.', ':']).next().unwrap_or(&imp.source),
+                };
+                *self.value_name.borrow_mut() = Some(imported.to_owned());
+            }
             self.family.set(self.family(fi));
-            return self.nested(|| self.resolve_rust_import(fi, ii));
+            let result = self.nested(|| self.resolve_import_uncached(fi, ii));
+            *self.value_name.borrow_mut() = Some(value_name);
+            return result;
         }
         let memo_key = (fi, ii);
         if let Some(entry) = self.import_memo.borrow().get(&memo_key) {
@@ -42,11 +54,7 @@ impl Resolver<'_> {
         }
         self.import_memo.borrow_mut().insert(memo_key, None);
         self.family.set(self.family(fi));
-        let result = self.nested(|| match self.family(fi) {
-            Family::Rust => self.resolve_rust_import(fi, ii),
-            Family::Js => self.resolve_js_import(fi, ii),
-            Family::Python => self.resolve_py_import(fi, ii),
-        });
+        let result = self.nested(|| self.resolve_import_uncached(fi, ii));
         if matches!(&result, Err(missed) if missed.text() == Some("resolution chain too deep")) {
             // Not a property of the import: a shallower lookup may still succeed.
             self.import_memo.borrow_mut().remove(&memo_key);
@@ -54,6 +62,14 @@ impl Resolver<'_> {
             self.import_memo.borrow_mut().insert(memo_key, Some(result.clone()));
         }
         result
+    }
+
+    fn resolve_import_uncached(&self, fi: u32, ii: u32) -> Res<Target> {
+        match self.family(fi) {
+            Family::Rust => self.resolve_rust_import(fi, ii),
+            Family::Js => self.resolve_js_import(fi, ii),
+            Family::Python => self.resolve_py_import(fi, ii),
+        }
     }
 
     fn resolve_rust_import(&self, fi: u32, ii: u32) -> Res<Target> {
@@ -125,7 +141,12 @@ impl Resolver<'_> {
         match &imp.name {
             None => Ok(module),
             Some(name) => {
-                if let Target::Sym(id) = module {
+                // `from pkg import sub` binds the submodule unless the package defines `sub` itself; in
+                // the value pass of a call it is looked up as a member, which finds what the package's
+                // `__init__.py` imports under that name (`from .sub import sub`).
+                if let Target::Sym(id) = module
+                    && !self.wants_value(name)
+                {
                     let key = format!("{}.{name}", self.sym_key(id));
                     if let Some(&sub) = self.t.module_by_key.get(&key)
                         && self.t.members(id, name).is_empty()

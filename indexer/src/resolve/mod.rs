@@ -231,7 +231,7 @@ impl<'t> Resolver<'t> {
         ResolverParts { index: self.index, impl_self: self.impl_self, links: self.links }
     }
 
-    /// Whether lookups of `name` skip modules (the value pass of a Rust call).
+    /// Whether lookups of `name` skip modules (the value pass of a call, see `resolve_ref`).
     fn wants_value(&self, name: &str) -> bool {
         self.value_name.borrow().as_deref() == Some(name)
     }
@@ -314,8 +314,10 @@ impl<'t> Resolver<'t> {
         };
         let mut result = run();
         // A call never binds to a module. In Rust, `mod sleep; pub use sleep::sleep;` puts a module and
-        // a function under one name; the call means the function, so resolve again skipping modules.
-        if family == Family::Rust
+        // a function under one name; the call means the function, so resolve again skipping modules. In
+        // Python, `from .context import context` in a package's `__init__.py` rebinds the package's
+        // attribute from the submodule to the function, so `pkg.context(…)` calls the function.
+        if matches!(family, Family::Rust | Family::Python)
             && Self::is_call_site(r.kind)
             && let Ok((target, _)) = &result
             && self.is_module(target)

@@ -186,3 +186,56 @@ def show():
         ],
     );
 }
+
+/// `from .context import context` in a package's `__init__.py` rebinds the package's attribute `context`
+/// from the submodule to the function, so `pkg.context(…)` calls the function. A module is never
+/// callable: a call that can only mean one is unresolved, not an edge to the module.
+#[test]
+fn a_call_binds_to_the_function_a_package_re_exports_not_the_submodule_of_its_name() {
+    let ix = index(
+        r#"
+//- /pyproject.toml
+[project]
+name = "shop"
+//- /shop/__init__.py
+from .context import context
+from . import plain
+//- /shop/context.py
+def context(x):
+    return x
+//- /shop/plain.py
+def helper():
+    return 1
+//- /shop/sub/__init__.py
+//- /shop/sub/only.py
+def inner():
+    return 2
+//- /app.py
+import shop
+import shop.sub
+from shop import context as ctx
+
+def use():
+    shop.context(1)
+    ctx(2)
+    shop.plain(3)
+    shop.sub.only(4)
+    shop.plain.helper()
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS app.use -> shop.context.context L6 [import]",
+            "CALLS app.use -> shop.context.context L7 [import]",
+            "CALLS app.use -> ?plain L8 (call of `plain` binds only to the module `shop.plain`: no function of that name is visible)",
+            "CALLS app.use -> ?only L9 (call of `only` binds only to the module `shop.sub.only`: no function of that name is visible)",
+            "CALLS app.use -> shop.plain.helper L10 [import]",
+        ],
+    );
+    // No call site of the file is an edge to a module.
+    for module in ["shop.context ", "shop.plain ", "shop.sub.only "] {
+        assert!(!calls.iter().any(|c| c.contains(&format!("-> {module}"))), "{calls:#?}");
+    }
+}

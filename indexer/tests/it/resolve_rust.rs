@@ -178,10 +178,12 @@ pub fn sleep(ms: u64) {}
 pub fn inner() {}
 //- /src/app.rs
 use crate::time::sleep;
+use crate::time::sleep as nap;
 
 pub fn by_import() {
     sleep(3);
     crate::time::only_module(4);
+    nap(5);
 }
 "#,
     );
@@ -191,7 +193,8 @@ pub fn by_import() {
         &[
             "CALLS rt::by_path -> rt::time::sleep::sleep L4 [path]",
             "CALLS rt::by_path -> rt::time::sleep::sleep L5 [path]",
-            "CALLS rt::app::by_import -> rt::time::sleep::sleep L4 [import]",
+            "CALLS rt::app::by_import -> rt::time::sleep::sleep L5 [import]",
+            "CALLS rt::app::by_import -> rt::time::sleep::sleep L7 [import]",
         ],
     );
     // A call that can only mean a module is unresolved, never an edge to the module.
