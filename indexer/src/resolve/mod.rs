@@ -293,6 +293,7 @@ impl<'t> Resolver<'t> {
             Qualifier::SelfValue => self.resolve_on_self(fi, r.scope, &r.path),
             Qualifier::Super => self.resolve_on_super(fi, r.scope, &r.path),
             Qualifier::Expr { call: Some(inner) } => match self.call_result_type(fi, r.scope, inner, r.line) {
+                Some(Target::Sym(ty)) if r.path.is_empty() => self.call_of_value(ty),
                 Some(ty) => self.walk_members(ty, &r.path).map(|t| (t, Strategy::ReceiverType)),
                 None => match self.resolve_plain(fi, r.scope, inner, r.line, true) {
                     Ok((Target::External(path), _)) => {
@@ -339,6 +340,12 @@ impl<'t> Resolver<'t> {
             Ok((Target::External(path), _)) => Resolution::External(path),
             Err(missed) => Resolution::Unresolved(self.reason(missed)),
         }
+    }
+
+    /// A call of a value of type `ty` (`make()(x)`): the type says what the value looks like, not which
+    /// definition is called, so it is no call target itself.
+    fn call_of_value(&self, ty: SymId) -> Res<(Target, Strategy)> {
+        miss(format!("call of a value of type `{}`: which definition it holds is not known", self.sym_key(ty)))
     }
 
     fn resolve_plain(

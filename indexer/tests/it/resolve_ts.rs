@@ -145,3 +145,84 @@ fn extends_and_function_values_are_edges() {
         &["REFERENCES @acme/web/src/App.App -> @acme/web/src/lib/util.helper L10 [import]"],
     );
 }
+
+/// Calling what a call returned (`identity()(v)`) calls a value whose definition is unknown: its type says
+/// only what the value looks like. The call is unresolved with that type in its reason, never an edge to the
+/// type (rxjs's `pipeFromArray(fns)(this)` once gave `INSTANTIATES` edges to the interface `UnaryFunction`).
+/// Python's plugin records such calls as computed expressions, also without an edge.
+#[test]
+fn a_call_of_a_call_s_result_binds_to_no_type() {
+    let ts = index(
+        r#"
+//- /package.json
+{"name": "pipes", "version": "1.0.0"}
+//- /src/types.ts
+export interface UnaryFunction<T, R> { (source: T): R; }
+export class Box { open(): void {} }
+//- /src/pipe.ts
+import { UnaryFunction, Box } from './types';
+
+export function identity<T>(): UnaryFunction<T, T> { return (x: T) => x; }
+export function boxer(): Box { return new Box(); }
+export function run(v: number) {
+  identity<number>()(v);
+  boxer().open();
+}
+"#,
+    );
+    let calls = ts.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS pipes/src/pipe.run -> pipes/src/types.Box.open L7 [receiver-type]",
+            "CALLS pipes/src/pipe.run -> pipes/src/pipe.identity L6 [scope]",
+        ],
+    );
+    assert!(!calls.iter().any(|c| c.contains("-> pipes/src/types.UnaryFunction ")), "{calls:#?}");
+    assert!(
+        calls.iter().any(|c| c.starts_with("CALLS pipes/src/pipe.run -> ?")
+            && c.contains("L6 (call of a value of type `pipes/src/types.UnaryFunction`")),
+        "{calls:#?}"
+    );
+
+    let py = index(
+        r#"
+//- /pyproject.toml
+[project]
+name = "shop"
+//- /shop/__init__.py
+//- /shop/hooks.py
+class Hook:
+    def __call__(self, x):
+        return x
+
+class Plain:
+    pass
+
+def make() -> Hook:
+    return Hook()
+
+def plain() -> Plain:
+    return Plain()
+
+def run():
+    make()(1)
+    plain()(2)
+"#,
+    );
+    let calls = py.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS shop.hooks.run -> ?make() L15 (call of a computed expression)",
+            "CALLS shop.hooks.run -> ?plain() L16 (call of a computed expression)",
+        ],
+    );
+    assert!(
+        !calls
+            .iter()
+            .any(|c| c.contains("shop.hooks.run -> shop.hooks.Hook L")
+                || c.contains("shop.hooks.run -> shop.hooks.Plain L")),
+        "{calls:#?}"
+    );
+}
