@@ -246,7 +246,7 @@ impl<'t> Resolver<'t> {
     }
 
     fn is_module(&self, target: &Target) -> bool {
-        matches!(target, Target::Sym(id) if self.t.syms[*id as usize].kind == SymKind::Module)
+        matches!(target, Target::Sym(id) if self.t.syms[*id as usize].kind.is_namespace())
     }
 
     fn family(&self, fi: u32) -> Family {
@@ -317,9 +317,15 @@ impl<'t> Resolver<'t> {
         // A call never binds to a module. In Rust, `mod sleep; pub use sleep::sleep;` puts a module and
         // a function under one name; the call means the function, so resolve again skipping modules. In
         // Python, `from .context import context` in a package's `__init__.py` rebinds the package's
-        // attribute from the submodule to the function, so `pkg.context(…)` calls the function.
-        if matches!(family, Family::Rust | Family::Python)
-            && Self::is_call_site(r.kind)
+        // attribute from the submodule to the function, so `pkg.context(…)` calls the function. Nor is
+        // a Rust module ever a value or a type: `consume(task)` beside `mod task;` names a local (which
+        // the facts do not track) or a function, never the module.
+        let never_a_module = match family {
+            Family::Rust => true,
+            Family::Python => Self::is_call_site(r.kind),
+            Family::Js => false,
+        };
+        if never_a_module
             && let Ok((target, _)) = &result
             && self.is_module(target)
             && let Some(name) = r.path.last()
@@ -330,9 +336,10 @@ impl<'t> Resolver<'t> {
             *self.value_name.borrow_mut() = None;
             result = match again {
                 Ok((t, by)) if !self.is_module(&t) => Ok((t, by)),
-                _ => miss(format!(
+                _ if Self::is_call_site(r.kind) => miss(format!(
                     "call of `{name}` binds only to the module `{module}`: no function of that name is visible"
                 )),
+                _ => miss(format!("`{name}` names only the module `{module}` here, which is no value or type")),
             };
         }
         match result {
@@ -637,7 +644,7 @@ impl<'t> Resolver<'t> {
         let mut children = self.t.members(ns, name);
         let values: Vec<SymId>;
         if self.wants_value(name) {
-            values = children.iter().copied().filter(|&c| self.t.syms[c as usize].kind != SymKind::Module).collect();
+            values = children.iter().copied().filter(|&c| !self.t.syms[c as usize].kind.is_namespace()).collect();
             children = &values;
         }
         match self.pick(children, name) {

@@ -201,3 +201,50 @@ pub fn by_import() {
     assert!(!calls.iter().any(|c| c.contains("-> rt::time::only_module ")), "{calls:#?}");
     assert!(!calls.iter().any(|c| c.contains("-> rt::time::sleep L")), "{calls:#?}");
 }
+
+/// A Rust module is never a value: a parameter or pattern binding named like a module (tokio's `task`,
+/// syn's `path`) is a local the facts do not track, so passing it is no reference to the module; a function
+/// of that name beside the module is what a value of that name means.
+#[test]
+fn a_value_named_like_a_module_never_references_the_module() {
+    let ix = index(
+        r#"
+//- /Cargo.toml
+[package]
+name = "rt"
+version = "0.1.0"
+edition = "2021"
+//- /src/lib.rs
+pub mod task;
+pub mod hook;
+pub use hook::hook;
+use crate::task::{self, Task};
+
+pub fn consume<T>(_: T) {}
+
+mod inline {
+    pub fn helper() {}
+}
+
+pub fn spawn() {
+    consume(hook);
+    let (inline, _m) = (1, 2);
+    consume(inline);
+    let (task, _n) = (Task, 1);
+    consume(task);
+    match Some(1) {
+        Some(task) => consume(task),
+        None => {}
+    }
+}
+//- /src/task.rs
+pub struct Task;
+//- /src/hook.rs
+pub fn hook() {}
+"#,
+    );
+    let refs = ix.edges_of(&["REFERENCES"]);
+    assert!(!refs.iter().any(|r| r.contains("-> rt::task L") || r.contains("-> rt::inline L")), "{refs:#?}");
+    assert_has(&refs, &["REFERENCES rt::spawn -> rt::hook::hook L13 [import]"]);
+    assert!(!refs.iter().any(|r| r.contains("-> rt::hook L")), "{refs:#?}");
+}
