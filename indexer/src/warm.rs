@@ -923,9 +923,10 @@ fn passes_on(facts: &FileFacts, names: &Names<'_>, add: &mut dyn FnMut(&str)) {
     }
 }
 
-fn hint_path(hint: &TypeHint) -> &[String] {
+fn hint_path(hint: &Option<TypeHint>) -> &[String] {
     match hint {
-        TypeHint::Annotated(p) | TypeHint::Constructed(p) | TypeHint::CallResult(p) => p,
+        Some(TypeHint::Annotated(p) | TypeHint::Constructed(p) | TypeHint::CallResult(p)) => p,
+        None => &[],
     }
 }
 

@@ -247,13 +247,21 @@ pub struct Export {
     pub line: u32,
 }
 
-/// A local name whose type can be inferred from a declared fact.
+/// A name bound in a scope: a local, a parameter, a field. Bound inside a function, it shadows every
+/// outer meaning of its name there, typed or not: `for receiver in receivers: receiver(…)` calls the
+/// loop's value, never a module's `receiver`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Binding {
     pub name: String,
     pub scope: Option<u32>,
+    /// The first line on which the name means this binding: its own line for a parameter, a field, the
+    /// pattern of a loop, match arm or closure, and a JavaScript declarator (in scope in its own initialiser);
+    /// for a Rust `let` and a Python assignment, the line after the statement, whose value still reads the
+    /// name's earlier meaning (`let file = file.clone();`, `value = value.strip()`).
     pub line: u32,
-    pub hint: TypeHint,
+    /// Where the type comes from; `None` for a local whose type no declared fact gives (`x = a.b()`, an
+    /// untyped parameter, a loop variable, a name in a destructuring pattern).
+    pub hint: Option<TypeHint>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

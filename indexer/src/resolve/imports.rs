@@ -7,7 +7,7 @@
 
 use drsg_parsers::Family;
 
-use super::{Found, MAX_DEPTH, Miss, Res, Resolver, Target, Why, miss};
+use super::{MAX_DEPTH, Miss, Res, Resolver, Target, Why, miss};
 use crate::layout::{self, join_normalized, parent_dir};
 use crate::table::SymId;
 
@@ -82,14 +82,13 @@ impl Resolver<'_> {
         let start = match head.as_str() {
             "crate" | "self" | "super" => self.rust_special_head(fi, imp.scope, head)?,
             "std" | "core" | "alloc" => Target::External(head.clone()),
-            _ if path.len() > 1 => match self.as_namespace(|| self.lookup_name(fi, imp.scope, head, u32::MAX)) {
-                Ok(Found::Target(t, _)) => t,
-                Ok(Found::Local(_)) => return miss("use of a local"),
+            // A `use` path never starts at a local, whatever locals share its head's name.
+            _ if path.len() > 1 => match self.as_namespace(|| self.lookup_item(fi, imp.scope, head, u32::MAX)) {
+                Ok((t, _)) => t,
                 Err(_) => Target::External(head.clone()),
             },
-            _ => match self.lookup_name(fi, imp.scope, head, u32::MAX) {
-                Ok(Found::Target(t, _)) => t,
-                Ok(Found::Local(_)) => return miss("use of a local"),
+            _ => match self.lookup_item(fi, imp.scope, head, u32::MAX) {
+                Ok((t, _)) => t,
                 // 2018 paths: an unknown head is an extern crate.
                 Err(_) => Target::External(head.clone()),
             },

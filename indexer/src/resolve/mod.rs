@@ -113,10 +113,24 @@ pub enum Resolution {
     Unresolved(String),
 }
 
+/// What a Rust reference's path is, which decides where its head may be found. Other languages look heads
+/// up the same way whatever the shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// `x.m()`: the head is a value, a local first; an unknown one is an untyped receiver.
+    Method,
+    /// `a::b()`, a type, a macro's path, a base: the head is an item, never a local; an unknown one is an
+    /// extern crate.
+    Path,
+    /// A callee path a binding's type comes from (`let x = c.make();`, `let x = Client::new();`), which the
+    /// facts keep without telling `.` from `::`: a local first, an unknown head an extern crate.
+    Either,
+}
+
 /// A head name found in scope.
 enum Found {
     Target(Target, Strategy),
-    /// A typed local or parameter; its type when it could be bound.
+    /// A local or parameter; its type when it has one that could be bound.
     Local(Option<Target>),
 }
 
@@ -289,13 +303,16 @@ impl<'t> Resolver<'t> {
             return self.resolve_macro(fi, r);
         }
         let run = || match &r.qualifier {
-            Qualifier::Plain => self.resolve_plain(fi, r.scope, &r.path, r.line, is_rust_method_call(family, r)),
+            Qualifier::Plain => {
+                let shape = if is_rust_method_call(family, r) { Shape::Method } else { Shape::Path };
+                self.resolve_plain(fi, r.scope, &r.path, r.line, shape)
+            }
             Qualifier::SelfValue => self.resolve_on_self(fi, r.scope, &r.path),
             Qualifier::Super => self.resolve_on_super(fi, r.scope, &r.path),
             Qualifier::Expr { call: Some(inner) } => match self.call_result_type(fi, r.scope, inner, r.line) {
                 Some(Target::Sym(ty)) if r.path.is_empty() => self.call_of_value(ty),
                 Some(ty) => self.walk_members(ty, &r.path).map(|t| (t, Strategy::ReceiverType)),
-                None => match self.resolve_plain(fi, r.scope, inner, r.line, true) {
+                None => match self.resolve_plain(fi, r.scope, inner, r.line, Shape::Method) {
                     Ok((Target::External(path), _)) => {
                         miss(format!("method call: receiver is the result of external `{path}`"))
                     }
@@ -361,9 +378,9 @@ impl<'t> Resolver<'t> {
         scope: Option<u32>,
         path: &[String],
         line: u32,
-        method_call: bool,
+        shape: Shape,
     ) -> Res<(Target, Strategy)> {
-        self.nested(|| self.resolve_plain_inner(fi, scope, path, line, method_call))
+        self.nested(|| self.resolve_plain_inner(fi, scope, path, line, shape))
     }
 
     /// Run a step of a resolution that may recurse (paths type bindings, imports chase re-exports,
@@ -384,7 +401,7 @@ impl<'t> Resolver<'t> {
         scope: Option<u32>,
         path: &[String],
         line: u32,
-        method_call: bool,
+        shape: Shape,
     ) -> Res<(Target, Strategy)> {
         let Some(head) = path.first() else { return miss("empty reference") };
         let family = self.family(fi);
@@ -393,7 +410,9 @@ impl<'t> Resolver<'t> {
             (self.rust_special_head(fi, scope, head)?, Strategy::Path)
         } else {
             let found = if path.len() > 1 {
-                self.as_namespace(|| self.lookup_name(fi, scope, head, line))
+                // `c.connect()` starts at a local; `task::spawn()` at an item, whatever locals share its name.
+                let locals = family != Family::Rust || shape != Shape::Path;
+                self.as_namespace(|| self.lookup(fi, scope, head, line, locals))
             } else {
                 self.lookup_name(fi, scope, head, line)
             };
@@ -408,7 +427,7 @@ impl<'t> Resolver<'t> {
                         .is_some_and(|reason| reason.starts_with("name `") && reason.ends_with("not found in scope"));
                     if absent && path.len() > 1 {
                         // Rust: an unknown head of a path (`serde_json::to_string`) is an extern crate.
-                        if family == Family::Rust && !method_call {
+                        if family == Family::Rust && shape != Shape::Method {
                             return Ok((Target::External(path.join("::")), Strategy::Path));
                         }
                         return miss("method call: receiver type unknown");
@@ -520,19 +539,19 @@ impl<'t> Resolver<'t> {
             if let Some(l) = path.last_mut() {
                 *l = bare.to_owned();
             }
-            return match self.resolve_plain(fi, r.scope, &path, r.line, false) {
+            return match self.resolve_plain(fi, r.scope, &path, r.line, Shape::Path) {
                 Ok((Target::Sym(id), by)) => Resolution::Resolved { target: id, by },
                 Ok((Target::External(p), _)) => Resolution::External(format!("{p}!")),
                 Err(missed) => Resolution::Unresolved(self.reason(missed)),
             };
         }
         // Macros by example are scoped textually and crate-wide once exported: look in scope, then in the crate.
-        match self.lookup_name(fi, r.scope, bare, r.line) {
-            Ok(Found::Target(Target::Sym(id), by)) if self.t.syms[id as usize].kind == SymKind::Def(DefKind::Macro) => {
+        match self.lookup_item(fi, r.scope, bare, r.line) {
+            Ok((Target::Sym(id), by)) if self.t.syms[id as usize].kind == SymKind::Def(DefKind::Macro) => {
                 return Resolution::Resolved { target: id, by };
             }
             // `use serde_json::json;` then `json!(…)`.
-            Ok(Found::Target(Target::External(path), Strategy::Import)) => {
+            Ok((Target::External(path), Strategy::Import)) => {
                 return Resolution::External(format!("{path}!"));
             }
             _ => {}
@@ -552,6 +571,19 @@ impl<'t> Resolver<'t> {
 
     /// Look a bare name up from a scope: enclosing functions, the namespace, then the language's builtins.
     fn lookup_name(&self, fi: u32, scope: Option<u32>, name: &str, line: u32) -> Res<Found> {
+        self.lookup(fi, scope, name, line, true)
+    }
+
+    /// Look a name up as [`Self::lookup_name`] does, past the functions' locals: the head of a Rust path
+    /// (`task::spawn`, a `use`) and a macro's name never name a local value.
+    fn lookup_item(&self, fi: u32, scope: Option<u32>, name: &str, line: u32) -> Res<(Target, Strategy)> {
+        match self.lookup(fi, scope, name, line, false)? {
+            Found::Target(target, by) => Ok((target, by)),
+            Found::Local(_) => unreachable!("a lookup past the locals finds no local"),
+        }
+    }
+
+    fn lookup(&self, fi: u32, scope: Option<u32>, name: &str, line: u32, locals: bool) -> Res<Found> {
         let file = &self.t.files[fi as usize];
         let family = file.lang.family();
         let ix = &self.index[fi as usize];
@@ -565,11 +597,19 @@ impl<'t> Resolver<'t> {
             let def = &file.facts.defs[di as usize];
             match def.kind {
                 DefKind::Function | DefKind::Method => {
-                    if let Some(list) = ix.bindings.get(&(Some(di), name.to_owned())) {
-                        // The latest binding at or before the use; parameters sit on the function's line.
-                        let best = list.iter().rev().find(|&&b| file.facts.bindings[b as usize].line <= line);
+                    if let Some(list) = ix.bindings.get(&(Some(di), name.to_owned())).filter(|_| locals) {
+                        // The binding whose line is the latest at or before the use (the last of a line's), which
+                        // is not always the last in source order (see `Binding::line`); parameters sit on the
+                        // function's line.
+                        let line_of = |b: u32| file.facts.bindings[b as usize].line;
+                        let best = list.iter().filter(|&&b| line_of(b) <= line).max_by_key(|&&b| (line_of(b), b));
                         if let Some(&b) = best {
                             return Ok(Found::Local(self.binding_type(fi, b)));
+                        }
+                        // A name a Python function binds anywhere is local to all of it (a use before the
+                        // binding reads it from an earlier loop iteration, or fails): never an outer name.
+                        if family == Family::Python {
+                            return Ok(Found::Local(None));
                         }
                     }
                     if let Some(sym) = self.t.sym_of_def(fi, di) {
@@ -885,7 +925,7 @@ impl<'t> Resolver<'t> {
 
     fn binding_type_inner(&self, fi: u32, bi: u32) -> Option<Target> {
         let b = &self.t.files[fi as usize].facts.bindings[bi as usize];
-        match &b.hint {
+        match b.hint.as_ref()? {
             // Names in a binding's own initialiser are looked up before it (`let x = x.y()` is not recursive).
             TypeHint::Annotated(path) | TypeHint::Constructed(path) => {
                 self.resolve_type_path(fi, b.scope, path, b.line.saturating_sub(1))
@@ -896,7 +936,7 @@ impl<'t> Resolver<'t> {
 
     /// A path naming a type: a type symbol or an external type.
     fn resolve_type_path(&self, fi: u32, scope: Option<u32>, path: &[String], line: u32) -> Option<Target> {
-        let (target, _) = self.resolve_plain(fi, scope, path, line, false).ok()?;
+        let (target, _) = self.resolve_plain(fi, scope, path, line, Shape::Path).ok()?;
         match &target {
             Target::Sym(id) if self.t.syms[*id as usize].kind.is_type() => Some(target),
             Target::External(_) => Some(target),
@@ -912,7 +952,7 @@ impl<'t> Resolver<'t> {
         let resolved = if on_self {
             self.resolve_on_self(fi, scope, &callee[1..])
         } else {
-            self.resolve_plain(fi, scope, callee, line, false)
+            self.resolve_plain(fi, scope, callee, line, Shape::Either)
         };
         let (target, _) = resolved.ok()?;
         match target {
@@ -924,9 +964,10 @@ impl<'t> Resolver<'t> {
                 self.return_type(id)
             }
             Target::External(path) => {
-                // `Vec::new()`, `HashMap::with_capacity(…)`: by convention a constructor of its type.
+                // `Vec::new()`, `HashMap::with_capacity(…)`: by convention a constructor of its type; `a.clone()`
+                // of a value of an external type: `Clone::clone` returns `Self`.
                 let (ty, last) = path.rsplit_once(separator(family))?;
-                (family == Family::Rust && matches!(last, "new" | "default" | "with_capacity" | "from"))
+                (family == Family::Rust && matches!(last, "new" | "default" | "with_capacity" | "from" | "clone"))
                     .then(|| Target::External(ty.to_owned()))
             }
         }
@@ -964,7 +1005,7 @@ impl<'t> Resolver<'t> {
             if path.is_empty() {
                 return None;
             }
-            self.resolve_plain(fi, def.parent, path, def.line, false).ok().map(|(t, _)| t)
+            self.resolve_plain(fi, def.parent, path, def.line, Shape::Path).ok().map(|(t, _)| t)
         };
         (resolve(&block.self_ty), block.trait_.as_deref().and_then(resolve))
     }
@@ -976,10 +1017,10 @@ impl<'t> Resolver<'t> {
         let defs = &self.t.files[fi as usize].facts.defs;
         let (child, scope) = match inh.child_def {
             Some(di) => (self.t.sym_of_def(fi, di).map(Target::Sym), defs[di as usize].parent),
-            None => (self.resolve_plain(fi, None, &inh.child, inh.line, false).ok().map(|(t, _)| t), None),
+            None => (self.resolve_plain(fi, None, &inh.child, inh.line, Shape::Path).ok().map(|(t, _)| t), None),
         };
         let Some(Target::Sym(child)) = child else { return None };
-        Some((child, self.resolve_plain(fi, scope, &inh.target, inh.line, false).map(|(t, _)| t)))
+        Some((child, self.resolve_plain(fi, scope, &inh.target, inh.line, Shape::Path).map(|(t, _)| t)))
     }
 
     /// Bind what an import statement names, for IMPORTS edges.

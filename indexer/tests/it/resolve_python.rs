@@ -239,3 +239,71 @@ def use():
         assert!(!calls.iter().any(|c| c.contains(&format!("-> {module}"))), "{calls:#?}");
     }
 }
+
+#[test]
+fn a_local_shadows_every_outer_meaning_of_its_name() {
+    // Django's `for receiver in …: receiver(…)` beside its decorator `receiver`, and its `connection`
+    // parameters beside `from django.db import connection`: a name the function binds is its own, typed or
+    // not, so neither the module's function nor the import is the target.
+    let ix = index(
+        r#"
+//- /pyproject.toml
+[project]
+name = "app"
+//- /app/__init__.py
+//- /app/signals.py
+from django.db import connection
+import warnings
+
+def receiver(signal):
+    return signal
+
+def early():
+    return 0
+
+def send(receivers, connection):
+    for receiver in receivers:
+        receiver(1)
+    connection.cursor()
+    warnings = []
+    warnings.append(1)
+    register(receiver)
+    early()
+    early = receivers
+
+def register(fn):
+    return fn
+
+def outside():
+    receiver(2)
+    connection.cursor()
+    register(receiver)
+
+class Query:
+    def strip(self):
+        return self
+
+def clean(value: Query):
+    value = value.strip()
+    return value
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS app.signals.send -> ?receiver L12 (call of a local value)",
+            "CALLS app.signals.send -> ?cursor L13 (method call: receiver type unknown)",
+            "CALLS app.signals.send -> ?append L15 (method call: receiver type unknown)",
+            "CALLS app.signals.send -> app.signals.register L16 [scope]",
+            "CALLS app.signals.send -> ?early L17 (call of a local value)",
+            "CALLS app.signals.outside -> app.signals.receiver L24 [scope]",
+            "CALLS app.signals.outside -> ext::django.db.connection.cursor L25 [external]",
+            // An assignment's value still reads the name's earlier meaning: the typed parameter.
+            "CALLS app.signals.clean -> app.signals.Query.strip L33 [receiver-type]",
+        ],
+    );
+    let refs = ix.edges_of(&["REFERENCES"]);
+    assert_has(&refs, &["REFERENCES app.signals.outside -> app.signals.receiver L26 [scope]"]);
+    assert!(!refs.iter().any(|r| r.starts_with("REFERENCES app.signals.send ->")), "{refs:#?}");
+}

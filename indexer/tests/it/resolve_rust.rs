@@ -248,3 +248,78 @@ pub fn hook() {}
     assert_has(&refs, &["REFERENCES rt::spawn -> rt::hook::hook L13 [import]"]);
     assert!(!refs.iter().any(|r| r.contains("-> rt::hook L")), "{refs:#?}");
 }
+
+#[test]
+fn a_local_shadows_a_function_of_its_name_but_not_a_path() {
+    // Locals from `let`, loops, match arms and closure parameters are values of their own: a call or a
+    // value of their name is not the crate's function. A path (`task::spawn`) never starts at a local.
+    let ix = index(
+        r#"
+//- /Cargo.toml
+[package]
+name = "rt"
+version = "0.1.0"
+edition = "2021"
+//- /src/lib.rs
+pub mod task;
+
+pub fn handler() {}
+pub fn item(_: u8) {}
+pub fn register<F>(_: F) {}
+
+pub fn run(items: Vec<u8>) {
+    let task = 1;
+    task::spawn(task);
+    for item in items.clone() { item(); }
+    let handler = |x: u8| x;
+    handler(1);
+    register(handler);
+    match items.len() { item => register(item) }
+    let apply = |handler: u8| handler();
+}
+
+pub fn later() {
+    handler();
+    register(item);
+}
+pub struct Conn;
+impl Conn { pub fn dup(&self) -> Conn { Conn } }
+pub fn reopen(conn: Conn, ok: bool) {
+    let conn = if ok { conn.dup() } else { conn };
+}
+pub fn copy(conn: Conn) {
+    let twin = conn.dup();
+    twin.dup();
+}
+pub fn share(flag: std::sync::Arc<u8>) {
+    let mine = flag.clone();
+    mine.load();
+}
+//- /src/task.rs
+pub fn spawn(_: u8) {}
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS rt::run -> rt::task::spawn L9 [path]",
+            "CALLS rt::run -> ?item L10 (call of a local value)",
+            "CALLS rt::run -> ?handler L12 (call of a local value)",
+            "CALLS rt::run -> ?handler L15 (call of a local value)",
+            "CALLS rt::later -> rt::handler L19 [scope]",
+            // A `let`'s initialiser still reads the name's earlier meaning: the parameter.
+            "CALLS rt::reopen -> rt::Conn::dup L25 [receiver-type]",
+            // A type from a call on a local (`conn.dup()`): the path starts at the local, not at an item.
+            "CALLS rt::copy -> rt::Conn::dup L28 [receiver-type]",
+            "CALLS rt::copy -> rt::Conn::dup L29 [receiver-type]",
+            // `clone()` of a value of an external type is a value of that type.
+            "CALLS rt::share -> ext::std::sync::Arc::load L33 [external]",
+        ],
+    );
+    assert!(!calls.iter().any(|c| c.starts_with("CALLS rt::run -> rt::handler ")), "{calls:#?}");
+    assert!(!calls.iter().any(|c| c.starts_with("CALLS rt::run -> rt::item ")), "{calls:#?}");
+    let refs = ix.edges_of(&["REFERENCES"]);
+    assert_has(&refs, &["REFERENCES rt::later -> rt::item L20 [scope]"]);
+    assert!(!refs.iter().any(|r| r.starts_with("REFERENCES rt::run -> rt::")), "{refs:#?}");
+}

@@ -226,3 +226,51 @@ def run():
         "{calls:#?}"
     );
 }
+
+#[test]
+fn a_local_shadows_a_function_of_its_name() {
+    // Untyped parameters, destructured names, loop variables and arrow parameters are the function's own:
+    // a call of their name is not the module's function of that name.
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "app", "version": "1.0.0"}
+//- /src/index.js
+export function handler() {}
+export function item() {}
+export function register(fn) { return fn; }
+
+export function run(items, { handler }) {
+  handler();
+  for (const item of items) { item(); }
+  items.map(item => item());
+  register(handler);
+}
+
+export function later() {
+  handler();
+  register(item);
+}
+export class Sub { unsubscribe() {} }
+export function share() {
+  const sub = new Sub(() => sub.unsubscribe());
+}
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS app/src.run -> ?handler L6 (call of a local value)",
+            "CALLS app/src.run -> ?item L7 (call of a local value)",
+            "CALLS app/src.run -> ?item L8 (call of a local value)",
+            "CALLS app/src.run -> app/src.register L9 [scope]",
+            "CALLS app/src.later -> app/src.handler L13 [scope]",
+            // A declarator is in scope in its own initialiser: the callback reads the constant.
+            "CALLS app/src.share -> app/src.Sub.unsubscribe L18 [receiver-type]",
+        ],
+    );
+    let refs = ix.edges_of(&["REFERENCES"]);
+    assert_has(&refs, &["REFERENCES app/src.later -> app/src.item L14 [scope]"]);
+    assert!(!refs.iter().any(|r| r.starts_with("REFERENCES app/src.run ->")), "{refs:#?}");
+}

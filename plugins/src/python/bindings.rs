@@ -1,14 +1,17 @@
-//! Typed bindings: locals and module names from annotations and call results, typed parameters,
-//! and `self.x = …` fields (bound to the class, not the method).
+//! Bindings: locals and module names typed from annotations and call results, typed parameters, and
+//! `self.x = …` fields (bound to the class, not the method); in functions, every other name a function
+//! binds (untyped parameters and assignments, loop variables, `as` targets), with no type.
 
 use drsg_parsers::text::node_text;
 use drsg_parsers::{Binding, DefKind, FileFacts, TypeHint};
 use tree_sitter::Node;
 
 use super::syntax::{Field, Kind, child, first_named, kind, line, name_path, type_path};
+use crate::children::named_children;
 
-/// `c = Client()`, `c = await make()`, `c: Client = …`, `c: Client`, `self.c = Client()`.
-/// Tuple targets, subscripts and chained attributes are skipped; an annotation wins over the value.
+/// `c = Client()`, `c = await make()`, `c: Client = …`, `c: Client`, `self.c = Client()`; in a function, `x = …`
+/// of any other value binds `x` with no type. Tuple targets are [`targets`]; subscripts and chained
+/// attributes are skipped; an annotation wins over the value.
 pub(super) fn assignment(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut FileFacts) {
     let Some(left) = child(node, Field::Left) else { return };
     let (name, scope) = match kind(left) {
@@ -32,11 +35,67 @@ pub(super) fn assignment(node: Node<'_>, scope: Option<u32>, source: &str, facts
     };
     let annotated = child(node, Field::Type).and_then(|ty| type_path(ty, source)).map(TypeHint::Annotated);
     let hint = annotated.or_else(|| call_result(child(node, Field::Right)?, source));
-    let Some(hint) = hint else { return };
-    if name.is_empty() {
+    if name.is_empty() || (hint.is_none() && (kind(left) != Kind::Identifier || !in_function(scope, facts))) {
         return;
     }
-    facts.bindings.push(Binding { name: name.to_owned(), scope, line: line(node), hint });
+    // A field (`self.x = …`) is read through its class, whatever the line.
+    let line = if kind(left) == Kind::Attribute { line(node) } else { line_after(node) };
+    facts.bindings.push(Binding { name: name.to_owned(), scope, line, hint });
+}
+
+/// The line after `node` ends: where an assignment's names start to mean the local (see [`Binding::line`]).
+fn line_after(node: Node<'_>) -> u32 {
+    node.end_position().row as u32 + 2
+}
+
+/// The names a target binds in a function, with no type: a parameter without an annotation, a loop or
+/// comprehension variable, `as` targets, `(x := …)`, the names of a tuple or list target (`a, (b, *c) = …`).
+/// Outside functions these are module or class variables, which are definitions, not bindings.
+/// Names bound by an assignment's target take effect after it (see [`Binding::line`]).
+pub(super) fn targets(
+    node: Node<'_>,
+    assignment: Option<Node<'_>>,
+    scope: Option<u32>,
+    source: &str,
+    facts: &mut FileFacts,
+) {
+    if !in_function(scope, facts) {
+        return;
+    }
+    let from = assignment.map(line_after);
+    // Patterns nest as deep as the source does: an explicit stack, not recursion.
+    let mut stack = vec![node];
+    while let Some(node) = stack.pop() {
+        match kind(node) {
+            Kind::Identifier => {
+                let name = node_text(node, source);
+                if !matches!(name, "self" | "cls" | "") {
+                    let line = from.unwrap_or_else(|| line(node));
+                    facts.bindings.push(Binding { name: name.to_owned(), scope, line, hint: None });
+                }
+            }
+            Kind::PatternList
+            | Kind::TuplePattern
+            | Kind::ListPattern
+            | Kind::ListSplatPattern
+            | Kind::DictionarySplatPattern
+            | Kind::AsPatternTarget
+            | Kind::Tuple
+            | Kind::ParenthesizedExpression => {
+                // Reversed onto the stack, so that names come out in source order.
+                let children: Vec<Node<'_>> = named_children(node).collect();
+                stack.extend(children.into_iter().rev());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `scope` is a function or method (where names bound are locals).
+fn in_function(scope: Option<u32>, facts: &FileFacts) -> bool {
+    scope
+        .and_then(|s| facts.defs.get(s as usize))
+        .is_some_and(|d| matches!(d.kind, DefKind::Function | DefKind::Method))
 }
 
 /// `make()`, `mod.make()`, `await make()` → the callee path.
@@ -48,13 +107,14 @@ fn call_result(value: Node<'_>, source: &str) -> Option<TypeHint> {
     name_path(child(value, Field::Function)?, source).map(TypeHint::CallResult)
 }
 
-/// `def f(c: Client)` and `def f(c: Client = None)`: the parameter is bound in the function; `self`/`cls` skipped.
+/// `def f(c: Client)` and `def f(c: Client = None)`: the parameter is bound in the function, with no type
+/// when the annotation names none (`c: "Client"`, `c: int | None`); `self`/`cls` skipped.
 pub(super) fn parameter(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut FileFacts) {
     let name = if kind(node) == Kind::TypedDefaultParameter { child(node, Field::Name) } else { first_named(node) };
     let Some(name) = name.filter(|n| kind(*n) == Kind::Identifier).map(|n| node_text(n, source)) else { return };
     if matches!(name, "self" | "cls" | "") {
         return;
     }
-    let Some(path) = child(node, Field::Type).and_then(|ty| type_path(ty, source)) else { return };
-    facts.bindings.push(Binding { name: name.to_owned(), scope, line: line(node), hint: TypeHint::Annotated(path) });
+    let hint = child(node, Field::Type).and_then(|ty| type_path(ty, source)).map(TypeHint::Annotated);
+    facts.bindings.push(Binding { name: name.to_owned(), scope, line: line(node), hint });
 }

@@ -74,6 +74,7 @@ impl Language for PythonPlugin {
                 Item::Import(site) => imports::import(site, scope, source, &mut facts),
                 Item::Assign(node) => bindings::assignment(node, scope, source, &mut facts),
                 Item::Param(node) => bindings::parameter(node, scope, source, &mut facts),
+                Item::Target(node, after) => bindings::targets(node, after, scope, source, &mut facts),
             }
         }
         facts
@@ -93,6 +94,14 @@ enum Role {
     ImportFrom,
     Assign,
     Param,
+    /// A parameter list: its untyped parameters.
+    Params,
+    /// A `for` statement or clause: its loop variables.
+    For,
+    /// `… as x` (`with`, `except`, `case`).
+    As,
+    /// `(x := …)`.
+    Walrus,
 }
 
 fn role(capture_name: &str) -> Option<Role> {
@@ -109,6 +118,10 @@ fn role(capture_name: &str) -> Option<Role> {
         "import.from" => Role::ImportFrom,
         "binding.assign" => Role::Assign,
         "binding.param" => Role::Param,
+        "binding.params" => Role::Params,
+        "binding.for" => Role::For,
+        "binding.as" => Role::As,
+        "binding.walrus" => Role::Walrus,
         _ => return None,
     })
 }
@@ -151,14 +164,21 @@ enum Item<'t> {
     Import(imports::Site<'t>),
     Assign(Node<'t>),
     Param(Node<'t>),
+    /// A target that binds names without a type: a name, or a pattern of names (`a, (b, *c)`); with the
+    /// assignment it is the target of, whose value still reads the names' earlier meaning.
+    Target(Node<'t>, Option<Node<'t>>),
 }
 
 impl Item<'_> {
     fn position(&self) -> usize {
         match self {
-            Item::Call(n) | Item::Decorator(n) | Item::Value(n) | Item::Type(n) | Item::Assign(n) | Item::Param(n) => {
-                n.start_byte()
-            }
+            Item::Call(n)
+            | Item::Decorator(n)
+            | Item::Value(n)
+            | Item::Type(n)
+            | Item::Assign(n)
+            | Item::Param(n)
+            | Item::Target(n, _) => n.start_byte(),
             Item::Import(site) => site.position(),
         }
     }
@@ -236,6 +256,10 @@ impl<'t> Captures<'t> {
                 }
                 Some(Role::Assign) => self.assignment(node, start),
                 Some(Role::Param) => self.parameter(node),
+                Some(Role::Params) => self.parameters(node),
+                Some(Role::For) => self.target(child(node, Field::Left), None),
+                Some(Role::As) => self.target(child(node, Field::Alias), None),
+                Some(Role::Walrus) => self.target(child(node, Field::Name), None),
                 None => {}
             }
         }
@@ -308,8 +332,11 @@ impl<'t> Captures<'t> {
         {
             self.candidates.push((node, defs::Candidate::Var));
         }
-        if child(node, Field::Left).is_some_and(|left| matches!(kind(left), Kind::Identifier | Kind::Attribute)) {
-            self.items.push(Item::Assign(node));
+        match child(node, Field::Left) {
+            Some(left) if matches!(kind(left), Kind::Identifier | Kind::Attribute) => {
+                self.items.push(Item::Assign(node))
+            }
+            left => self.target(left, Some(node)),
         }
         let right = child(node, Field::Right);
         self.value(right);
@@ -337,12 +364,33 @@ impl<'t> Captures<'t> {
         } else {
             named_children(node).find(|child| kind(*child) == Kind::Identifier)
         };
-        if ty.is_some() && name.is_some() {
+        if name.is_some() {
             self.items.push(Item::Param(node));
         }
         self.annotation(ty);
         if kind(node) == Kind::TypedDefaultParameter {
             self.value(child(node, Field::Value));
+        }
+    }
+
+    /// The untyped parameters of a `def` or `lambda` (typed ones are captured on their own): plain names,
+    /// names with a default, `*args` and `**kwargs`.
+    fn parameters(&mut self, node: Node<'t>) {
+        for parameter in named_children(node) {
+            match kind(parameter) {
+                Kind::Identifier | Kind::ListSplatPattern | Kind::DictionarySplatPattern => {
+                    self.items.push(Item::Target(parameter, None))
+                }
+                Kind::DefaultParameter => self.target(child(parameter, Field::Name), None),
+                _ => {}
+            }
+        }
+    }
+
+    /// A target that binds names (see [`Item::Target`]); attributes and subscripts bind none.
+    fn target(&mut self, node: Option<Node<'t>>, assignment: Option<Node<'t>>) {
+        if let Some(node) = node.filter(|node| binds_names(*node)) {
+            self.items.push(Item::Target(node, assignment));
         }
     }
 
@@ -364,6 +412,20 @@ impl<'t> Captures<'t> {
 /// An assignment to a plain name: `x = …`, `x: T = …`.
 fn assigns_a_name(node: Node<'_>) -> bool {
     kind(node) == Kind::Assignment && child(node, Field::Left).is_some_and(|left| kind(left) == Kind::Identifier)
+}
+
+/// Whether a target node is a name or a pattern that may hold names.
+fn binds_names(node: Node<'_>) -> bool {
+    matches!(
+        kind(node),
+        Kind::Identifier
+            | Kind::PatternList
+            | Kind::TuplePattern
+            | Kind::ListPattern
+            | Kind::ListSplatPattern
+            | Kind::DictionarySplatPattern
+            | Kind::AsPatternTarget
+    )
 }
 
 /// A `type` node (not the `type` keyword of an alias, which has the same kind name).

@@ -1,4 +1,5 @@
-//! Typed names (`let` locals, parameters, struct fields) and inheritance (`impl Trait for Type`, supertraits).
+//! Bound names (`let` locals, parameters, struct fields, typed where a declared fact says; the names of
+//! patterns, untyped) and inheritance (`impl Trait for Type`, supertraits).
 
 use crate::kinds::KindName;
 use drsg_parsers::text::node_text;
@@ -6,12 +7,12 @@ use drsg_parsers::{Binding, Inherit, InheritKind, TypeHint};
 use tree_sitter::Node;
 
 use super::Field;
-use super::paths::{callee_path, impl_self_type, segments, type_path, unwrap_try};
+use super::paths::{callee_path, impl_self_type, method_path, segments, type_path, unwrap_try};
 use super::refs::Positioned;
 use crate::children::named_children;
 use crate::fields::ChildInField;
 
-fn binding(name: Node<'_>, source: &str, hint: TypeHint) -> Positioned<Binding> {
+fn binding(name: Node<'_>, source: &str, hint: Option<TypeHint>) -> Positioned<Binding> {
     (
         name.start_byte(),
         Binding {
@@ -23,29 +24,88 @@ fn binding(name: Node<'_>, source: &str, hint: TypeHint) -> Positioned<Binding> 
     )
 }
 
-/// `let x: T = …`, `let x = T::new(…)?`, `let x = f(…).await`, `let x = T { … }`.
-pub(super) fn let_binding(node: Node<'_>, source: &str) -> Option<Positioned<Binding>> {
-    let name = node.field(Field::Pattern).filter(|p| p.kind_name() == "identifier")?;
-    if let Some(ty) = node.field(Field::Type) {
-        return type_path(ty, source).map(|path| binding(name, source, TypeHint::Annotated(path)));
+/// `let x: T = …`, `let x = T::new(…)?`, `let x = f(…).await`, `let x = c.make()`, `let x = T { … }`: `x` with its
+/// type; `x` of
+/// any other value, and the names of any other pattern (`let (a, b) = …`), with none.
+/// The names start to mean the local on the line after the `let` (see [`Binding::line`]).
+pub(super) fn let_binding(node: Node<'_>, source: &str, out: &mut Vec<Positioned<Binding>>) {
+    let Some(pattern) = node.field(Field::Pattern) else { return };
+    let first = out.len();
+    if pattern.kind_name() == "identifier" {
+        out.push(binding(pattern, source, let_type(node, source)));
+    } else {
+        pattern_names(Some(pattern), source, out);
     }
-    let value = unwrap_try(node.field(Field::Value)?);
-    let hint = match value.kind_name() {
-        "call_expression" => TypeHint::CallResult(callee_path(value, source)?),
-        "struct_expression" => TypeHint::Constructed(segments(value.field(Field::Name)?, source)?),
-        _ => return None,
-    };
-    Some(binding(name, source, hint))
+    let after = node.end_position().row as u32 + 2;
+    for (_, b) in &mut out[first..] {
+        b.line = after;
+    }
 }
 
-/// A typed function parameter `x: &T` or a named field `x: T`.
-pub(super) fn annotated(node: Node<'_>, name_field: Field, source: &str) -> Option<Positioned<Binding>> {
-    let name = node.field(name_field)?;
-    if name.kind_name() == "self" {
-        return None;
+fn let_type(node: Node<'_>, source: &str) -> Option<TypeHint> {
+    if let Some(ty) = node.field(Field::Type) {
+        return type_path(ty, source).map(TypeHint::Annotated);
     }
+    let value = unwrap_try(node.field(Field::Value)?);
+    match value.kind_name() {
+        "call_expression" => {
+            Some(TypeHint::CallResult(callee_path(value, source).or_else(|| method_path(value, source))?))
+        }
+        "struct_expression" => Some(TypeHint::Constructed(segments(value.field(Field::Name)?, source)?)),
+        _ => None,
+    }
+}
+
+/// A function or closure parameter: `x: &T` binds `x` with its type (none when the type names no path,
+/// `f: impl Fn()`); a pattern (`(a, b): (A, B)`, `|(k, v)|`) binds its names untyped.
+pub(super) fn parameter(node: Node<'_>, source: &str, out: &mut Vec<Positioned<Binding>>) {
+    let Some(pattern) = node.field(Field::Pattern) else { return };
+    match pattern.kind_name() {
+        "identifier" => {
+            let hint = node.field(Field::Type).and_then(|ty| type_path(ty, source)).map(TypeHint::Annotated);
+            out.push(binding(pattern, source, hint));
+        }
+        "self" => {}
+        _ => pattern_names(Some(pattern), source, out),
+    }
+}
+
+/// The names a pattern binds, untyped: `x`, `(a, b)`, `Some(x)`, `Point { x, y: ref mut y2 }`, `[first, ..]`,
+/// `n @ 1..=9`, `A(x) | B(x)`; not the paths naming variants, structs and constants (`None`, `Ok`, `MAX`,
+/// which start upper-case), nor a match guard.
+pub(super) fn pattern_names(pattern: Option<Node<'_>>, source: &str, out: &mut Vec<Positioned<Binding>>) {
+    // Patterns nest as deep as the source does: an explicit stack, not recursion.
+    let mut stack: Vec<Node<'_>> = pattern.into_iter().collect();
+    while let Some(node) = stack.pop() {
+        match node.kind_name() {
+            "identifier" | "shorthand_field_identifier" => {
+                let name = node_text(node, source);
+                if name.chars().next().is_some_and(|c| !c.is_uppercase()) && name != "_" {
+                    out.push(binding(node, source, None));
+                }
+            }
+            // The path before `(…)` or `{…}` names the variant or struct, not a binding.
+            "tuple_struct_pattern" | "struct_pattern" => {
+                let ty = node.field(Field::Type).map(|ty| ty.id());
+                stack.extend(named_children(node).filter(|child| Some(child.id()) != ty));
+            }
+            "match_pattern" => {
+                let guard = node.field(Field::Condition).map(|guard| guard.id());
+                stack.extend(named_children(node).filter(|child| Some(child.id()) != guard));
+            }
+            "field_pattern" => stack.extend(node.field(Field::Pattern).or_else(|| node.field(Field::Name))),
+            "tuple_pattern" | "slice_pattern" | "or_pattern" | "ref_pattern" | "mut_pattern" | "reference_pattern"
+            | "captured_pattern" => stack.extend(named_children(node)),
+            _ => {}
+        }
+    }
+}
+
+/// A named field `x: T` of a type path.
+pub(super) fn field(node: Node<'_>, source: &str) -> Option<Positioned<Binding>> {
+    let name = node.field(Field::Name)?;
     let path = type_path(node.field(Field::Type)?, source)?;
-    Some(binding(name, source, TypeHint::Annotated(path)))
+    Some(binding(name, source, Some(TypeHint::Annotated(path))))
 }
 
 /// `impl Trait for Type` → the type implements the trait.

@@ -30,6 +30,7 @@ crate::fields::fields!(enum Field in [tree_sitter_rust::LANGUAGE] {
     Arguments = "arguments",
     Body = "body",
     Bounds = "bounds",
+    Condition = "condition",
     // `field`, as in `a.b` (a variant named `Field` would repeat the enum's name).
     Member = "field",
     Function = "function",
@@ -81,6 +82,8 @@ enum Capture {
     ExternCrate,
     Let,
     Param,
+    /// A loop, `if let`/`while let` condition or match arm, whose pattern binds names.
+    Pattern,
     Field,
     ImplTrait,
     Supertraits,
@@ -113,6 +116,7 @@ fn capture_kind(name: &str) -> Capture {
         "import.use" => Capture::Use,
         "import.extern_crate" => Capture::ExternCrate,
         "binding.let" => Capture::Let,
+        "binding.pattern" => Capture::Pattern,
         "binding.field" => Capture::Field,
         "item.impl" => Capture::Impl,
         "trivia.attribute" => Capture::Attribute,
@@ -215,6 +219,7 @@ fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
                 for parameter in named_children(node).filter(|p| p.kind_name() == "parameter") {
                     captured.types.extend(parameter.field(Field::Type).filter(|ty| ty.is_named()).map(|ty| (ty, None)));
                 }
+                captured.sites.push((node, Capture::ClosureParameters));
             }
             (Capture::Let, _) => {
                 captured.types.extend(node.field(Field::Type).filter(|ty| ty.is_named()).map(|ty| (ty, None)));
@@ -229,7 +234,7 @@ fn capture<'t>(root: Node<'t>, source: &str) -> Captured<'t> {
 }
 
 /// What patterns rooted at a function (an `fn` item or signature) would capture, read off its fields: each
-/// parameter binding a plain name (`Capture::Param`), and as types owned by the function each parameter's
+/// parameter (`Capture::Param`), and as types owned by the function each parameter's
 /// type, the return type, and the trait bounds of its type parameters and where clause. In code, a
 /// function start costs a few field reads where the query cursor would start and step through the item.
 fn signature<'t>(
@@ -239,9 +244,7 @@ fn signature<'t>(
 ) {
     if let Some(parameters) = function.field(Field::Parameters) {
         for parameter in named_children(parameters).filter(|p| p.kind_name() == "parameter") {
-            if parameter.field(Field::Pattern).is_some_and(|p| p.kind_name() == "identifier") {
-                sites.push((parameter, Capture::Param));
-            }
+            sites.push((parameter, Capture::Param));
             types.extend(parameter.field(Field::Type).filter(|ty| ty.is_named()).map(|ty| (ty, Some(function))));
         }
     }
@@ -319,9 +322,18 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
             }
             Capture::Use => imports::use_declaration(node, source, &mut imports),
             Capture::ExternCrate => imports.extend(imports::extern_crate(node, source)),
-            Capture::Let => bindings.extend(bindings::let_binding(node, source)),
-            Capture::Param => bindings.extend(bindings::annotated(node, Field::Pattern, source)),
-            Capture::Field => bindings.extend(bindings::annotated(node, Field::Name, source)),
+            Capture::Let => bindings::let_binding(node, source, &mut bindings),
+            Capture::Param => bindings::parameter(node, source, &mut bindings),
+            Capture::ClosureParameters => {
+                for parameter in named_children(node) {
+                    match parameter.kind_name() {
+                        "parameter" => bindings::parameter(parameter, source, &mut bindings),
+                        _ => bindings::pattern_names(Some(parameter), source, &mut bindings),
+                    }
+                }
+            }
+            Capture::Pattern => bindings::pattern_names(node.field(Field::Pattern), source, &mut bindings),
+            Capture::Field => bindings.extend(bindings::field(node, source)),
             Capture::ImplTrait => facts.inherits.extend(bindings::impl_trait(node, source)),
             Capture::Supertraits => {
                 let child_def = table.by_node.get(&node.id()).copied();

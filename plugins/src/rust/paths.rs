@@ -90,6 +90,23 @@ pub(super) fn callee_path(call: Node<'_>, source: &str) -> Option<Vec<String>> {
     }
 }
 
+/// The callee of a method call on a named receiver as a path from it: `conn.dup()` → `conn.dup`,
+/// `self.pool.get()` → `self.pool.get`; `None` when the receiver is not a name (`make().run()`).
+pub(super) fn method_path(call: Node<'_>, source: &str) -> Option<Vec<String>> {
+    let mut node = unwrap_generic(call.field(Field::Function)?);
+    let mut names = Vec::new();
+    while node.kind_name() == "field_expression" {
+        names.push(node_text(node.field(Field::Member)?, source).to_owned());
+        node = node.field(Field::Value)?;
+    }
+    if names.is_empty() || !matches!(node.kind_name(), "identifier" | "self") {
+        return None;
+    }
+    names.push(node_text(node, source).to_owned());
+    names.reverse();
+    Some(names)
+}
+
 /// `f::<T>` → `f`, `x.m::<T>` → `x.m`.
 pub(super) fn unwrap_generic(node: Node<'_>) -> Node<'_> {
     if node.kind_name() == "generic_function" { node.field(Field::Function).unwrap_or(node) } else { node }

@@ -1,5 +1,7 @@
-//! Typed bindings: variables from annotations, `new` and call results; typed parameters; class properties
-//! (including constructor parameter properties), scoped to their class.
+//! Bindings: variables typed from annotations, `new` and call results; typed parameters; class properties
+//! (including constructor parameter properties), scoped to their class; in functions, every other name a
+//! function binds (untyped variables and parameters, destructured names, loop variables, `catch (e)`), with no
+//! type.
 
 use crate::kinds::KindName;
 use drsg_parsers::{Binding, Def, DefKind, TypeHint};
@@ -9,38 +11,67 @@ use super::capture::Captured;
 use super::defs::is_require_call;
 use super::scope::Scopes;
 use super::syntax::{self, Field, plain_path, type_path};
+use crate::children::named_children;
 use crate::fields::ChildInField;
 
 pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[Def]) -> Vec<Binding> {
     let mut out: Vec<(usize, Binding)> = Vec::new();
     let text = |n: Node<'_>| drsg_parsers::text::node_text(n, source).to_owned();
+    // Untyped names matter only in functions: elsewhere a variable is a definition of its own.
+    let in_function = |scope: Option<u32>| {
+        scope.is_some_and(|s| matches!(defs[s as usize].kind, DefKind::Function | DefKind::Method))
+    };
 
     for &(declarator, name) in &cap.bind_variables {
+        let scope = scopes.enclosing_except(declarator.start_byte(), declarator.id());
+        // A `const`/`let` is in scope in its own initialiser (a callback there may read it; a direct read is
+        // an error), so its names count from their own line.
+        if name.kind_name() != "identifier" {
+            if in_function(scope) {
+                pattern_names(name, scope, source, &mut out);
+            }
+            continue;
+        }
         let hint = declarator
             .field(Field::Type)
             .and_then(|t| type_path(t, source))
             .map(TypeHint::Annotated)
             .or_else(|| declarator.field(Field::Value).and_then(|v| value_hint(v, source)));
-        if let Some(hint) = hint {
-            let scope = scopes.enclosing_except(declarator.start_byte(), declarator.id());
+        if hint.is_some() || in_function(scope) {
             out.push((declarator.start_byte(), Binding { name: text(name), scope, line: syntax::line(name), hint }));
         }
     }
 
-    for &(parameter, name, ty) in &cap.bind_parameters {
-        let Some(path) = type_path(ty, source) else { continue };
+    for &(parameter, pattern, ty) in &cap.bind_parameters {
         let scope = scopes.innermost(parameter.start_byte());
-        let line = syntax::line(name);
+        if pattern.kind_name() != "identifier" {
+            if in_function(scope) {
+                pattern_names(pattern, scope, source, &mut out);
+            }
+            continue;
+        }
+        let path = ty.and_then(|ty| type_path(ty, source));
+        let line = syntax::line(pattern);
         // `constructor(private readonly c: Client)` also declares a property of the class.
         let is_property = syntax::children(parameter)
             .iter()
             .any(|c| matches!(c.kind_name(), "accessibility_modifier" | "readonly" | "override_modifier"));
         let class = scope.and_then(|s| scopes.parent(s)).filter(|&c| defs[c as usize].kind == DefKind::Class);
-        if let (true, Some(class)) = (is_property, class) {
-            let hint = TypeHint::Annotated(path.clone());
-            out.push((parameter.start_byte(), Binding { name: text(name), scope: Some(class), line, hint }));
+        if let (true, Some(class), Some(path)) = (is_property, class, &path) {
+            let hint = Some(TypeHint::Annotated(path.clone()));
+            out.push((parameter.start_byte(), Binding { name: text(pattern), scope: Some(class), line, hint }));
         }
-        out.push((parameter.start_byte(), Binding { name: text(name), scope, line, hint: TypeHint::Annotated(path) }));
+        if path.is_some() || in_function(scope) {
+            let hint = path.map(TypeHint::Annotated);
+            out.push((parameter.start_byte(), Binding { name: text(pattern), scope, line, hint }));
+        }
+    }
+
+    for &target in &cap.bind_targets {
+        let scope = scopes.innermost(target.start_byte());
+        if in_function(scope) {
+            pattern_names(target, scope, source, &mut out);
+        }
     }
 
     for &(field, name) in &cap.bind_fields {
@@ -60,7 +91,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
         if let Some(hint) = hint {
             out.push((
                 field.start_byte(),
-                Binding { name: text(name), scope: Some(class), line: syntax::line(name), hint },
+                Binding { name: text(name), scope: Some(class), line: syntax::line(name), hint: Some(hint) },
             ));
         }
     }
@@ -91,6 +122,24 @@ fn value_hint(value: Node<'_>, source: &str) -> Option<TypeHint> {
                 return type_path(value.named_child(0)?.named_child(0)?, source).map(TypeHint::Annotated);
             }
             _ => return None,
+        }
+    }
+}
+
+/// The names a destructuring pattern binds, untyped: `{ a, b: c, d = 1, ...rest }`, `[x, , y]`, or a plain name.
+fn pattern_names(pattern: Node<'_>, scope: Option<u32>, source: &str, out: &mut Vec<(usize, Binding)>) {
+    // Patterns nest as deep as the source does: an explicit stack, not recursion.
+    let mut stack = vec![pattern];
+    while let Some(node) = stack.pop() {
+        match node.kind_name() {
+            "identifier" | "shorthand_property_identifier_pattern" => {
+                let name = drsg_parsers::text::node_text(node, source).to_owned();
+                out.push((node.start_byte(), Binding { name, scope, line: syntax::line(node), hint: None }));
+            }
+            "object_pattern" | "array_pattern" | "rest_pattern" => stack.extend(named_children(node)),
+            "pair_pattern" => stack.extend(node.field(Field::Value)),
+            "assignment_pattern" | "object_assignment_pattern" => stack.extend(node.field(Field::Left)),
+            _ => {}
         }
     }
 }

@@ -41,6 +41,8 @@ pub(super) enum Cap {
     BindVariable,
     BindParameter,
     BindField,
+    /// An arrow function, a `for … in/of` loop or a `catch` clause, which bind names untyped.
+    BindTarget,
     Jsx,
     JsxName,
     /// Capture names the plugin does not read.
@@ -75,6 +77,7 @@ impl Cap {
             "bind.variable" => Cap::BindVariable,
             "bind.parameter" => Cap::BindParameter,
             "bind.field" => Cap::BindField,
+            "bind.target" => Cap::BindTarget,
             "jsx" => Cap::Jsx,
             "jsx.name" => Cap::JsxName,
             _ => Cap::Helper,
@@ -150,10 +153,13 @@ pub(super) struct Captured<'t> {
     pub type_inner: HashSet<usize>,
     pub type_params: Vec<Node<'t>>,
     pub annotations: Vec<(usize, usize)>,
-    /// `(declarator, name)`.
+    /// `(declarator, name)`; the name is an identifier or a destructuring pattern.
     pub bind_variables: Vec<(Node<'t>, Node<'t>)>,
-    /// `(parameter, name, type annotation)`.
-    pub bind_parameters: Vec<(Node<'t>, Node<'t>, Node<'t>)>,
+    /// `(parameter, pattern, type annotation)`.
+    pub bind_parameters: Vec<(Node<'t>, Node<'t>, Option<Node<'t>>)>,
+    /// Names or patterns bound untyped: an arrow function's lone parameter (`x => …`), the variables of
+    /// `for (const x of …)`, a `catch (e)` parameter.
+    pub bind_targets: Vec<Node<'t>>,
     /// `(field, name)`.
     pub bind_fields: Vec<(Node<'t>, Node<'t>)>,
     pub jsx_names: Vec<Node<'t>>,
@@ -304,17 +310,25 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                     }
                     Cap::Annotation => out.annotations.push((node.start_byte(), node.end_byte())),
                     Cap::BindVariable => {
-                        if let Some(name) = node.field(Field::Name).filter(|name| name.kind_name() == "identifier") {
+                        if let Some(name) = node.field(Field::Name) {
                             out.bind_variables.push((node, name));
                         }
                         out.imports.extend(require(node, source));
                     }
                     Cap::BindParameter => {
-                        let name = node.field(Field::Pattern).filter(|name| name.kind_name() == "identifier");
                         let ty = node.field(Field::Type).filter(|ty| ty.kind_name() == "type_annotation");
-                        if let (Some(name), Some(ty)) = (name, ty) {
-                            out.bind_parameters.push((node, name, ty));
+                        if let Some(pattern) = node.field(Field::Pattern).filter(|p| p.kind_name() != "this") {
+                            out.bind_parameters.push((node, pattern, ty));
                         }
+                    }
+                    Cap::BindTarget => {
+                        let target = match node.kind_name() {
+                            "arrow_function" => node.field(Field::Parameter),
+                            // `for (x of xs)` assigns a variable declared elsewhere; `const`/`let`/`var` binds one.
+                            "for_in_statement" => node.field(Field::DeclarationKind).and(node.field(Field::Left)),
+                            _ => node.field(Field::Parameter),
+                        };
+                        out.bind_targets.extend(target);
                     }
                     Cap::BindField => {
                         let in_class = start.parent.is_some_and(|parent| parent.kind_name() == "class_body");

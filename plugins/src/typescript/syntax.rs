@@ -18,9 +18,12 @@ crate::fields::fields!(pub(super) enum Field in [
     Declaration = "declaration",
     Function = "function",
     Key = "key",
+    // `kind`, as in `for (const x of …)` (a variant named `Kind` would read as a node kind).
+    DeclarationKind = "kind",
     Left = "left",
     Name = "name",
     Object = "object",
+    Parameter = "parameter",
     Pattern = "pattern",
     Property = "property",
     ReturnType = "return_type",

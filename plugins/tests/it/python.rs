@@ -104,9 +104,10 @@ fn render(facts: &FileFacts, show: &[Show]) -> String {
     if show.contains(&Show::Bindings) {
         for b in &facts.bindings {
             let hint = match &b.hint {
-                TypeHint::Annotated(p) => format!("annotated {}", p.join(".")),
-                TypeHint::Constructed(p) => format!("constructed {}", p.join(".")),
-                TypeHint::CallResult(p) => format!("call {}", p.join(".")),
+                None => "untyped".to_owned(),
+                Some(TypeHint::Annotated(p)) => format!("annotated {}", p.join(".")),
+                Some(TypeHint::Constructed(p)) => format!("constructed {}", p.join(".")),
+                Some(TypeHint::CallResult(p)) => format!("call {}", p.join(".")),
             };
             out.push(format!("bind {} scope={} L{} {hint}", b.name, qualified(facts, b.scope), b.line));
         }
@@ -734,19 +735,80 @@ class Service:
 "#,
         &[Show::Bindings],
         "
-        bind c scope=- L2 call Client
-        bind d scope=- L3 call make
-        bind e scope=- L4 call mod.make
-        bind f scope=- L5 annotated Client
-        bind g scope=- L6 annotated Client
+        bind c scope=- L3 call Client
+        bind d scope=- L4 call make
+        bind e scope=- L5 call mod.make
+        bind f scope=- L6 annotated Client
+        bind g scope=- L7 annotated Client
         bind p scope=run L9 annotated Client
         bind q scope=run L9 annotated mod.Db
-        bind h scope=run L10 call make
-        bind i scope=run L14 annotated Optional
-        bind db scope=Service L16 annotated Database
+        bind h scope=run L11 call make
+        bind x scope=run L12 untyped
+        bind y scope=run L12 untyped
+        bind fh scope=run L12 untyped
+        bind i scope=run L15 annotated Optional
+        bind db scope=Service L17 annotated Database
         bind url scope=Service.__init__ L17 annotated str
         bind client scope=Service L18 call Client
         bind pool scope=Service L19 annotated Pool
+        ",
+    );
+}
+
+#[test]
+fn a_function_binds_its_untyped_names() {
+    // Every name a function binds shadows the name's outer meaning there, so each is a binding (with no
+    // type); the same statements outside a function bind nothing (module variables are definitions).
+    check(
+        r#"
+for top in items:
+    pass
+seen = [row for row in rows]
+def run(plain, default=1, *args, key: "Fwd" = None, untyped: int | None = None, **kwargs):
+    a, (b, *rest) = pair()
+    [c, d] = pair()
+    total = 0
+    total += 1
+    for i, (k, v) in enumerate(x):
+        pass
+    names = [n for n in names if (m := n)]
+    try:
+        pass
+    except ValueError as err:
+        pass
+    with lock as held, open() as (f1, f2):
+        pass
+    handler = lambda event, *more: event
+    obj.attr = 1
+    obj[0] = 2
+"#,
+        &[Show::Bindings],
+        "
+        bind plain scope=run L5 untyped
+        bind default scope=run L5 untyped
+        bind args scope=run L5 untyped
+        bind key scope=run L5 annotated Fwd
+        bind untyped scope=run L5 untyped
+        bind kwargs scope=run L5 untyped
+        bind a scope=run L7 untyped
+        bind b scope=run L7 untyped
+        bind rest scope=run L7 untyped
+        bind c scope=run L8 untyped
+        bind d scope=run L8 untyped
+        bind total scope=run L9 untyped
+        bind i scope=run L10 untyped
+        bind k scope=run L10 untyped
+        bind v scope=run L10 untyped
+        bind names scope=run L13 untyped
+        bind n scope=run L12 untyped
+        bind m scope=run L12 untyped
+        bind err scope=run L15 untyped
+        bind held scope=run L17 untyped
+        bind f1 scope=run L17 untyped
+        bind f2 scope=run L17 untyped
+        bind handler scope=run L20 untyped
+        bind event scope=run L19 untyped
+        bind more scope=run L19 untyped
         ",
     );
 }

@@ -114,9 +114,10 @@ fn render_bindings(facts: &FileFacts) -> Vec<String> {
         .iter()
         .map(|b| {
             let hint = match &b.hint {
-                TypeHint::Annotated(p) => format!("Annotated({})", join(p)),
-                TypeHint::Constructed(p) => format!("Constructed({})", join(p)),
-                TypeHint::CallResult(p) => format!("CallResult({})", join(p)),
+                None => "Untyped".to_owned(),
+                Some(TypeHint::Annotated(p)) => format!("Annotated({})", join(p)),
+                Some(TypeHint::Constructed(p)) => format!("Constructed({})", join(p)),
+                Some(TypeHint::CallResult(p)) => format!("CallResult({})", join(p)),
             };
             format!("{} {} L{} in={}", b.name, hint, b.line, scope_name(facts, b.scope))
         })
@@ -713,15 +714,68 @@ trait Outlet { fn send(&self, to: Addr, n: u8); }
         b Annotated(Box) L4 in=run
         d Annotated(Handler) L4 in=run
         i Annotated(Sink) L4 in=run
-        a Annotated(Client) L5 in=run
-        b CallResult(Client::new) L6 in=run
-        c CallResult(make) L7 in=run
-        d CallResult(a::b) L8 in=run
-        e Constructed(Config) L9 in=run
-        f CallResult(open) L10 in=run
-        g CallResult(fetch) L11 in=run
-        k CallResult(Vec::new) L13 in=run
+        n Untyped L4 in=run
+        x Untyped L4 in=run
+        y Untyped L4 in=run
+        a Annotated(Client) L6 in=run
+        b CallResult(Client::new) L7 in=run
+        c CallResult(make) L8 in=run
+        d CallResult(a::b) L9 in=run
+        e Constructed(Config) L10 in=run
+        f CallResult(open) L11 in=run
+        g CallResult(fetch) L12 in=run
+        h CallResult(y::m) L13 in=run
+        k CallResult(Vec::new) L14 in=run
+        p Untyped L15 in=run
+        q Untyped L15 in=run
+        lit Untyped L16 in=run
         to Annotated(Addr) L17 in=send
+        n Untyped L17 in=send
+        ",
+    );
+}
+
+#[test]
+fn patterns_bind_their_names_untyped() {
+    // Loop variables, `if let`/`while let`, match arms (not their guards), closure parameters and the names
+    // of destructuring patterns; not the paths of variants, structs and constants in them.
+    check(
+        "bindings",
+        "
+fn run(items: Vec<Item>) {
+    for (i, item) in items.iter().enumerate() {}
+    if let Some(found) = lookup() {}
+    while let Ok(Msg { id, body: ref text, .. }) = rx.recv() {}
+    match event {
+        Event::Key(code) | Event::Char(code) if code == MAX => {}
+        [first, .., last] => {}
+        whole @ Point { x: 0, y } => {}
+        None | CONST => {}
+        _ => {}
+    }
+    let apply = |arg, (u, w): (u8, u8), typed: Client| arg;
+    let Config { shorthand, .. } = config();
+}
+",
+        "
+        items Annotated(Vec) L2 in=run
+        i Untyped L3 in=run
+        item Untyped L3 in=run
+        found Untyped L4 in=run
+        id Untyped L5 in=run
+        text Untyped L5 in=run
+        code Untyped L7 in=run
+        code Untyped L7 in=run
+        first Untyped L8 in=run
+        last Untyped L8 in=run
+        whole Untyped L9 in=run
+        y Untyped L9 in=run
+        apply Untyped L14 in=run
+        arg Untyped L13 in=run
+        u Untyped L13 in=run
+        w Untyped L13 in=run
+        typed Annotated(Client) L13 in=run
+        shorthand Untyped L15 in=run
         ",
     );
 }
@@ -775,7 +829,7 @@ fn deeply_nested_source_does_not_overflow() {
     // The query starts at each node of a pattern's root kind, so a call nested deeper than the 16-bit
     // depth of a whole-tree query cursor's states is still matched.
     assert_eq!(render_refs(&facts), ["Call f L2 in=deep plain `f`", "Call g L5 in=after plain `g`"]);
-    assert_eq!(render_bindings(&facts), ["x CallResult(f) L2 in=deep"]);
+    assert_eq!(render_bindings(&facts), ["x CallResult(f) L3 in=deep"]);
 
     let facts = parse(&nested_source(30_000));
     assert_eq!(render_refs(&facts), ["Call f L2 in=deep plain `f`", "Call g L5 in=after plain `g`"]);

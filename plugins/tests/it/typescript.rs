@@ -86,9 +86,10 @@ fn render(facts: &FileFacts, what: &str) -> String {
             "bindings" => {
                 for b in &facts.bindings {
                     let hint = match &b.hint {
-                        TypeHint::Annotated(p) => format!("Annotated({})", p.join(".")),
-                        TypeHint::Constructed(p) => format!("Constructed({})", p.join(".")),
-                        TypeHint::CallResult(p) => format!("CallResult({})", p.join(".")),
+                        None => "Untyped".to_owned(),
+                        Some(TypeHint::Annotated(p)) => format!("Annotated({})", p.join(".")),
+                        Some(TypeHint::Constructed(p)) => format!("Constructed({})", p.join(".")),
+                        Some(TypeHint::CallResult(p)) => format!("CallResult({})", p.join(".")),
                     };
                     out.push(format!("{} scope={} {} L{}", b.name, scope_name(facts, b.scope), hint, b.line));
                 }
@@ -985,6 +986,46 @@ export type { Props } from "./props";
 }
 
 #[test]
+fn a_function_binds_its_untyped_names() {
+    // Every name a function binds shadows the name's outer meaning there, so each is a binding (with no
+    // type); at the top level they bind nothing here (top-level variables are definitions).
+    check(
+        "src/c.js",
+        r#"const top = compute();
+for (const outer of list) {}
+function run(plain, { a, b: renamed, c = 1, ...others }, [first, , second] = [], ...rest) {
+  const { deep: { inner } } = load();
+  let later;
+  for (const item of items) {}
+  for (key in map) {}
+  items.map(x => x.id);
+  items.forEach((y, index) => y);
+  try {} catch (err) {}
+}
+"#,
+        "bindings",
+        "
+        top scope=- CallResult(compute) L1
+        plain scope=run Untyped L3
+        a scope=run Untyped L3
+        renamed scope=run Untyped L3
+        c scope=run Untyped L3
+        others scope=run Untyped L3
+        first scope=run Untyped L3
+        second scope=run Untyped L3
+        rest scope=run Untyped L3
+        inner scope=run Untyped L4
+        later scope=run Untyped L5
+        item scope=run Untyped L6
+        x scope=run Untyped L8
+        y scope=run Untyped L9
+        index scope=run Untyped L9
+        err scope=run Untyped L10
+        ",
+    );
+}
+
+#[test]
 fn typed_bindings() {
     check(
         "src/b.ts",
@@ -1013,11 +1054,14 @@ class Holder {
         typed scope=- Annotated(net.Client) L2
         c scope=main Annotated(Client) L3
         opts scope=main Annotated(Options) L3
+        n scope=main Untyped L3
+        cb scope=main Untyped L3
         made scope=main CallResult(make) L4
         viaStatic scope=main CallResult(Client.create) L5
         awaited scope=main CallResult(make) L6
         generic scope=main Annotated(Map) L7
         cast scope=main Annotated(Client) L8
+        literal scope=main Untyped L9
         item scope=main Annotated(Item) L10
         c scope=Holder Annotated(Client) L13
         d scope=Holder Constructed(Driver) L14
