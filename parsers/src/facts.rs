@@ -255,9 +255,10 @@ pub struct Binding {
     pub name: String,
     pub scope: Option<u32>,
     /// The first line on which the name means this binding: its own line for a parameter, a field, the
-    /// pattern of a loop, match arm or closure, and a JavaScript declarator (in scope in its own initialiser);
-    /// for a Rust `let` and a Python assignment, the line after the statement, whose value still reads the
-    /// name's earlier meaning (`let file = file.clone();`, `value = value.strip()`).
+    /// pattern of a match arm, closure or comprehension, and a JavaScript declarator (in scope in its own
+    /// initialiser); for a Rust `let`, `if let`, `while let` or `for` and a Python assignment or `for`, the line
+    /// after the value, which still reads the name's earlier meaning (`let file = file.clone();`,
+    /// `if let Some(name) = name.into_option()`, `value = value.strip()`).
     pub line: u32,
     /// Where the type comes from; `None` for a local whose type no declared fact gives (`x = a.b()`, an
     /// untyped parameter, a loop variable, a name in a destructuring pattern).

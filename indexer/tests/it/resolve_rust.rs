@@ -270,7 +270,9 @@ pub fn register<F>(_: F) {}
 pub fn run(items: Vec<u8>) {
     let task = 1;
     task::spawn(task);
-    for item in items.clone() { item(); }
+    for item in items.clone() {
+        item();
+    }
     let handler = |x: u8| x;
     handler(1);
     register(handler);
@@ -295,6 +297,10 @@ pub fn share(flag: std::sync::Arc<u8>) {
     let mine = flag.clone();
     mine.load();
 }
+impl Conn { pub fn maybe(&self) -> Option<Conn> { None } }
+pub fn again(conn: Conn) {
+    if let Some(conn) = conn.maybe() {}
+}
 //- /src/task.rs
 pub fn spawn(_: u8) {}
 "#,
@@ -304,22 +310,24 @@ pub fn spawn(_: u8) {}
         &calls,
         &[
             "CALLS rt::run -> rt::task::spawn L9 [path]",
-            "CALLS rt::run -> ?item L10 (call of a local value)",
-            "CALLS rt::run -> ?handler L12 (call of a local value)",
-            "CALLS rt::run -> ?handler L15 (call of a local value)",
-            "CALLS rt::later -> rt::handler L19 [scope]",
+            "CALLS rt::run -> ?item L11 (call of a local value)",
+            "CALLS rt::run -> ?handler L14 (call of a local value)",
+            "CALLS rt::run -> ?handler L17 (call of a local value)",
+            "CALLS rt::later -> rt::handler L21 [scope]",
             // A `let`'s initialiser still reads the name's earlier meaning: the parameter.
-            "CALLS rt::reopen -> rt::Conn::dup L25 [receiver-type]",
+            "CALLS rt::reopen -> rt::Conn::dup L27 [receiver-type]",
             // A type from a call on a local (`conn.dup()`): the path starts at the local, not at an item.
-            "CALLS rt::copy -> rt::Conn::dup L28 [receiver-type]",
-            "CALLS rt::copy -> rt::Conn::dup L29 [receiver-type]",
+            "CALLS rt::copy -> rt::Conn::dup L30 [receiver-type]",
+            "CALLS rt::copy -> rt::Conn::dup L31 [receiver-type]",
             // `clone()` of a value of an external type is a value of that type.
-            "CALLS rt::share -> ext::std::sync::Arc::load L33 [external]",
+            "CALLS rt::share -> ext::std::sync::Arc::load L35 [external]",
+            // So does an `if let`'s value: `conn.maybe()` is the parameter's method.
+            "CALLS rt::again -> rt::Conn::maybe L39 [receiver-type]",
         ],
     );
     assert!(!calls.iter().any(|c| c.starts_with("CALLS rt::run -> rt::handler ")), "{calls:#?}");
     assert!(!calls.iter().any(|c| c.starts_with("CALLS rt::run -> rt::item ")), "{calls:#?}");
     let refs = ix.edges_of(&["REFERENCES"]);
-    assert_has(&refs, &["REFERENCES rt::later -> rt::item L20 [scope]"]);
+    assert_has(&refs, &["REFERENCES rt::later -> rt::item L22 [scope]"]);
     assert!(!refs.iter().any(|r| r.starts_with("REFERENCES rt::run -> rt::")), "{refs:#?}");
 }

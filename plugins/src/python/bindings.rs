@@ -51,10 +51,11 @@ fn line_after(node: Node<'_>) -> u32 {
 /// The names a target binds in a function, with no type: a parameter without an annotation, a loop or
 /// comprehension variable, `as` targets, `(x := …)`, the names of a tuple or list target (`a, (b, *c) = …`).
 /// Outside functions these are module or class variables, which are definitions, not bindings.
-/// Names bound by an assignment's target take effect after it (see [`Binding::line`]).
+/// The names take effect on the line after `before` (an assignment, what a `for` iterates) when there is one
+/// (see [`Binding::line`]).
 pub(super) fn targets(
     node: Node<'_>,
-    assignment: Option<Node<'_>>,
+    before: Option<Node<'_>>,
     scope: Option<u32>,
     source: &str,
     facts: &mut FileFacts,
@@ -62,7 +63,7 @@ pub(super) fn targets(
     if !in_function(scope, facts) {
         return;
     }
-    let from = assignment.map(line_after);
+    let from = before.map(line_after);
     // Patterns nest as deep as the source does: an explicit stack, not recursion.
     let mut stack = vec![node];
     while let Some(node) = stack.pop() {

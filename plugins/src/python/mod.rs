@@ -165,7 +165,8 @@ enum Item<'t> {
     Assign(Node<'t>),
     Param(Node<'t>),
     /// A target that binds names without a type: a name, or a pattern of names (`a, (b, *c)`); with the
-    /// assignment it is the target of, whose value still reads the names' earlier meaning.
+    /// node that still reads the names' earlier meaning (the assignment it is the target of, what a `for`
+    /// iterates), after whose line the names take effect.
     Target(Node<'t>, Option<Node<'t>>),
 }
 
@@ -257,7 +258,12 @@ impl<'t> Captures<'t> {
                 Some(Role::Assign) => self.assignment(node, start),
                 Some(Role::Param) => self.parameter(node),
                 Some(Role::Params) => self.parameters(node),
-                Some(Role::For) => self.target(child(node, Field::Left), None),
+                // A `for` statement's names take effect after what it iterates (`for line in line.split()`);
+                // a comprehension's element comes before its `for`, so its names count from their own line.
+                Some(Role::For) => {
+                    let iterated = child(node, Field::Right).filter(|_| kind(node) == Kind::ForStatement);
+                    self.target(child(node, Field::Left), iterated)
+                }
                 Some(Role::As) => self.target(child(node, Field::Alias), None),
                 Some(Role::Walrus) => self.target(child(node, Field::Name), None),
                 None => {}
@@ -388,9 +394,9 @@ impl<'t> Captures<'t> {
     }
 
     /// A target that binds names (see [`Item::Target`]); attributes and subscripts bind none.
-    fn target(&mut self, node: Option<Node<'t>>, assignment: Option<Node<'t>>) {
+    fn target(&mut self, node: Option<Node<'t>>, before: Option<Node<'t>>) {
         if let Some(node) = node.filter(|node| binds_names(*node)) {
-            self.items.push(Item::Target(node, assignment));
+            self.items.push(Item::Target(node, before));
         }
     }
 

@@ -48,6 +48,7 @@ pub(super) enum Kind {
     AsPatternTarget,
     Tuple,
     ParenthesizedExpression,
+    ForStatement,
     Colon,
     Other,
 }
@@ -87,6 +88,7 @@ impl Kind {
             "as_pattern_target" => Kind::AsPatternTarget,
             "tuple" => Kind::Tuple,
             "parenthesized_expression" => Kind::ParenthesizedExpression,
+            "for_statement" => Kind::ForStatement,
             ":" => Kind::Colon,
             _ => Kind::Other,
         }

@@ -70,6 +70,25 @@ pub(super) fn parameter(node: Node<'_>, source: &str, out: &mut Vec<Positioned<B
     }
 }
 
+/// The names of a `for` loop's, an `if let`/`while let` condition's or a match arm's pattern. A loop's and a
+/// condition's take effect on the line after the value they destructure, which still reads the names'
+/// earlier meaning (`if let Some(name) = name.into_option()`); an arm's on their own line (`Some(x) => x.run()`).
+pub(super) fn pattern_binding(node: Node<'_>, source: &str, out: &mut Vec<Positioned<Binding>>) {
+    let first = out.len();
+    pattern_names(node.field(Field::Pattern), source, out);
+    let value = match node.kind_name() {
+        "for_expression" => node.field(Field::Value),
+        "let_condition" => Some(node),
+        _ => None,
+    };
+    if let Some(value) = value {
+        let after = value.end_position().row as u32 + 2;
+        for (_, b) in &mut out[first..] {
+            b.line = after;
+        }
+    }
+}
+
 /// The names a pattern binds, untyped: `x`, `(a, b)`, `Some(x)`, `Point { x, y: ref mut y2 }`, `[first, ..]`,
 /// `n @ 1..=9`, `A(x) | B(x)`; not the paths naming variants, structs and constants (`None`, `Ok`, `MAX`,
 /// which start upper-case), nor a match guard.

@@ -332,7 +332,7 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
                     }
                 }
             }
-            Capture::Pattern => bindings::pattern_names(node.field(Field::Pattern), source, &mut bindings),
+            Capture::Pattern => bindings::pattern_binding(node, source, &mut bindings),
             Capture::Field => bindings.extend(bindings::field(node, source)),
             Capture::ImplTrait => facts.inherits.extend(bindings::impl_trait(node, source)),
             Capture::Supertraits => {

@@ -796,9 +796,9 @@ def run(plain, default=1, *args, key: "Fwd" = None, untyped: int | None = None, 
         bind c scope=run L8 untyped
         bind d scope=run L8 untyped
         bind total scope=run L9 untyped
-        bind i scope=run L10 untyped
-        bind k scope=run L10 untyped
-        bind v scope=run L10 untyped
+        bind i scope=run L11 untyped
+        bind k scope=run L11 untyped
+        bind v scope=run L11 untyped
         bind names scope=run L13 untyped
         bind n scope=run L12 untyped
         bind m scope=run L12 untyped

@@ -759,11 +759,11 @@ fn run(items: Vec<Item>) {
 ",
         "
         items Annotated(Vec) L2 in=run
-        i Untyped L3 in=run
-        item Untyped L3 in=run
-        found Untyped L4 in=run
-        id Untyped L5 in=run
-        text Untyped L5 in=run
+        i Untyped L4 in=run
+        item Untyped L4 in=run
+        found Untyped L5 in=run
+        id Untyped L6 in=run
+        text Untyped L6 in=run
         code Untyped L7 in=run
         code Untyped L7 in=run
         first Untyped L8 in=run
