@@ -597,7 +597,7 @@ impl<'t> Resolver<'t> {
             let def = &file.facts.defs[di as usize];
             match def.kind {
                 DefKind::Function | DefKind::Method => {
-                    if let Some(list) = ix.bindings.get(&(Some(di), name.to_owned())).filter(|_| locals) {
+                    if let Some(list) = locals.then(|| ix.bindings.get(&(Some(di), name.to_owned()))).flatten() {
                         // The binding whose line is the latest at or before the use (the last of a line's), which
                         // is not always the last in source order (see `Binding::line`); parameters sit on the
                         // function's line.

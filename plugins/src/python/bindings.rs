@@ -2,7 +2,7 @@
 //! `self.x = …` fields (bound to the class, not the method); in functions, every other name a function
 //! binds (untyped parameters and assignments, loop variables, `as` targets), with no type.
 
-use drsg_parsers::text::node_text;
+use drsg_parsers::text::{lines, node_text};
 use drsg_parsers::{Binding, DefKind, FileFacts, TypeHint};
 use tree_sitter::Node;
 
@@ -45,7 +45,7 @@ pub(super) fn assignment(node: Node<'_>, scope: Option<u32>, source: &str, facts
 
 /// The line after `node` ends: where an assignment's names start to mean the local (see [`Binding::line`]).
 fn line_after(node: Node<'_>) -> u32 {
-    node.end_position().row as u32 + 2
+    lines(node).1 + 1
 }
 
 /// The names a target binds in a function, with no type: a parameter without an annotation, a loop or

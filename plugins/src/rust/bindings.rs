@@ -2,7 +2,7 @@
 //! patterns, untyped) and inheritance (`impl Trait for Type`, supertraits).
 
 use crate::kinds::KindName;
-use drsg_parsers::text::node_text;
+use drsg_parsers::text::{lines, node_text};
 use drsg_parsers::{Binding, Inherit, InheritKind, TypeHint};
 use tree_sitter::Node;
 
@@ -36,10 +36,7 @@ pub(super) fn let_binding(node: Node<'_>, source: &str, out: &mut Vec<Positioned
     } else {
         pattern_names(Some(pattern), source, out);
     }
-    let after = node.end_position().row as u32 + 2;
-    for (_, b) in &mut out[first..] {
-        b.line = after;
-    }
+    take_effect_after(node, &mut out[first..]);
 }
 
 fn let_type(node: Node<'_>, source: &str) -> Option<TypeHint> {
@@ -82,10 +79,15 @@ pub(super) fn pattern_binding(node: Node<'_>, source: &str, out: &mut Vec<Positi
         _ => None,
     };
     if let Some(value) = value {
-        let after = value.end_position().row as u32 + 2;
-        for (_, b) in &mut out[first..] {
-            b.line = after;
-        }
+        take_effect_after(value, &mut out[first..]);
+    }
+}
+
+/// Moves `bindings` to the line after `node`, which still reads their names' earlier meaning.
+fn take_effect_after(node: Node<'_>, bindings: &mut [Positioned<Binding>]) {
+    let after = lines(node).1 + 1;
+    for (_, b) in bindings {
+        b.line = after;
     }
 }
 
