@@ -9,6 +9,9 @@ use ignore::{WalkBuilder, WalkState};
 /// How long a HEAD read is reused.
 const HEAD_TTL: std::time::Duration = std::time::Duration::from_millis(500);
 
+/// The last HEAD read, of which root and when (see [`DiskFiles::head`]).
+static HEADS: std::sync::Mutex<Option<(PathBuf, std::time::Instant, Option<String>)>> = std::sync::Mutex::new(None);
+
 /// Files larger than this are not read for a snippet.
 const MAX_READ: u64 = 64 * 1024 * 1024;
 
@@ -78,17 +81,22 @@ impl SourceFiles for DiskFiles {
     fn head(&self, root: &Path) -> Option<String> {
         // Opening the repository costs about a millisecond; a server answering many calls reuses the
         // answer for a moment (a HEAD move is seen within HEAD_TTL).
-        static HEADS: std::sync::Mutex<Option<(PathBuf, std::time::Instant, Option<String>)>> =
-            std::sync::Mutex::new(None);
-        let mut cached = HEADS.lock().ok()?;
+        let cached = HEADS.lock().ok()?;
         if let Some((at, when, head)) = cached.as_ref()
             && at == root
             && when.elapsed() < HEAD_TTL
         {
             return head.clone();
         }
+        drop(cached);
+        self.head_now(root)
+    }
+
+    fn head_now(&self, root: &Path) -> Option<String> {
         let head = drsg_indexer::Repo::discover(root).and_then(|repo| repo.head().commit);
-        *cached = Some((root.to_path_buf(), std::time::Instant::now(), head.clone()));
+        if let Ok(mut cached) = HEADS.lock() {
+            *cached = Some((root.to_path_buf(), std::time::Instant::now(), head.clone()));
+        }
         head
     }
 

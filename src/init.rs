@@ -49,6 +49,34 @@ impl Record {
     }
 }
 
+/// A live drsg server holding a database.
+#[derive(Debug, Clone)]
+pub struct Holder {
+    pub addr: String,
+    pub pid: u32,
+    token: String,
+}
+
+impl Holder {
+    /// The `Authorization` header it expects.
+    pub fn authorization(&self) -> String {
+        format!("Bearer {}", self.token)
+    }
+}
+
+/// The server behind `err`, when `err` says the database at `db` is held (its lock) and the
+/// server recorded in the database answers `/health` as the lock's holder.
+pub fn holder(db: &Path, err: &anyhow::Error) -> Option<Holder> {
+    let locked = err.chain().find_map(|cause| match cause.downcast_ref::<drsg_planes::Error>() {
+        Some(drsg_planes::Error::Locked { pid, .. }) => Some(*pid),
+        _ => None,
+    })?;
+    let record = Record::read(db)?;
+    let serving = crate::block_on(drsg_mcp::relay::served_by(&record.addr))?;
+    // The lock's pid when it could be read, else the recorded one: the answering server is the holder.
+    (Some(serving) == locked.or(record.pid)).then_some(Holder { addr: record.addr, pid: serving, token: record.token })
+}
+
 /// What `drsg init` did, for its closing lines.
 pub struct Initialized {
     pub plane: Option<String>,
@@ -89,7 +117,7 @@ pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
     let record = Record::read(db);
     if let Some(record) = &record
         && let Some(pid) = record.pid.filter(|&pid| alive(pid))
-        && block_on(drsg_mcp::relay::served_by(&record.addr)) == Some(pid)
+        && crate::block_on(drsg_mcp::relay::served_by(&record.addr)) == Some(pid)
     {
         upsert_mcp_json(&mcp_json, record)?;
         // The server holds the database: the plane is whatever it serves.
@@ -150,7 +178,7 @@ pub fn stop(db: &Path) -> anyhow::Result<bool> {
     let Some(mut record) = Record::read(db) else { return Ok(false) };
     let Some(pid) = record.pid.filter(|&pid| alive(pid)) else { return Ok(false) };
     let auth = record.authorization();
-    block_on(drsg_mcp::relay::shutdown(&record.addr, Some(&auth)))
+    crate::block_on(drsg_mcp::relay::shutdown(&record.addr, Some(&auth)))
         .map_err(|e| anyhow::anyhow!("asking the server (pid {pid}, {}) to stop: {e}", record.addr))?;
     let asked = Instant::now();
     while alive(pid) {
@@ -198,7 +226,7 @@ fn start(root: &Path, db: &Path, addr: &str, token: &str, log: &Path) -> anyhow:
             anyhow::bail!("`drsg serve` exited ({status}) before answering:\n{tail}");
         }
         // Our child, not whatever else took the port meanwhile.
-        if block_on(drsg_mcp::relay::served_by(addr)) == Some(child.id()) {
+        if crate::block_on(drsg_mcp::relay::served_by(addr)) == Some(child.id()) {
             return Ok(child.id());
         }
         if started.elapsed() > START_TIMEOUT {
@@ -339,12 +367,4 @@ fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
         let _ = std::fs::remove_file(&tmp);
         format!("cannot write {}", path.display())
     })
-}
-
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a current-thread runtime builds")
-        .block_on(future)
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
+pub mod cli;
 pub mod files;
 pub mod init;
 pub mod revisions;
@@ -54,7 +55,7 @@ pub struct Bar {
 
 impl Bar {
     pub fn new() -> Bar {
-        let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = (std::io::stderr().is_terminal() && verbosity() >= 0).then(|| {
             let bar = indicatif::ProgressBar::new(0);
             bar.set_style(
                 indicatif::ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {elapsed}")
@@ -92,6 +93,36 @@ impl drsg_indexer::Progress for Bar {
         if let Some(bar) = &self.bar {
             bar.inc(n);
         }
+    }
+}
+
+/// Runs a future to its end on a runtime of its own (the binaries' few HTTP calls).
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a current-thread runtime builds")
+        .block_on(future)
+}
+
+/// How much the binaries say on stderr beside their answers: `-q` (-1), default (0), `-v` (1+).
+static VERBOSITY: std::sync::atomic::AtomicI8 = std::sync::atomic::AtomicI8::new(0);
+
+/// Sets the verbosity from the count of `-v` and `-q` flags.
+pub fn set_verbosity(verbose: u8, quiet: bool) {
+    let level = if quiet { -1 } else { verbose.min(3) as i8 };
+    VERBOSITY.store(level, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The verbosity: -1 quiet, 0 default, 1+ verbose.
+pub fn verbosity() -> i8 {
+    VERBOSITY.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A note on stderr, shown with `-v` only (where an answer came from, say).
+pub fn note(line: &str) {
+    if verbosity() > 0 {
+        eprintln!("drsg: {line}");
     }
 }
 
@@ -215,6 +246,9 @@ pub fn render_fold(report: &drsg_indexer::FoldReport) -> String {
 
 /// A log line on stderr, stamped with the UTC time.
 pub fn log_line(line: &str) {
+    if verbosity() < 0 {
+        return;
+    }
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let (h, m, s) = (now / 3600 % 24, now / 60 % 60, now % 60);
     let mut err = std::io::stderr().lock();

@@ -11,8 +11,14 @@ use drsg::{EXIT_ERROR, EXIT_FOUND, EXIT_NOTHING, emit};
 #[command(name = "drsg", version, about = "Code-intelligence indexer: a graph of symbols kept in step with git")]
 struct Cli {
     /// Database directory (default: $DRSG_DB, else graph.drsg).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, display_order = 100)]
     db: Option<PathBuf>,
+    /// Say more on stderr: where an answer came from, debug logs (repeat for more).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, display_order = 101)]
+    verbose: u8,
+    /// Say nothing on stderr but errors: no progress bars, no log lines.
+    #[arg(short, long, global = true, conflicts_with = "verbose", display_order = 102)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -82,181 +88,6 @@ enum Command {
         #[command(subcommand)]
         watch: Option<ServeWatch>,
     },
-    /// Re-parse a code plane from its own recorded tree.
-    Rebuild {
-        #[arg(long)]
-        plane: Option<String>,
-    },
-    /// List the planes with their counts and sync points.
-    Planes {
-        #[arg(long)]
-        json: bool,
-    },
-    /// A plane's soft schema: labels, edge types with endpoint labels, key prefixes in use.
-    Schema {
-        #[arg(long)]
-        plane: Option<String>,
-        #[arg(long)]
-        json: bool,
-    },
-    /// What a symbol is, who calls it (with lines), what it calls, what could not be resolved and why.
-    Context {
-        /// A key, a key segment (`Client.connect`, `src/App`) or a name.
-        name: String,
-        /// Levels of callers to list (1-3).
-        #[arg(long)]
-        depth: Option<u32>,
-        #[command(flatten)]
-        common: Common,
-    },
-    /// A symbol's properties alone.
-    Describe {
-        name: String,
-        #[command(flatten)]
-        common: Common,
-    },
-    /// A file's module, declared symbols, imports and importers.
-    File {
-        /// Path relative to the tree's root.
-        path: String,
-        #[command(flatten)]
-        common: Common,
-    },
-    /// Symbols ranked for words or identifiers (names split on case and `_`, keys, signatures, docs).
-    Search {
-        query: String,
-        /// Number of results.
-        #[arg(short, long)]
-        k: Option<usize>,
-        #[command(flatten)]
-        common: Common,
-    },
-    /// Text search over the tree, ripgrep-style, each hit with its enclosing symbol.
-    Grep {
-        pattern: String,
-        /// Treat the pattern as a regular expression (default: literal).
-        #[arg(short = 'e', long)]
-        regex: bool,
-        #[arg(short = 'i', long)]
-        ignore_case: bool,
-        /// A file or directory of the tree to search in.
-        #[arg(long)]
-        path: Option<String>,
-        /// Lines of context around each hit.
-        #[arg(short = 'C', long)]
-        context: Option<usize>,
-        #[arg(short = 'm', long)]
-        max_results: Option<usize>,
-        /// Also search ignored and hidden files.
-        #[arg(long)]
-        all_files: bool,
-        #[command(flatten)]
-        common: Common,
-    },
-    /// Source of a symbol (its exact declaration) or of `path:start-end`, numbered.
-    Snippet {
-        name: String,
-        /// Most lines shown.
-        #[arg(long)]
-        lines: Option<u32>,
-        #[command(flatten)]
-        common: Common,
-    },
-    /// Shortest call path from one symbol to another, or where the chain breaks.
-    Trace {
-        from: String,
-        to: String,
-        #[command(flatten)]
-        common: Common,
-    },
-    /// Everything that can reach a symbol, by distance, tests apart.
-    Impact {
-        name: String,
-        /// Hops walked back (default 3, at most 6).
-        #[arg(long)]
-        depth: Option<u32>,
-        /// `attached` or `all`: other planes that reach it.
-        #[arg(long)]
-        across: Option<String>,
-        #[command(flatten)]
-        common: Common,
-    },
-    /// Composition of the region around a symbol: counts per hop, labels, edge types, hubs.
-    Fathom {
-        name: String,
-        #[arg(long)]
-        depth: Option<u32>,
-        #[command(flatten)]
-        common: Common,
-    },
-    /// One node as JSON, by exact key or by id.
-    Node {
-        /// Exact key.
-        key: Option<String>,
-        #[arg(long)]
-        id: Option<i64>,
-        #[command(flatten)]
-        common: Common,
-    },
-    /// Nodes reached from a symbol along edges.
-    Traverse {
-        from: String,
-        /// out, in or both.
-        #[arg(long, default_value = "out")]
-        direction: String,
-        /// Edge types, comma-separated (default: all).
-        #[arg(long)]
-        edge_type: Option<String>,
-        #[arg(long)]
-        min: Option<u32>,
-        #[arg(long)]
-        max: Option<u32>,
-        #[command(flatten)]
-        common: Common,
-    },
-    /// HEAD, branches with their tips, tags, rebases (from the reflog) and the newest commits.
-    History {
-        /// Newest commits listed.
-        #[arg(long)]
-        limit: Option<usize>,
-        #[command(flatten)]
-        common: Common,
-    },
-    /// Code at a revision: a file, a range, a directory, a symbol's declaration, a search, or a diff.
-    Recall {
-        /// The revision: sha, prefix, tag, branch, HEAD~n, <rev>^n, a date (2024-01-31), <rev>@{<date>}.
-        at: String,
-        /// A symbol of the plane, shown as it was declared then.
-        #[arg(long)]
-        name: Option<String>,
-        /// A file, `path:start-end`, or a directory.
-        #[arg(long)]
-        path: Option<String>,
-        /// Search that revision's tree (within --path when given).
-        #[arg(long)]
-        pattern: Option<String>,
-        /// Treat the pattern as a regular expression.
-        #[arg(short = 'e', long)]
-        regex: bool,
-        /// An older revision: print the diff of --name or --path from it to AT.
-        #[arg(long)]
-        vs: Option<String>,
-        #[arg(long)]
-        lines: Option<u32>,
-        #[command(flatten)]
-        common: Common,
-    },
-    /// Write a plane as JSON Lines: nodes and/or edges.
-    Export {
-        #[arg(long)]
-        plane: Option<String>,
-        /// Only these edge types (comma-separated, e.g. CALLS,IMPORTS).
-        #[arg(long, value_delimiter = ',')]
-        edges: Vec<String>,
-        /// Write nodes (alone unless --edges is given too).
-        #[arg(long)]
-        nodes: bool,
-    },
 }
 
 #[derive(Subcommand)]
@@ -272,23 +103,23 @@ enum ServeWatch {
     },
 }
 
-/// Options every read verb takes.
-#[derive(clap::Args)]
-struct Common {
-    /// The plane to read (default: the only code plane, or the one holding the working directory).
-    #[arg(long)]
-    plane: Option<String>,
-    /// Print the structured answer as JSON.
-    #[arg(long)]
-    json: bool,
-    /// Size of a text answer in characters (default 8000).
-    #[arg(long)]
-    budget: Option<usize>,
-}
-
 fn main() {
-    let cli = Cli::parse();
-    let code = match run(cli) {
+    let verbs = drsg_query::verbs::Registry::builtin();
+    let matches = <Cli as clap::CommandFactory>::command().subcommands(drsg::cli::verb_commands(&verbs)).get_matches();
+    drsg::set_verbosity(matches.get_count("verbose"), matches.get_flag("quiet"));
+    let outcome = match matches.subcommand() {
+        Some((name, sub)) if verbs.find(name).is_some() => {
+            let verb = verbs.get(name).expect("checked");
+            let args = drsg::cli::arguments(verb, sub);
+            let db = drsg::database_path(matches.get_one::<PathBuf>("db").cloned());
+            drsg::cli::run_verb(verbs, name, args, &db, &mut drsg::cli::Stdout)
+        }
+        _ => match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+            Ok(cli) => run(cli),
+            Err(err) => err.exit(),
+        },
+    };
+    let code = match outcome {
         Ok(code) => code,
         Err(err) => {
             drsg::report_error(&err);
@@ -317,7 +148,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             let registry = drsg::serving::registry();
             drsg_indexer::prepare_announced_dialects(&dir, registry);
-            let mut store = drsg::open_for_write(&db)?;
+            let mut store = drsg::cli::open_for_owned_write(&db, "index")?;
             let options = drsg_indexer::IndexOptions { plane, max_file_size, max_commits, source: Some("cli".into()) };
             let bar = drsg::Bar::new();
             let report = drsg_indexer::index_tree(&dir, registry, &mut store, &options, &bar)
@@ -331,7 +162,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(EXIT_FOUND)
         }
         Command::Fold { to, plane, json } => {
-            let mut store = drsg::open_for_write(&db)?;
+            let mut store = drsg::cli::open_for_owned_write(&db, "fold")?;
             let plane = drsg_query::choose_plane(&store, plane.as_deref(), cwd.as_deref())?.meta.name;
             let registry = drsg_plugins::builtin();
             let cache = drsg_indexer::FactsCache::default();
@@ -356,11 +187,11 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                     root.display()
                 );
             }
-            let mut store = drsg::open_for_write(&db)?;
+            let mut store = drsg::cli::open_for_owned_write(&db, "watch")?;
             let registry = drsg_plugins::builtin();
             let plane = drsg::watching::plane_for_root(&mut store, &registry, &root, &mut |l| drsg::log_line(l))?;
             let stop = std::sync::atomic::AtomicBool::new(false);
-            let store = std::sync::Mutex::new(store);
+            let store = drsg_planes::SharedStore::single(store);
             drsg::watching::watch_plane(
                 &store,
                 &registry,
@@ -410,136 +241,5 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             drsg::serving::serve(&db, drsg::serving::ServeOptions { addr, tools, watch })?;
             Ok(EXIT_FOUND)
         }
-        Command::Rebuild { plane } => {
-            let mut store = drsg::open_for_write(&db)?;
-            let plane = drsg_query::choose_plane(&store, plane.as_deref(), cwd.as_deref())?.meta.name;
-            let report = drsg::serving::rebuild_plane(&mut store, &plane, "cli")?;
-            emit(&drsg::render_index_summary(&report, &db));
-            Ok(EXIT_FOUND)
-        }
-        Command::Planes { json } => {
-            let store = drsg::open_for_read(&db)?;
-            let out = drsg_query::planes(&store)?;
-            emit(&if json { format!("{}\n", serde_json::to_string_pretty(&out)?) } else { out.render() });
-            Ok(if out.is_empty() { EXIT_NOTHING } else { EXIT_FOUND })
-        }
-        Command::Schema { plane, json } => {
-            let store = drsg::open_for_read(&db)?;
-            let params = drsg_query::SchemaParams { plane: plane.as_deref(), cwd: cwd.as_deref() };
-            let out = drsg_query::schema(&store, &params)?;
-            emit(&if json { format!("{}\n", serde_json::to_string_pretty(&out)?) } else { out.render() });
-            Ok(EXIT_FOUND)
-        }
-        Command::Context { name, depth, common } => {
-            let p = drsg_query::ContextParams { name, depth, plane: common.plane.clone() };
-            verb(&db, cwd.as_deref(), &common, |s| drsg_query::context(s, &p))
-        }
-        Command::Describe { name, common } => {
-            let p = drsg_query::DescribeParams { name, plane: common.plane.clone() };
-            verb(&db, cwd.as_deref(), &common, |s| drsg_query::describe(s, &p))
-        }
-        Command::File { path, common } => {
-            let p = drsg_query::FileParams { path, plane: common.plane.clone() };
-            verb(&db, cwd.as_deref(), &common, |s| drsg_query::file(s, &p))
-        }
-        Command::Search { query, k, common } => {
-            let p = drsg_query::SearchParams { query, k, plane: common.plane.clone() };
-            verb(&db, cwd.as_deref(), &common, |s| drsg_query::search(s, &p))
-        }
-        Command::Grep { pattern, regex, ignore_case, path, context, max_results, all_files, common } => {
-            let p = drsg_query::GrepParams {
-                pattern,
-                regex: Some(regex),
-                ignore_case: Some(ignore_case),
-                path,
-                context,
-                max_results,
-                all_files: Some(all_files),
-                plane: common.plane.clone(),
-            };
-            verb(&db, cwd.as_deref(), &common, |s| drsg_query::grep(s, &p))
-        }
-        Command::Snippet { name, lines, common } => {
-            let p = drsg_query::SnippetParams { name, lines, plane: common.plane.clone() };
-            verb(&db, cwd.as_deref(), &common, |s| drsg_query::snippet(s, &p))
-        }
-        Command::Trace { from, to, common } => {
-            let p = drsg_query::TraceParams { from, to, plane: common.plane.clone() };
-            verb(&db, cwd.as_deref(), &common, |s| drsg_query::trace(s, &p))
-        }
-        Command::Impact { name, depth, across, common } => {
-            let p = drsg_query::ImpactParams { name, depth, across, plane: common.plane.clone() };
-            verb(&db, cwd.as_deref(), &common, |s| drsg_query::impact(s, &p))
-        }
-        Command::Fathom { name, depth, common } => {
-            let p = drsg_query::FathomParams { name, depth, plane: common.plane.clone() };
-            verb(&db, cwd.as_deref(), &common, |s| drsg_query::fathom(s, &p))
-        }
-        Command::Node { key, id, common } => {
-            let p = drsg_query::NodeParams { key, id, plane: common.plane.clone() };
-            verb(&db, cwd.as_deref(), &common, |s| drsg_query::node(s, &p))
-        }
-        Command::Traverse { from, direction, edge_type, min, max, common } => {
-            let p = drsg_query::TraverseParams {
-                from,
-                direction: Some(direction),
-                edge_type,
-                min,
-                max,
-                plane: common.plane.clone(),
-            };
-            verb(&db, cwd.as_deref(), &common, |s| drsg_query::traverse(s, &p))
-        }
-        Command::History { limit, common } => {
-            let p = drsg_query::HistoryParams { limit, plane: common.plane.clone() };
-            verb(&db, cwd.as_deref(), &common, |s| drsg_query::history(s, &p))
-        }
-        Command::Recall { at, name, path, pattern, regex, vs, lines, common } => {
-            let registry = drsg_plugins::builtin();
-            let revisions = drsg::revisions::GitRevisions { registry: &registry };
-            let p = drsg_query::RecallParams {
-                at,
-                name,
-                path,
-                pattern,
-                regex: Some(regex),
-                vs,
-                lines,
-                plane: common.plane.clone(),
-            };
-            verb(&db, cwd.as_deref(), &common, |s| drsg_query::recall(s, &revisions, &p))
-        }
-        Command::Export { plane, edges, nodes } => {
-            let store = drsg::open_for_read(&db)?;
-            let params = drsg_query::ExportParams { plane: plane.as_deref(), cwd: cwd.as_deref(), edges, nodes };
-            let stdout = std::io::stdout();
-            let mut out = std::io::BufWriter::new(stdout.lock());
-            let lines = match drsg_query::export(&store, &params, &mut out) {
-                Err(drsg_query::Error::Io(err)) => drsg::exit_on_io_error(err),
-                other => other?,
-            };
-            if let Err(err) = std::io::Write::flush(&mut out) {
-                drsg::exit_on_io_error(err);
-            }
-            Ok(if lines == 0 { EXIT_NOTHING } else { EXIT_FOUND })
-        }
     }
-}
-
-/// Runs a read verb and prints its text (or JSON) answer; exit 0 when it found something, else 1.
-fn verb<A: drsg_query::Answer>(
-    db: &std::path::Path,
-    cwd: Option<&std::path::Path>,
-    common: &Common,
-    run: impl FnOnce(&drsg_query::Session<'_>) -> drsg_query::Result<A>,
-) -> anyhow::Result<i32> {
-    let store = drsg::open_for_read(db)?;
-    let session = drsg_query::Session { store: &store, cwd, files: &drsg::files::DiskFiles };
-    let answer = run(&session)?;
-    if common.json {
-        emit(&format!("{}\n", serde_json::to_string_pretty(&answer)?));
-    } else {
-        emit(&drsg_query::render(&answer, common.budget));
-    }
-    Ok(if answer.found() { EXIT_FOUND } else { EXIT_NOTHING })
 }

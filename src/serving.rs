@@ -4,13 +4,13 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
 use drsg_mcp::http::HttpOptions;
 use drsg_mcp::{Backend, DrsgServer, Limits, ToolSet};
-use drsg_planes::Store;
+use drsg_planes::{SharedStore, Store};
 use tokio_util::sync::CancellationToken;
 
 /// The parsers, for the whole life of a serving process.
@@ -22,7 +22,7 @@ pub fn registry() -> &'static drsg_parsers::Registry {
 /// `rebuild`: re-parses a plane from its own recorded tree, never another path.
 pub struct TreeRebuild;
 
-impl drsg_mcp::Rebuild for TreeRebuild {
+impl drsg_mcp::Writer for TreeRebuild {
     fn rebuild(&self, store: &mut Store, plane: &str, source: &str) -> Result<String, String> {
         let report = rebuild_plane(store, plane, source).map_err(|e| format!("{e:#}"))?;
         Ok(format!(
@@ -50,25 +50,32 @@ pub fn rebuild_plane(store: &mut Store, plane: &str, source: &str) -> anyhow::Re
     Ok(report)
 }
 
-/// The backend of an MCP server on `store`.
-pub fn backend(store: Arc<Mutex<Store>>) -> Backend {
+/// The backend of a server (or of one command) on `store`: the built-in verbs, the tree's files on
+/// disk, revisions from git, and the rebuild.
+pub fn backend(store: Arc<SharedStore>) -> Backend {
     Backend {
+        verbs: drsg_query::verbs::Registry::builtin(),
         store,
         files: Box::new(crate::files::DiskFiles),
         revisions: Box::new(crate::revisions::GitRevisions { registry: registry() }),
         cwd: std::env::current_dir().ok(),
-        rebuild: Some(Box::new(TreeRebuild)),
+        writer: Some(Box::new(TreeRebuild)),
     }
 }
 
 /// Logs to stderr and, when `logs` is given, to a file there rotated daily (a week kept). The level
-/// comes from `DRSG_LOG` (default `info`). Keep the guard until the process ends: it flushes the file.
+/// comes from `DRSG_LOG` (default `info`; `warn` with `-q`, `debug` with `-v`). Keep the guard until the process ends: it flushes the file.
 pub fn start_logging(logs: Option<&Path>, name: &str) -> Option<tracing_appender::non_blocking::WorkerGuard> {
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
     let filter = || {
-        tracing_subscriber::EnvFilter::try_from_env("DRSG_LOG")
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn,hyper=warn"))
+        tracing_subscriber::EnvFilter::try_from_env("DRSG_LOG").unwrap_or_else(|_| {
+            tracing_subscriber::EnvFilter::new(match crate::verbosity() {
+                ..0 => "warn",
+                0 => "info,rmcp=warn,hyper=warn",
+                _ => "debug,rmcp=info,hyper=info",
+            })
+        })
     };
     let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false);
     let file = logs.and_then(|dir| {
@@ -133,7 +140,7 @@ pub fn serve(db: &Path, options: ServeOptions) -> anyhow::Result<()> {
         std::net::TcpListener::bind(addr).with_context(|| format!("cannot listen on {addr} (is it in use?)"))?;
     listener.set_nonblocking(true)?;
     let bound = listener.local_addr()?;
-    let store = Arc::new(Mutex::new(store));
+    let store = Arc::new(SharedStore::new(store));
     let server = DrsgServer::new(backend(store.clone()), options.tools, limits);
     let stop = CancellationToken::new();
     let stop_watch = Arc::new(AtomicBool::new(false));

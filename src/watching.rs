@@ -3,13 +3,13 @@
 //! store's mutex being the write gate: each fold holds it, calls wait for it.
 
 use std::path::Path;
+use std::sync::MutexGuard;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use anyhow::Context as _;
 use drsg_indexer::{FactsCache, FoldReport, IndexOptions, Repo, Silent};
-use drsg_planes::Store;
+use drsg_planes::{SharedStore, Store};
 use drsg_watch::{Event, GitWatch, Mode};
 
 /// How often the loop looks at the stop flag while no event comes.
@@ -18,7 +18,7 @@ const TICK: Duration = Duration::from_millis(200);
 /// Folds plane `plane` to HEAD now and on every HEAD move until `stop` is set. Each fold (and the
 /// start-up reconciliation) is reported through `log`, one line each.
 pub fn watch_plane(
-    store: &Mutex<Store>,
+    store: &SharedStore,
     registry: &drsg_parsers::Registry,
     plane: &str,
     mode: Mode,
@@ -56,8 +56,8 @@ pub fn watch_plane(
     Ok(())
 }
 
-fn lock(store: &Mutex<Store>) -> MutexGuard<'_, Store> {
-    store.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+fn lock(store: &SharedStore) -> MutexGuard<'_, Store> {
+    store.lock()
 }
 
 /// The code plane read from `root` (a canonical path), if any.

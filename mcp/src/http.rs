@@ -26,8 +26,8 @@ use serde_json::{Map, Value, json};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::server::{DrsgServer, Failure};
-use crate::verbs;
+use crate::server::DrsgServer;
+use drsg_query::verbs::Failure;
 
 type Body = BoxBody<Bytes, Infallible>;
 
@@ -368,54 +368,78 @@ async fn rpc(state: &State, request: Request<Incoming>) -> Response<Body> {
         }
     };
     let answer = match message {
-        Value::Array(batch) if batch.is_empty() => Some(rpc_error(Value::Null, -32600, "an empty batch")),
+        Value::Array(batch) if batch.is_empty() => Some(rpc_error(Value::Null, -32600, "an empty batch").to_string()),
         Value::Array(batch) => {
             let mut answers = Vec::new();
             for one in batch {
                 answers.extend(rpc_one(state, one).await);
             }
-            (!answers.is_empty()).then_some(Value::Array(answers))
+            (!answers.is_empty()).then(|| format!("[{}]", answers.join(",")))
         }
         one => rpc_one(state, one).await,
     };
     match answer {
-        Some(answer) => json_response(StatusCode::OK, &answer),
+        Some(answer) => json_text_response(StatusCode::OK, answer),
         // Only notifications: nothing to answer.
         None => Response::builder().status(StatusCode::NO_CONTENT).body(empty()).expect("a valid response"),
     }
 }
 
-async fn rpc_one(state: &State, message: Value) -> Option<Value> {
+/// A successful `/rpc` answer. The verb's JSON answer is carried as written (its keys in the
+/// answer's own order), so a program reading it sees what the command line prints.
+#[derive(serde::Serialize)]
+struct RpcSuccess<'a> {
+    jsonrpc: &'static str,
+    id: Value,
+    result: RpcResult<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct RpcResult<'a> {
+    found: bool,
+    answer: &'a serde_json::value::RawValue,
+}
+
+/// One request's answer as JSON text; `None` for a notification.
+async fn rpc_one(state: &State, message: Value) -> Option<String> {
+    rpc_answer(state, message).await.map(|answer| match answer {
+        Ok(text) => text,
+        Err(error) => error.to_string(),
+    })
+}
+
+async fn rpc_answer(state: &State, message: Value) -> Option<Result<String, Value>> {
     let Value::Object(mut message) = message else {
-        return Some(rpc_error(Value::Null, -32600, "a request is a JSON object"));
+        return Some(Err(rpc_error(Value::Null, -32600, "a request is a JSON object")));
     };
     let id = message.remove("id");
     let is_notification = id.is_none();
     let id = id.unwrap_or(Value::Null);
     if !matches!(id, Value::Null | Value::String(_) | Value::Number(_)) {
-        return Some(rpc_error(Value::Null, -32600, "`id` is a string, a number or null"));
+        return Some(Err(rpc_error(Value::Null, -32600, "`id` is a string, a number or null")));
     }
     if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Some(rpc_error(id, -32600, "`jsonrpc` must be \"2.0\""));
+        return Some(Err(rpc_error(id, -32600, "`jsonrpc` must be \"2.0\"")));
     }
     let Some(Value::String(method)) = message.remove("method") else {
-        return Some(rpc_error(id, -32600, "`method` is a verb's name"));
+        return Some(Err(rpc_error(id, -32600, "`method` is a verb's name")));
     };
     let mut params = match message.remove("params") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(params)) => params,
-        Some(_) => return Some(rpc_error(id, -32602, "`params` is an object of the verb's arguments")),
+        Some(_) => return Some(Err(rpc_error(id, -32602, "`params` is an object of the verb's arguments"))),
     };
-    if verbs::find(&method).is_none() {
-        return Some(rpc_error(
+    let Some(verb) = state.server.verbs().find(&method) else {
+        return Some(Err(rpc_error(
             id,
             -32601,
-            &format!("no method `{method}`; methods are the verbs: {}", verbs::verb_names()),
-        ));
-    }
-    // The structured answer by default: RPC callers are programs.
-    let text = params.get("format").and_then(Value::as_str) == Some("text");
-    if !params.contains_key("format") {
+            &format!("no method `{method}`; methods are the verbs: {}", state.server.verbs().names()),
+        )));
+    };
+    // The structured answer by default (RPC callers are programs), for the verbs that have one.
+    let formats = verb.shared().iter().any(|p| p.name == "format");
+    let text = !formats || params.get("format").and_then(Value::as_str) == Some("text");
+    if formats && !params.contains_key("format") {
         params.insert("format".into(), "json".into());
     }
     let outcome = state.server.call_verb(&method, params, "rpc").await;
@@ -424,12 +448,12 @@ async fn rpc_one(state: &State, message: Value) -> Option<Value> {
     }
     Some(match outcome {
         Ok(reply) => {
-            let answer = if text {
-                Value::String(reply.text)
-            } else {
-                serde_json::from_str(&reply.text).unwrap_or(Value::String(reply.text))
-            };
-            json!({"jsonrpc": "2.0", "id": id, "result": {"found": reply.found, "answer": answer}})
+            // A text answer (or, unexpectedly, JSON that does not parse) is carried as a string.
+            let json = !text && serde_json::from_str::<serde::de::IgnoredAny>(&reply.text).is_ok();
+            let answer = if json { reply.text } else { Value::String(reply.text).to_string() };
+            let raw = serde_json::value::RawValue::from_string(answer).expect("checked to be JSON");
+            let success = RpcSuccess { jsonrpc: "2.0", id, result: RpcResult { found: reply.found, answer: &raw } };
+            Ok(serde_json::to_string(&success).expect("an answer serialises"))
         }
         Err(failure) => {
             let code = match failure {
@@ -438,7 +462,7 @@ async fn rpc_one(state: &State, message: Value) -> Option<Value> {
                 Failure::Deadline(_) => -32001,
                 Failure::Internal(_) => -32603,
             };
-            rpc_error(id, code, &failure.to_string())
+            Err(rpc_error(id, code, &failure.to_string()))
         }
     })
 }
@@ -460,10 +484,14 @@ fn text_response(status: StatusCode, text: &str) -> Response<Body> {
 }
 
 fn json_response(status: StatusCode, value: &Value) -> Response<Body> {
+    json_text_response(status, value.to_string())
+}
+
+fn json_text_response(status: StatusCode, text: String) -> Response<Body> {
     Response::builder()
         .status(status)
         .header(header::CONTENT_TYPE, "application/json")
-        .body(Full::new(Bytes::from(value.to_string())).boxed())
+        .body(Full::new(Bytes::from(text)).boxed())
         .expect("a valid response")
 }
 

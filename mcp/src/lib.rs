@@ -1,11 +1,10 @@
-//! drsg-mcp: the verbs of SPEC §6 as MCP tools ([`verbs`]: the table and one dispatcher shared by
-//! every surface), the rmcp server and its call gate ([`server`]), `drsg serve`'s HTTP endpoints
-//! ([`http`]) and the stdio relay to a running server ([`relay`]).
+//! drsg-mcp: the verbs of SPEC §6 as MCP tools, derived from the query crate's verb table, the rmcp
+//! server and its call gate ([`server`]), `drsg serve`'s HTTP endpoints ([`http`]) and the stdio
+//! relay to a running server ([`relay`]). It adds transport, never logic.
 
 pub mod http;
 pub mod relay;
 pub mod server;
-pub mod verbs;
 
-pub use server::{Backend, DrsgServer, Failure, INSTRUCTIONS, Limits, Rebuild, ToolSet, serve_stdio, source_label};
-pub use verbs::{CallError, Env, Reply, VERBS, Verb, call};
+pub use drsg_query::verbs::{Backend, CallError, Failure, Reply, Writer};
+pub use server::{DrsgServer, INSTRUCTIONS, Limits, ToolSet, serve_stdio, source_label};

@@ -170,6 +170,64 @@ pub async fn shutdown(authority: &str, authorization: Option<&str>) -> Result<()
     }
 }
 
+/// What a server answered to one `/rpc` call.
+#[derive(Debug)]
+pub enum RpcAnswer {
+    /// The verb answered: whether it found something, and its answer as written (a JSON string
+    /// for a text answer).
+    Found { found: bool, answer: Box<serde_json::value::RawValue> },
+    /// The call failed: the JSON-RPC error's code and sentence.
+    Failed { code: i64, message: String },
+}
+
+#[derive(serde::Deserialize)]
+struct RpcResponse {
+    result: Option<RpcResult>,
+    error: Option<RpcError>,
+}
+
+#[derive(serde::Deserialize)]
+struct RpcResult {
+    found: bool,
+    answer: Box<serde_json::value::RawValue>,
+}
+
+#[derive(serde::Deserialize)]
+struct RpcError {
+    code: i64,
+    message: String,
+}
+
+/// Calls verb `method` with `params` on the drsg server at `authority` (`POST /rpc`), with no
+/// deadline of its own: the server's call deadline bounds it.
+pub async fn rpc(
+    authority: &str,
+    authorization: Option<&str>,
+    method: &str,
+    params: serde_json::Map<String, Value>,
+) -> Result<RpcAnswer, String> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let mut request =
+        Request::post("/rpc").header(header::HOST, authority).header(header::CONTENT_TYPE, "application/json");
+    if let Some(auth) = authorization {
+        request = request.header(header::AUTHORIZATION, auth);
+    }
+    let request = request.body(Full::new(Bytes::from(body))).map_err(|e| e.to_string())?;
+    let response = send(authority, request).await?;
+    let status = response.status();
+    let body = response.into_body().collect().await.map_err(|e| format!("reading the answer: {e}"))?.to_bytes();
+    if status != StatusCode::OK {
+        return Err(format!("{status}: {}", String::from_utf8_lossy(&body).trim()));
+    }
+    let response: RpcResponse =
+        serde_json::from_slice(&body).map_err(|e| format!("an answer that is not JSON-RPC: {e}"))?;
+    match (response.result, response.error) {
+        (Some(result), _) => Ok(RpcAnswer::Found { found: result.found, answer: result.answer }),
+        (None, Some(error)) => Ok(RpcAnswer::Failed { code: error.code, message: error.message }),
+        (None, None) => Err("an answer with neither result nor error".into()),
+    }
+}
+
 async fn send(
     authority: &str,
     request: Request<Full<Bytes>>,

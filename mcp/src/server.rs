@@ -1,13 +1,12 @@
 //! The MCP server: the verb table as tools (or one compact `drsg` tool), the guide and schema
 //! resources, and the call gate every surface goes through: at most [`Limits::concurrent`] calls at
 //! once process-wide, each with a deadline covering its wait and its run, on blocking threads,
-//! against one open database behind one mutex (which is also the write gate).
+//! answered by the query crate's [`Backend`] (a shared store: reader handles and one write gate).
 
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use drsg_query::{Revisions, Session, SourceFiles, Store};
+use drsg_query::verbs::{Backend, CallError, Failure, Registry, Reply, Verb};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
@@ -18,8 +17,6 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use tokio::sync::Semaphore;
-
-use crate::verbs::{self, CallError, Env, VERBS};
 
 /// Short guidance sent with `initialize`: which verb answers which question.
 pub const INSTRUCTIONS: &str = "drsg answers structural questions about this repository from a graph kept in step with git. \
@@ -39,24 +36,6 @@ pub enum ToolSet {
     Full,
     /// A single `drsg` tool taking `{verb, args}` or `{help: verb}`.
     Compact,
-}
-
-/// Re-parses a plane from its own tree: the one write the tools offer. The binary supplies it (the
-/// indexer is not a dependency of this crate); a server without one answers `rebuild` with an error.
-pub trait Rebuild: Send + Sync {
-    /// Rebuilds plane `plane`, recording `source` (who asked) on it; a one-line summary.
-    fn rebuild(&self, store: &mut Store, plane: &str, source: &str) -> Result<String, String>;
-}
-
-/// What the server reads: the database, the tree's files and its revisions.
-pub struct Backend {
-    /// Shared with whatever else writes the database in this process (the watch loop): the mutex
-    /// is the write gate.
-    pub store: Arc<Mutex<Store>>,
-    pub files: Box<dyn SourceFiles + Send>,
-    pub revisions: Box<dyn Revisions + Send>,
-    pub cwd: Option<PathBuf>,
-    pub rebuild: Option<Box<dyn Rebuild>>,
 }
 
 /// How many calls run at once and how long one may take.
@@ -97,42 +76,11 @@ impl Default for Limits {
     }
 }
 
-/// Why a call gave no answer.
-#[derive(Debug)]
-pub enum Failure {
-    /// The call itself is wrong (unknown verb, bad arguments, unknown symbol's plane…).
-    Invalid(CallError),
-    /// No such verb.
-    UnknownVerb(CallError),
-    /// The deadline passed, waiting for a turn or running.
-    Deadline(String),
-    /// drsg failed (a panic in the verb).
-    Internal(String),
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Failure::Invalid(e) | Failure::UnknownVerb(e) => f.write_str(&e.0),
-            Failure::Deadline(m) | Failure::Internal(m) => f.write_str(m),
-        }
-    }
-}
-
 struct Shared {
     backend: Backend,
     calls: Arc<Semaphore>,
     limits: Limits,
-    /// Read-only handles on the database (none for one in memory): read verbs run on these, beside
-    /// each other and beside a fold or a rebuild holding the store.
-    readers: std::sync::Mutex<Vec<Store>>,
-    returned: std::sync::Condvar,
-    /// Whether there are reader handles at all.
-    reads_apart: bool,
 }
-
-/// Reader handles a server keeps.
-const READERS: usize = 4;
 
 /// The drsg MCP server (cheap to clone: sessions share the backend and the call gate).
 #[derive(Clone)]
@@ -144,77 +92,34 @@ pub struct DrsgServer {
 impl DrsgServer {
     pub fn new(backend: Backend, tools: ToolSet, limits: Limits) -> DrsgServer {
         let calls = Arc::new(Semaphore::new(limits.concurrent.max(1)));
-        let readers = {
-            let store = backend.store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            let mut readers = Vec::new();
-            for _ in 0..READERS {
-                match store.reader() {
-                    Ok(Some(reader)) => readers.push(reader),
-                    Ok(None) => break,
-                    Err(err) => {
-                        tracing::warn!(%err, "no reader handle: reads share the writing handle");
-                        break;
-                    }
-                }
-            }
-            readers
-        };
-        let reads_apart = !readers.is_empty();
-        let readers = std::sync::Mutex::new(readers);
-        let returned = std::sync::Condvar::new();
-        let shared = Shared { backend, calls, limits, readers, returned, reads_apart };
-        DrsgServer { shared: Arc::new(shared), tools }
+        DrsgServer { shared: Arc::new(Shared { backend, calls, limits }), tools }
     }
 
-    /// Runs `read` on a reader handle's snapshot, waiting (until `until`) for a free one; on the
-    /// writing handle when there are none (a database in memory). `Err` when the deadline passed.
-    fn reading<R>(&self, until: Option<Instant>, read: impl FnOnce(&Store) -> R) -> Result<R, Failure> {
-        let shared = &self.shared;
-        if !shared.reads_apart {
-            let store = shared.backend.store.lock().unwrap_or_else(|p| p.into_inner());
-            if until.is_some_and(|until| Instant::now() >= until) {
-                return Err(Failure::Deadline("abandoned: the database was held past the deadline".into()));
-            }
-            return Ok(read(&store));
-        }
-        let mut free = shared.readers.lock().unwrap_or_else(|p| p.into_inner());
-        let reader = loop {
-            if let Some(reader) = free.pop() {
-                break reader;
-            }
-            free = match until {
-                None => shared.returned.wait(free).unwrap_or_else(|p| p.into_inner()),
-                Some(until) => {
-                    let left = until.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Err(Failure::Deadline("abandoned: no reader was free before the deadline".into()));
-                    }
-                    shared.returned.wait_timeout(free, left).unwrap_or_else(|p| p.into_inner()).0
-                }
-            };
-        };
-        drop(free);
-        let out = reader.snapshot(read);
-        shared.readers.lock().unwrap_or_else(|p| p.into_inner()).push(reader);
-        shared.returned.notify_one();
-        out.map_err(|err| Failure::Internal(format!("reading the database failed: {err}")))
+    /// The verb table the server answers from.
+    pub fn verbs(&self) -> &Registry {
+        &self.shared.backend.verbs
+    }
+
+    /// The verbs offered as tools.
+    fn tool_verbs(&self) -> impl Iterator<Item = &Verb> {
+        self.shared.backend.verbs.iter().filter(|v| v.tool)
     }
 
     /// The tools this server lists.
     pub fn tools(&self) -> Vec<Tool> {
         match self.tools {
-            ToolSet::Full => VERBS
-                .iter()
+            ToolSet::Full => self
+                .tool_verbs()
                 .map(|v| {
                     // The spec gives `destructiveHint` and `idempotentHint` meaning only for tools that
                     // write: read-only tools leave them out, which keeps the list small.
-                    let hints = ToolAnnotations::new().read_only(v.read_only);
-                    let hints = if v.read_only { hints } else { hints.destructive(false).idempotent(true) };
-                    Tool::new(v.name, v.description, Arc::new(v.input_schema().clone())).with_annotations(hints)
+                    let hints = ToolAnnotations::new().read_only(v.read_only());
+                    let hints = if v.read_only() { hints } else { hints.destructive(false).idempotent(true) };
+                    Tool::new(v.name, v.summary, Arc::new(v.input_schema())).with_annotations(hints)
                 })
                 .collect(),
             ToolSet::Compact => {
-                let names: Vec<&str> = VERBS.iter().filter(|v| v.read_only).map(|v| v.name).collect();
+                let names: Vec<&str> = self.tool_verbs().filter(|v| v.read_only()).map(|v| v.name).collect();
                 let schema: Map<String, Value> = serde_json::from_value(serde_json::json!({
                     "type": "object",
                     "properties": {
@@ -236,12 +141,12 @@ impl DrsgServer {
 
     /// Runs one tool call through the gate: waits for a turn and runs on a blocking thread, both
     /// within the deadline. `source` labels the caller in the log and on anything the call writes.
-    pub async fn call(&self, tool: &str, args: Map<String, Value>, source: &str) -> Result<verbs::Reply, Failure> {
+    pub async fn call(&self, tool: &str, args: Map<String, Value>, source: &str) -> Result<Reply, Failure> {
         self.logged(tool, args, source, self.tools).await
     }
 
     /// Runs verb `verb` through the same gate, whatever the tool set (`/rpc`'s methods are the verbs).
-    pub async fn call_verb(&self, verb: &str, args: Map<String, Value>, source: &str) -> Result<verbs::Reply, Failure> {
+    pub async fn call_verb(&self, verb: &str, args: Map<String, Value>, source: &str) -> Result<Reply, Failure> {
         self.logged(verb, args, source, ToolSet::Full).await
     }
 
@@ -251,7 +156,7 @@ impl DrsgServer {
         args: Map<String, Value>,
         source: &str,
         tools: ToolSet,
-    ) -> Result<verbs::Reply, Failure> {
+    ) -> Result<Reply, Failure> {
         let started = Instant::now();
         let outcome = self.gated(tool, args, source, tools, started).await;
         let ms = started.elapsed().as_millis() as u64;
@@ -269,7 +174,7 @@ impl DrsgServer {
         source: &str,
         tools: ToolSet,
         started: Instant,
-    ) -> Result<verbs::Reply, Failure> {
+    ) -> Result<Reply, Failure> {
         let deadline = self.shared.limits.deadline;
         let waiting = self.shared.limits.concurrent - self.shared.calls.available_permits();
         let acquire = self.shared.calls.clone().acquire_owned();
@@ -328,16 +233,11 @@ impl DrsgServer {
         source: &str,
         tools: ToolSet,
         gate: &Gate,
-    ) -> Result<verbs::Reply, Failure> {
+    ) -> Result<Reply, Failure> {
+        let verbs = &self.shared.backend.verbs;
         let (verb, args) = match (tools, tool) {
-            (ToolSet::Compact, "drsg") => match compact_call(args).map_err(Failure::Invalid)? {
-                Compact::Help(text) => return Ok(verbs::Reply { text, found: true }),
-                // The compact tool is read-only (its annotation says so): the write stays out.
-                Compact::Call(verb, _) if verbs::find(&verb).is_some_and(|v| !v.read_only) => {
-                    return Err(Failure::Invalid(CallError(format!(
-                        "`{verb}` writes, and the compact `drsg` tool only reads: run `drsg {verb}` in the repository"
-                    ))));
-                }
+            (ToolSet::Compact, "drsg") => match self.compact_call(args).map_err(Failure::Invalid)? {
+                Compact::Help(text) => return Ok(Reply { text, found: true }),
                 Compact::Call(verb, args) => (verb, args),
             },
             (ToolSet::Compact, other) => {
@@ -345,58 +245,22 @@ impl DrsgServer {
             }
             (ToolSet::Full, verb) => (verb.to_owned(), args),
         };
-        if verbs::find(&verb).is_none() {
-            return Err(Failure::UnknownVerb(CallError(format!(
-                "unknown verb `{verb}`; verbs: {}",
-                verbs::verb_names()
+        if tools == ToolSet::Compact && verbs.find(&verb).is_some_and(|v| !v.read_only()) {
+            // The compact tool is read-only (its annotation says so): the write stays out.
+            return Err(Failure::Invalid(CallError(format!(
+                "`{verb}` writes, and the compact `drsg` tool only reads: run `drsg {verb}` in the repository"
             ))));
         }
-        let backend = &self.shared.backend;
-        if verb == "rebuild" {
-            // The one write: through the write gate, which a fold may hold.
-            let mut store = backend.store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            if gate.until.is_some_and(|until| Instant::now() >= until) {
-                return Err(Failure::Deadline("abandoned: the database was held past the deadline".into()));
-            }
-            gate.running.store(true, std::sync::atomic::Ordering::Release);
-            return self.rebuild(&mut store, args, source).map_err(Failure::Invalid);
-        }
-        self.reading(gate.until, |store| {
-            gate.running.store(true, std::sync::atomic::Ordering::Release);
-            let env = Env {
-                session: Session { store, cwd: backend.cwd.as_deref(), files: &*backend.files },
-                revisions: &*backend.revisions,
-            };
-            verbs::call(&env, &verb, args).map_err(Failure::Invalid)
-        })?
-    }
-
-    fn rebuild(&self, store: &mut Store, args: Map<String, Value>, source: &str) -> Result<verbs::Reply, CallError> {
-        let plane = verbs::check_rebuild(args)?;
-        let backend = &self.shared.backend;
-        let writer = backend
-            .rebuild
-            .as_ref()
-            .ok_or_else(|| CallError("this server cannot rebuild; run `drsg rebuild` in the repository".into()))?;
-        let name = drsg_query::choose_plane(store, plane.as_deref(), backend.cwd.as_deref())
-            .map_err(|e| CallError(e.to_string()))?
-            .meta
-            .name;
-        let text = writer.rebuild(store, &name, source).map_err(CallError)?;
-        Ok(verbs::Reply { text, found: true })
+        let holding = || gate.running.store(true, std::sync::atomic::Ordering::Release);
+        self.shared.backend.call(&verb, args, source, gate.until, &holding)
     }
 
     /// The guide: when to use which verb, and each verb's arguments.
     pub fn guide(&self) -> String {
         let mut out = format!("# drsg\n\n{INSTRUCTIONS}\n\n## Verbs\n\n");
-        for verb in VERBS {
-            // Required arguments first, in the table's order; then the optional ones.
-            let mut args: Vec<String> = verb.required.iter().map(|a| a.to_string()).collect();
-            args.extend(
-                verb.own_arguments().iter().filter(|a| !verb.required.contains(&a.as_str())).map(|a| format!("{a}?")),
-            );
-            let writes = if verb.read_only { "" } else { " (writes)" };
-            out.push_str(&format!("- `{}({})`{writes}: {}\n", verb.name, args.join(", "), verb.description));
+        for verb in self.tool_verbs() {
+            let writes = if verb.read_only() { "" } else { " (writes)" };
+            out.push_str(&format!("- `{}`{writes}: {}\n", verb.signature(), verb.summary));
         }
         out.push_str(
             "\nEvery verb also takes `plane` (default: the only code plane, or the one holding the working \
@@ -423,9 +287,37 @@ impl DrsgServer {
             })?;
         let params = drsg_query::SchemaParams { plane: Some(plane), cwd: None };
         let schema = self
-            .reading(None, |store| drsg_query::schema(store, &params).map(|schema| schema.render()))
+            .shared
+            .backend
+            .read(|store| drsg_query::schema(store, &params).map(|schema| schema.render()))
             .map_err(|failure| McpError::internal_error(failure.to_string(), None))?;
         schema.map_err(|err| McpError::resource_not_found(err.to_string(), None))
+    }
+
+    /// The compact tool's call: `{help: verb}`, `{verb, args}`, or the verb's arguments beside `verb`.
+    fn compact_call(&self, mut args: Map<String, Value>) -> Result<Compact, CallError> {
+        let verbs = &self.shared.backend.verbs;
+        if let Some(help) = args.get("help").and_then(Value::as_str) {
+            let verb = verbs.find(help).filter(|v| v.tool).ok_or_else(|| CallError(format!("no verb `{help}`")))?;
+            let schema = Value::Object(verb.input_schema());
+            return Ok(Compact::Help(format!("{}: {}\narguments: {}", verb.name, verb.summary, schema)));
+        }
+        let verb = args.remove("verb").and_then(|v| v.as_str().map(str::to_owned)).ok_or_else(|| {
+            CallError(format!("pass `verb` (one of: {}) and `args`, or `help` with a verb", verbs.names()))
+        })?;
+        let mut call_args = match args.remove("args") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(map)) => map,
+            Some(_) => return Err(CallError("`args` is an object of the verb's arguments".into())),
+        };
+        // Arguments put beside `verb` count as the verb's own; the same one twice is refused.
+        for (name, value) in args {
+            if call_args.contains_key(&name) {
+                return Err(CallError(format!("`{name}` is given twice, beside `verb` and under `args`: keep one")));
+            }
+            call_args.insert(name, value);
+        }
+        Ok(Compact::Call(verb, call_args))
     }
 }
 
@@ -462,23 +354,6 @@ pub fn source_label(client: Option<&str>) -> String {
 enum Compact {
     Help(String),
     Call(String, Map<String, Value>),
-}
-
-fn compact_call(mut args: Map<String, Value>) -> Result<Compact, CallError> {
-    if let Some(help) = args.get("help").and_then(Value::as_str) {
-        let verb = verbs::find(help).ok_or_else(|| CallError(format!("no verb `{help}`")))?;
-        let schema = Value::Object(verb.input_schema().clone());
-        return Ok(Compact::Help(format!("{}: {}\narguments: {}", verb.name, verb.description, schema)));
-    }
-    let verb = args.get("verb").and_then(Value::as_str).map(str::to_owned).ok_or_else(|| {
-        CallError(format!("pass `verb` (one of: {}) and `args`, or `help` with a verb", verbs::verb_names()))
-    })?;
-    let call_args = match args.remove("args") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(map)) => map,
-        Some(_) => return Err(CallError("`args` is an object of the verb's arguments".into())),
-    };
-    Ok(Compact::Call(verb, call_args))
 }
 
 impl ServerHandler for DrsgServer {

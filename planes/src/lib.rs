@@ -22,6 +22,7 @@ mod lock;
 mod model;
 mod read;
 mod schema;
+mod shared;
 mod store;
 mod text;
 mod tokenizer;
@@ -33,6 +34,7 @@ pub use model::{
     PlaneKind, PlaneMeta, Props,
 };
 pub use schema::FORMAT_VERSION;
+pub use shared::{Busy, SharedStore};
 pub use store::{LOGS_DIR, SERVE_RECORD, SQLITE_FILE, Store, TEXT_DIR};
 pub use text::lower_thread_priority;
 pub use tokenizer::identifier_terms;

@@ -47,6 +47,13 @@ pub trait SourceFiles: Sync {
     fn head(&self, _root: &Path) -> Option<String> {
         None
     }
+
+    /// [`SourceFiles::head`] read afresh, for an implementation that answers `head` from a cache: an
+    /// answer says that HEAD has moved only from a fresh read (a cached HEAD from before a fold would
+    /// name an older commit).
+    fn head_now(&self, root: &Path) -> Option<String> {
+        self.head(root)
+    }
 }
 
 /// A tree without files, for callers that never show text.

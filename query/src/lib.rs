@@ -26,6 +26,7 @@ mod search;
 mod snippet;
 mod trace;
 mod traverse;
+pub mod verbs;
 mod walk;
 
 pub use context::{ContextOutput, ContextParams, context};
@@ -52,7 +53,7 @@ pub use traverse::{TraverseOutput, TraverseParams, traverse};
 
 use std::path::{Path, PathBuf};
 
-pub use drsg_planes::Store;
+pub use drsg_planes::{SharedStore, Store};
 use serde::Serialize;
 
 /// What every verb reads from: the store, the caller's working directory (for plane defaulting) and
@@ -69,7 +70,12 @@ impl Session<'_> {
     pub fn freshness(&self, plane: &drsg_planes::PlaneInfo) -> String {
         let line = freshness(plane);
         let (Some(synced), Some(root)) = (&plane.meta.synced_commit, &plane.meta.synced_root) else { return line };
-        match self.files.head(Path::new(root)) {
+        let root = Path::new(root);
+        let moved = match self.files.head(root) {
+            Some(head) if &head != synced => self.files.head_now(root),
+            _ => None,
+        };
+        match moved {
             Some(head) if &head != synced => format!(
                 "{line} (HEAD has moved to {}: run `drsg fold`, or keep `drsg watch` running, to bring the plane up to date)",
                 short_sha(&head)

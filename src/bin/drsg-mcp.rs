@@ -95,6 +95,6 @@ fn run() -> Result<(), String> {
     let logs = store.location().map(|d| d.join(drsg_planes::LOGS_DIR));
     let _log_guard = log_guard.or_else(|| drsg::serving::start_logging(logs.as_deref(), "mcp"));
     let limits = drsg_mcp::Limits::from_env()?;
-    let backend = drsg::serving::backend(std::sync::Arc::new(std::sync::Mutex::new(store)));
+    let backend = drsg::serving::backend(std::sync::Arc::new(drsg_planes::SharedStore::new(store)));
     drsg_mcp::serve_stdio(drsg_mcp::DrsgServer::new(backend, tools, limits)).map_err(|e| e.to_string())
 }

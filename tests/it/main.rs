@@ -4,6 +4,7 @@ mod cli;
 mod crash;
 mod history;
 mod mcp;
+mod surfaces;
 mod tidy;
 mod verbs;
 mod watching;

@@ -168,14 +168,14 @@ impl drsg_query::SourceFiles for SlowFiles {
 
 #[test]
 fn a_call_past_its_deadline_says_whether_the_server_was_busy_or_the_call_slow() {
-    use std::sync::{Arc, Mutex};
+    use std::sync::Arc;
     use std::time::Duration;
 
     let fx = Fixture::inline(TREE);
     let db = fx.outside().join("graph.drsg");
     let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let store = Arc::new(Mutex::new(drsg_planes::Store::open_existing(&db).expect("open")));
+    let store = Arc::new(drsg_planes::SharedStore::new(drsg_planes::Store::open_existing(&db).expect("open")));
     let mut backend = drsg::serving::backend(store.clone());
     backend.files = Box::new(SlowFiles);
     let limits = drsg_mcp::Limits { concurrent: 1, deadline: Some(Duration::from_millis(300)) };
@@ -213,7 +213,7 @@ fn a_call_past_its_deadline_says_whether_the_server_was_busy_or_the_call_slow() 
 
     // While a fold holds the write gate, reads go on beside it; a rebuild waits, and past its
     // deadline is told the server was busy.
-    let held = store.lock().expect("the gate");
+    let held = store.lock();
     assert_eq!(planes().len(), 2, "reads run on reader handles, apart from the writer");
     let waiting = runtime.block_on(server.call("rebuild", serde_json::Map::new(), "test"));
     let waiting = waiting.expect_err("the gate was held").to_string();
@@ -222,7 +222,7 @@ fn a_call_past_its_deadline_says_whether_the_server_was_busy_or_the_call_slow() 
     std::thread::sleep(Duration::from_millis(100));
     // A write by the writing handle is in the next read (the reader drops its cached plane list).
     let git_plane = planes().into_iter().find(|p| p.ends_with("_git")).expect("a history plane");
-    assert!(store.lock().expect("the gate").delete_plane(&git_plane).expect("delete"));
+    assert!(store.lock().delete_plane(&git_plane).expect("delete"));
     assert_eq!(planes().len(), 1, "the deleted plane is gone from the next read");
 
     // `/rpc` runs verbs whatever the tool set; the compact tool set lists only `drsg`.

@@ -27,13 +27,13 @@ fn start(db: &std::path::Path, mode: Mode) -> (Receiver<String>, Arc<AtomicBool>
     let flag = Arc::clone(&stop);
     let db = db.to_path_buf();
     let thread = std::thread::spawn(move || {
-        let store = std::sync::Mutex::new(Store::open(&db).unwrap());
+        let store = drsg_planes::SharedStore::single(Store::open(&db).unwrap());
         let registry = drsg_plugins::builtin();
         drsg::watching::watch_plane(&store, &registry, "repo", mode, &flag, &mut |line| {
             let _ = tx.send(line.to_owned());
         })
         .unwrap();
-        store.into_inner().unwrap()
+        store.into_inner()
     });
     (rx, stop, thread)
 }

@@ -102,7 +102,7 @@ fn main() {
     let loop_db = db.clone();
     let loop_plane = plane.clone();
     let watcher = std::thread::spawn(move || {
-        let store = std::sync::Mutex::new(Store::open(&loop_db).expect("open"));
+        let store = drsg_planes::SharedStore::single(Store::open(&loop_db).expect("open"));
         let registry = drsg_plugins::builtin();
         drsg::watching::watch_plane(&store, &registry, &loop_plane, drsg_watch::Mode::Events, &flag, &mut |line| {
             let _ = tx.send(line.to_owned());
