@@ -402,11 +402,8 @@ impl Relay {
             if with_session && let Some(id) = &session.id {
                 request = request.header("mcp-session-id", id);
             }
-            // `initialize` negotiates the version: its request carries none (a replayed one would
-            // otherwise carry the old session's, which may differ from what its body asks).
-            let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
-            if let Some(version) = session.protocol.as_ref().filter(|_| !initialize) {
-                request = request.header("mcp-protocol-version", version);
+            for (name, value) in protocol_headers(message, session.protocol.as_deref()) {
+                request = request.header(name, value);
             }
         }
         let request = request.body(Full::new(Bytes::from(body))).map_err(|e| Posted::Failed(e.to_string()))?;
@@ -505,6 +502,55 @@ impl Relay {
     }
 }
 
+/// The first protocol revision whose requests carry their version in `_meta` and name their method
+/// (and target) in headers.
+const STATELESS_REVISION: &str = "2026-07-28";
+
+/// The protocol headers an HTTP client sends with `message`, which arrived over stdio with none:
+/// `MCP-Protocol-Version` (the version the request states in its `_meta`, else the one negotiated
+/// by `initialize`), and from the 2026-07-28 revision on `Mcp-Method` and `Mcp-Name` (the tool,
+/// resource or task a request is about).
+fn protocol_headers(message: &Value, negotiated: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut headers = Vec::new();
+    let method = message.get("method").and_then(Value::as_str);
+    let stated = message.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion").and_then(Value::as_str);
+    // `initialize` negotiates the version: its request carries none (a replayed one would
+    // otherwise carry the old session's, which may differ from what its body asks).
+    let version = stated.or(negotiated.filter(|_| method != Some("initialize")));
+    let Some(version) = version else { return headers };
+    headers.push(("mcp-protocol-version", version.to_owned()));
+    // Revisions are dates: they compare as text.
+    if version < STATELESS_REVISION {
+        return headers;
+    }
+    let Some(method) = method else { return headers };
+    headers.push(("mcp-method", method.to_owned()));
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
+        _ => return headers,
+    };
+    if let Some(name) = message.get("params").and_then(|p| p.get(key)).and_then(Value::as_str) {
+        headers.push(("mcp-name", header_text(name)));
+    }
+    headers
+}
+
+/// A value as an HTTP header carries it: as it is when it is printable ASCII without surrounding
+/// blanks, else wrapped as `=?base64?…?=`.
+fn header_text(value: &str) -> String {
+    let blank_ends = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
+    let printable = value.chars().all(|c| (' '..='~').contains(&c));
+    let wrapped = value.starts_with("=?base64?") && value.ends_with("?=");
+    if printable && !blank_ends && !wrapped {
+        value.to_owned()
+    } else {
+        use base64::Engine as _;
+        format!("=?base64?{}?=", base64::engine::general_purpose::STANDARD.encode(value))
+    }
+}
+
 /// Whether `message` is the response to request id `expects`.
 fn answers(message: &Value, expects: Option<&Value>) -> bool {
     expects.is_some_and(|id| {
@@ -580,6 +626,31 @@ fn event_message(event: &[u8]) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn requests_over_stdio_get_the_headers_of_their_revision() {
+        let listing = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        assert_eq!(protocol_headers(&listing, None), vec![]);
+        assert_eq!(protocol_headers(&listing, Some("2025-06-18")), vec![("mcp-protocol-version", "2025-06-18".into())]);
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}});
+        assert_eq!(protocol_headers(&initialize, Some("2025-06-18")), vec![]);
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "context", "arguments": {}, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+        }});
+        assert_eq!(
+            protocol_headers(&call, Some("2025-06-18")),
+            vec![
+                ("mcp-protocol-version", "2026-07-28".into()),
+                ("mcp-method", "tools/call".into()),
+                ("mcp-name", "context".into())
+            ]
+        );
+        let read = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {
+            "uri": "drsg://planes/caf\u{e9}/schema", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+        }});
+        let headers = protocol_headers(&read, None);
+        assert_eq!(headers[2], ("mcp-name", "=?base64?ZHJzZzovL3BsYW5lcy9jYWbDqS9zY2hlbWE=?=".into()));
+    }
 
     #[test]
     fn urls_split_into_authority_and_path() {

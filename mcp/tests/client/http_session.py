@@ -19,6 +19,7 @@ import time
 
 import httpx2
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
@@ -208,6 +209,37 @@ async def relay():
             assert not again.is_error and "pkg.extra.extra" in text_of(again), text_of(again)
 
 
+async def newest_revision():
+    """The 2026-07-28 revision (no `initialize`: `server/discover`, then requests that carry their
+    protocol version in `_meta`), and the legacy handshake, each straight to `/mcp` and through the
+    relay. Returns the versions negotiated, by path."""
+    url, auth = declared()
+    env = {k: v for k, v in ENV.items() if k != "DRSG_SESSION_IDLE_SECS"}
+    negotiated = {}
+    for mode in ("2026-07-28", "auto", "legacy"):
+        for path in ("direct", "relay"):
+            if path == "direct":
+                http = httpx2.AsyncClient(headers={"Authorization": auth}, timeout=60)
+                server = streamable_http_client(url, http_client=http)
+            else:
+                http = None
+                server = StdioServerParameters(command=DRSG_MCP, args=[], cwd=TREE, env=env)
+            async with Client(server, mode=mode) as client:
+                tools = await client.list_tools()
+                assert "context" in {t.name for t in tools.tools}, (mode, path)
+                context = await client.call_tool("context", {"name": "util.helper"})
+                assert not context.is_error and "pkg.app.main" in text_of(context), (mode, path, text_of(context))
+                guide = await client.read_resource("drsg://guide")
+                assert "`context(name, depth?)`" in guide.contents[0].text, (mode, path)
+                negotiated[f"{mode}/{path}"] = client.protocol_version
+            if http is not None:
+                await http.aclose()
+    assert negotiated["2026-07-28/direct"] == negotiated["2026-07-28/relay"] == "2026-07-28", negotiated
+    assert negotiated["auto/direct"] == negotiated["auto/relay"], negotiated
+    assert negotiated["legacy/direct"] == negotiated["legacy/relay"] != "2026-07-28", negotiated
+    return negotiated
+
+
 def main():
     out = run(DRSG, "init")
     assert "started" in out.stdout, out.stdout
@@ -220,6 +252,7 @@ def main():
     commit_seen_ms = asyncio.run(http_session(first_session))
     http_refusals()
     asyncio.run(relay())
+    negotiated = asyncio.run(newest_revision())
 
     # A dead server is restarted on the same address and token.
     record = json.load(open(os.path.join(TREE, "graph.drsg", "serve.json")))
@@ -252,7 +285,7 @@ def main():
     db = sqlite3.connect(os.path.join(TREE, "graph.drsg", "graph.sqlite"))
     sources = {name: json.loads(ledger).get("source") for name, ledger in db.execute("select name, ledger from planes where kind = 'code'")}
     assert set(sources.values()) == {"mcp:http-test-client"}, sources
-    print(json.dumps({"commit_seen_ms": commit_seen_ms}))
+    print(json.dumps({"commit_seen_ms": commit_seen_ms, "negotiated": negotiated}))
 
 
 main()
