@@ -107,6 +107,7 @@ pub fn run_verb(
         let env = drsg_query::verbs::Env {
             session: drsg_query::Session { store: &store, cwd: backend.cwd.as_deref(), files: &*backend.files },
             revisions: &*backend.revisions,
+            surface: drsg_query::Surface::Cli,
         };
         let mut out = std::io::BufWriter::new(out);
         let found = drsg_query::verbs::stream(verb, &env, args, &mut out).map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::describe::Symbol;
 use crate::lookup::{Lookup, find_symbol};
-use crate::render::{Group, NodeLine, Text, one_line, site_lines};
+use crate::render::{Group, NodeLine, Page, Text, one_line, site_lines};
 use crate::walk::bfs;
 use crate::{Answer, Result, Session, is_test};
 
@@ -26,6 +26,10 @@ pub struct ContextParams {
     pub name: String,
     /// Levels of callers to list (1–3, default 1).
     pub depth: Option<u32>,
+    /// Callers and callees listed (default 50); with `offset`, a page of each list.
+    pub limit: Option<usize>,
+    /// Callers and callees skipped before the page.
+    pub offset: Option<usize>,
     pub plane: Option<String>,
 }
 
@@ -57,6 +61,10 @@ pub struct Callers {
     pub complete: bool,
     /// Levels listed.
     pub depth: u32,
+    /// Each level kept its own share of the first page (depth above 1, no page asked for), so the
+    /// page is not a slice of the whole list.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub levels_shared: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -107,6 +115,8 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
     if depth == 0 || depth > MAX_DEPTH {
         return Err(crate::Error::InvalidArgument(format!("depth must be 1 to {MAX_DEPTH} (got {depth})")));
     }
+    let page = Page::new(p.limit, p.offset);
+    page.check()?;
     let node = match find_symbol(s.store, &plane, &p.name)?.into_node() {
         Ok(node) => node,
         Err(not) => return Ok(not),
@@ -118,8 +128,8 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
     ids.dedup();
     let ends: HashMap<i64, Node> = s.store.nodes_by_ids(&ids)?.into_iter().map(|n| (n.id, n)).collect();
 
-    let callers = callers(s.store, plane.id, &node, &incoming, &ends, depth)?;
-    let callees = callees(&outgoing, &ends);
+    let callers = callers(s.store, plane.id, &node, &incoming, &ends, depth, page)?;
+    let callees = callees(&outgoing, &ends, page);
     let line_of = |id: i64| ends.get(&id).map(NodeLine::of);
     let contained_by =
         incoming.iter().filter(|e| STRUCTURE_TYPES.contains(&e.ty.as_str())).filter_map(|e| line_of(e.src)).collect();
@@ -178,6 +188,7 @@ fn callers(
     incoming: &[Edge],
     ends: &HashMap<i64, Node>,
     depth: u32,
+    page: Page,
 ) -> Result<Callers> {
     let calls: Vec<&Edge> = incoming.iter().filter(|e| CALL_TYPES.contains(&e.ty.as_str())).collect();
     let mut by_src: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
@@ -205,9 +216,11 @@ fn callers(
     }
     let symbols = rows.len();
     rows.sort_by(|a, b| a.depth.cmp(&b.depth).then(a.is_test.cmp(&b.is_test)).then(a.node.key.cmp(&b.node.key)));
-    // Each level keeps its own share of the cap, so deeper callers are not crowded out.
+    // On the first page each level keeps its own share of the cap, so deeper callers are not
+    // crowded out; a page asked for is a slice of the list in its order.
     let total = rows.len();
-    if depth > 1 {
+    let levels_shared = depth > 1 && page == Page::default() && total > GROUP_CAP;
+    if levels_shared {
         let share = GROUP_CAP / depth as usize;
         let mut kept = vec![0usize; depth as usize + 1];
         rows.retain(|r| {
@@ -219,8 +232,7 @@ fn callers(
     if node.label() != "External" && node.label() != "UnresolvedRef" {
         unresolved = store.unresolved_sites_named(plane, &node.name, CALL_TYPES)?;
     }
-    let mut by_symbol = Group::capped(rows, GROUP_CAP);
-    by_symbol.total = total;
+    let by_symbol = if levels_shared { Group::of_page(rows, 0, total) } else { Group::paged(rows, page, GROUP_CAP) };
     Ok(Callers {
         sites: calls.len(),
         symbols,
@@ -228,10 +240,11 @@ fn callers(
         unresolved_same_name: unresolved,
         complete: unresolved == 0,
         depth,
+        levels_shared,
     })
 }
 
-fn callees(outgoing: &[Edge], ends: &HashMap<i64, Node>) -> Callees {
+fn callees(outgoing: &[Edge], ends: &HashMap<i64, Node>, page: Page) -> Callees {
     let calls: Vec<&Edge> = outgoing.iter().filter(|e| CALL_TYPES.contains(&e.ty.as_str())).collect();
     let (mut resolved, mut external, mut unresolved) = (0, 0, 0);
     // Resolved and external calls: one row per target. Unresolved: one row per site, each with its reason.
@@ -275,7 +288,7 @@ fn callees(outgoing: &[Edge], ends: &HashMap<i64, Node>) -> Callees {
     });
     rows_unresolved.sort_by(|a, b| a.lines.first().cmp(&b.lines.first()));
     rows.extend(rows_unresolved);
-    Callees { sites: calls.len(), resolved, external, unresolved, rows: Group::capped(rows, GROUP_CAP) }
+    Callees { sites: calls.len(), resolved, external, unresolved, rows: Group::paged(rows, page, GROUP_CAP) }
 }
 
 impl Answer for ContextOutput {
@@ -301,7 +314,7 @@ impl Answer for ContextOutput {
             if c.depth > 1 {
                 t.line(format_args!("  ({} callers within {} levels; [n] is the level)", c.by_symbol.total, c.depth));
             }
-            t.group(&c.by_symbol, |t, r| {
+            let row = |t: &mut Text, r: &Caller| {
                 let test = if r.is_test { "  [test]" } else { "" };
                 let depth = if c.depth > 1 { format!("[{}] ", r.depth) } else { String::new() };
                 if r.lines.is_empty() {
@@ -309,7 +322,17 @@ impl Answer for ContextOutput {
                 } else {
                     t.line(format_args!("  {depth}{}  {}{test}", r.node, site_lines(&r.lines)));
                 }
-            });
+            };
+            if c.levels_shared {
+                // The first page holds a share of each level: the rest is no slice to page from.
+                for r in &c.by_symbol.items {
+                    row(t, r);
+                }
+                let whole = format!("{} {}", t.surface.arg("limit", GROUP_CAP), t.surface.arg("offset", 0));
+                t.line(format_args!("  … and {} more ({whole} pages the list in order)", c.by_symbol.after()));
+            } else {
+                t.page(&c.by_symbol, row);
+            }
         }
         let k = &self.callees;
         if k.sites == 0 {
@@ -319,11 +342,12 @@ impl Answer for ContextOutput {
                 "calls: {} sites ({} resolved, {} external, {} unresolved)",
                 k.sites, k.resolved, k.external, k.unresolved
             ));
-            let bound = Group {
-                total: k.rows.total,
-                items: k.rows.items.iter().filter(|r| r.reason.is_none() && r.node.label != "UnresolvedRef").collect(),
-            };
-            for r in &bound.items {
+            if k.rows.offset > 0 {
+                let (from, to) = (k.rows.offset + 1, k.rows.offset + k.rows.items.len());
+                t.line(format_args!("  (rows {from}-{to} of {})", k.rows.total));
+            }
+            let bound = k.rows.items.iter().filter(|r| r.reason.is_none() && r.node.label != "UnresolvedRef");
+            for r in bound {
                 if r.node.label == "External" {
                     t.line(format_args!("  {}  External  {}", r.node.key, site_lines(&r.lines)));
                 } else {
@@ -341,9 +365,7 @@ impl Answer for ContextOutput {
             for (reason, sites) in by_reason {
                 t.line(format_args!("  unresolved, {reason}: {}", sites.join(", ")));
             }
-            if k.rows.more() > 0 {
-                t.line(format_args!("  … and {} more", k.rows.more()));
-            }
+            t.more(&k.rows);
         }
         if !self.contains.is_empty() {
             t.line(format_args!("contains: {}", self.contains.total));

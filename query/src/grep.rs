@@ -6,6 +6,7 @@
 
 use std::sync::Mutex;
 
+use grep_matcher::Matcher as _;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use serde::{Deserialize, Serialize};
@@ -32,6 +33,8 @@ pub struct GrepParams {
     pub context: Option<usize>,
     /// Hits shown (default 50, at most 2,000); all hits are counted.
     pub max_results: Option<usize>,
+    /// Hits skipped before the first one shown (in path, then line order).
+    pub offset: Option<usize>,
     /// Search files that ignore rules exclude, and hidden files, too.
     pub all_files: Option<bool>,
     pub plane: Option<String>,
@@ -47,8 +50,11 @@ pub struct GrepOutput {
     pub files_with_hits: usize,
     /// Lines of context asked for.
     pub context: usize,
-    /// Files not searched past their first NUL byte (binary files, as `rg` treats them).
+    /// Binary files (a NUL byte) whose bytes match the pattern: not listed, as `rg` does not list
+    /// them; binary files that cannot match are not counted.
     pub binary_files: usize,
+    /// Matching lines skipped before the first one listed.
+    pub offset: usize,
     /// Matching lines listed.
     pub shown: usize,
     pub files: Vec<GrepFile>,
@@ -96,6 +102,10 @@ pub(crate) fn grep_in(
     if max_results == 0 || max_results > MAX_RESULTS {
         return Err(Error::InvalidArgument(format!("max_results must be 1 to {MAX_RESULTS} (got {max_results})")));
     }
+    let offset = p.offset.unwrap_or(0);
+    if offset > crate::MAX_PAGE * 10 {
+        return Err(Error::InvalidArgument(format!("offset is at most {} (got {offset})", crate::MAX_PAGE * 10)));
+    }
     let context = p.context.unwrap_or(0);
     if context > MAX_CONTEXT {
         return Err(Error::InvalidArgument(format!("context must be 0 to {MAX_CONTEXT} lines (got {context})")));
@@ -118,9 +128,10 @@ pub(crate) fn grep_in(
             .before_context(context)
             .after_context(context)
             .build();
-        let mut sink = Collect { hits: 0, keep: max_results, lines: Vec::new(), binary: false };
+        let mut sink = Collect { hits: 0, keep: offset + max_results, lines: Vec::new(), binary: false };
         let searched = searcher.search_slice(&matcher, bytes, &mut sink).is_ok();
-        if sink.binary {
+        // A binary file is worth mentioning only when the pattern occurs in it somewhere.
+        if sink.binary && matches!(matcher.find(bytes), Ok(Some(_))) {
             binary.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
         if searched && sink.hits > 0 {
@@ -133,10 +144,19 @@ pub(crate) fn grep_in(
     let total = found.iter().map(|f| f.1).sum();
     let files_with_hits = found.len();
     let mut shown = 0;
+    let mut skip = offset;
     let mut files = Vec::new();
-    for (path, _, mut lines) in found {
+    for (path, hits_in_file, mut lines) in found {
         if shown == max_results {
             break;
+        }
+        if skip >= hits_in_file {
+            skip -= hits_in_file;
+            continue;
+        }
+        if skip > 0 {
+            skip_hits(&mut lines, skip, context);
+            skip = 0;
         }
         // Keep hits up to the limit, with the context lines before the last one kept.
         let mut hits = 0;
@@ -174,9 +194,40 @@ pub(crate) fn grep_in(
         files_with_hits,
         context,
         binary_files: binary.into_inner(),
+        offset,
         shown,
         files,
     })
+}
+
+/// Drops the first `skip` hits of a file's lines, and the context lines that belong to no hit kept
+/// (a context line belongs to the hits within `context` lines of it).
+fn skip_hits(lines: &mut Vec<GrepLine>, skip: usize, context: usize) {
+    let mut seen = 0;
+    let kept_hits: Vec<u64> = lines
+        .iter()
+        .filter(|l| l.hit)
+        .filter(|_| {
+            seen += 1;
+            seen > skip
+        })
+        .map(|l| l.line)
+        .collect();
+    let near = |line: u64| {
+        let at = kept_hits.partition_point(|&h| h < line);
+        let after = kept_hits.get(at).is_some_and(|&h| h - line <= context as u64);
+        let before = at > 0 && line - kept_hits[at - 1] <= context as u64;
+        after || before
+    };
+    let mut seen = 0;
+    lines.retain(|l| {
+        if l.hit {
+            seen += 1;
+            seen > skip
+        } else {
+            near(l.line)
+        }
+    });
 }
 
 /// Collects hit and context lines of one file, keeping at most `keep` hits but counting all.
@@ -232,9 +283,20 @@ impl Answer for GrepOutput {
         if self.total == 0 {
             t.line(format_args!("no line matches `{}`", self.pattern));
         } else if self.shown < self.total {
+            let first = self.offset + 1;
+            let last = self.offset + self.shown;
+            let next = if last < self.total {
+                format!(
+                    "; narrow with {}, or read on with {}",
+                    t.surface.arg("path", "DIR"),
+                    t.surface.arg("offset", last)
+                )
+            } else {
+                String::new()
+            };
             t.line(format_args!(
-                "{} of {} matching lines shown ({} files); narrow with `path` or raise `max_results`",
-                self.shown, self.total, self.files_with_hits
+                "matching lines {first}-{last} of {} shown ({} files){next}",
+                self.total, self.files_with_hits
             ));
         } else {
             t.line(format_args!("{} matching lines in {} files", self.total, self.files_with_hits));
@@ -258,7 +320,10 @@ impl Answer for GrepOutput {
             }
         }
         if self.binary_files > 0 {
-            t.line(format_args!("{} binary files were not searched past their first NUL byte", self.binary_files));
+            t.line(format_args!(
+                "{} binary files also hold the pattern (not listed; binary files are not searched line by line)",
+                self.binary_files
+            ));
         }
         t.line(format_args!("{}", self.freshness));
     }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::context::CALL_TYPES;
 use crate::lookup::{Lookup, find_symbol};
-use crate::render::{Group, NodeLine, Text};
+use crate::render::{Group, NodeLine, Page, Text};
 use crate::walk::{Stop, bfs};
 use crate::{Answer, Error, Result, Session, is_test};
 
@@ -27,6 +27,10 @@ pub struct ImpactParams {
     pub depth: Option<u32>,
     /// `attached` or `all` to include other planes (none reach across yet).
     pub across: Option<String>,
+    /// Rows listed per group (default 30); with `offset`, a page of each.
+    pub limit: Option<usize>,
+    /// Rows of each group skipped before the page.
+    pub offset: Option<usize>,
     pub plane: Option<String>,
 }
 
@@ -38,8 +42,11 @@ pub struct ImpactOutput {
     pub depth: u32,
     /// Symbols that reach the target, all depths.
     pub total: usize,
+    /// Code that reaches it (calls, references, instantiations, inheritance), tests apart.
     pub production: usize,
     pub tests: usize,
+    /// Modules that reach it only by importing (listed apart from the code that calls).
+    pub importers: usize,
     pub levels: Vec<Level>,
     /// Unresolved call sites named like the target or a symbol at a shallower depth: they may reach
     /// it too, and are not in `total`.
@@ -56,6 +63,7 @@ pub struct Level {
     pub depth: u32,
     pub production: Group<Reacher>,
     pub tests: Group<Reacher>,
+    pub importers: Group<Reacher>,
 }
 
 #[derive(Debug, Serialize)]
@@ -75,6 +83,8 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
     {
         return Err(Error::InvalidArgument(format!("across `{across}` is not one of `attached`, `all`")));
     }
+    let page = Page::new(p.limit, p.offset);
+    page.check()?;
     let plane = s.plane(p.plane.as_deref())?;
     let target = match find_symbol(s.store, &plane, &p.name)?.into_node() {
         Ok(node) => node,
@@ -98,26 +108,34 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
     }
 
     let mut levels = Vec::new();
-    let (mut production, mut tests) = (0, 0);
+    let (mut production, mut tests, mut importers) = (0, 0, 0);
     for d in 1..=depth {
-        let (mut prod, mut test) = (Vec::new(), Vec::new());
+        let (mut prod, mut test, mut imports) = (Vec::new(), Vec::new(), Vec::new());
         for r in walk.reached.iter().filter(|r| r.depth == d) {
             let Some(n) = nodes.get(&r.node) else { continue };
             let row = Reacher { node: NodeLine::of(n), via: r.ty };
-            if is_test(n) { test.push(row) } else { prod.push(row) }
+            if r.ty == "IMPORTS" {
+                imports.push(row)
+            } else if is_test(n) {
+                test.push(row)
+            } else {
+                prod.push(row)
+            }
         }
-        if prod.is_empty() && test.is_empty() {
+        if prod.is_empty() && test.is_empty() && imports.is_empty() {
             continue;
         }
         production += prod.len();
         tests += test.len();
-        for list in [&mut prod, &mut test] {
+        importers += imports.len();
+        for list in [&mut prod, &mut test, &mut imports] {
             list.sort_by(|a, b| a.node.key.cmp(&b.node.key));
         }
         levels.push(Level {
             depth: d,
-            production: Group::capped(prod, GROUP_CAP),
-            tests: Group::capped(test, GROUP_CAP),
+            production: Group::paged(prod, page, GROUP_CAP),
+            tests: Group::paged(test, page, GROUP_CAP),
+            importers: Group::paged(imports, page, GROUP_CAP),
         });
     }
     Ok(Lookup::Found(ImpactOutput {
@@ -125,9 +143,10 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
         plane: plane.meta.name,
         target: NodeLine::of(&target),
         depth,
-        total: production + tests,
+        total: production + tests + importers,
         production,
         tests,
+        importers,
         levels,
         unresolved_sites,
         complete: unresolved_sites == 0 && !names_cut && walk.stop != Stop::Nodes,
@@ -144,8 +163,10 @@ impl Answer for ImpactOutput {
             Stop::Depth => "more lies beyond this depth",
             Stop::Nodes => "stopped at the node cap",
         };
+        let imports =
+            if self.importers > 0 { format!(", {} modules by import", self.importers) } else { String::new() };
         t.line(format_args!(
-            "{} symbols reach it within {} hops ({} production, {} tests; {bound})",
+            "{} symbols reach it within {} hops ({} production, {} tests{imports}; {bound})",
             self.total, self.depth, self.production, self.tests
         ));
         if self.unresolved_sites > 0 {
@@ -160,14 +181,20 @@ impl Answer for ImpactOutput {
             t.line(format_args!("depth {}:", level.depth));
             if !level.production.is_empty() {
                 t.line(format_args!("  production: {}", level.production.total));
-                t.group(&level.production, |t, r| {
+                t.page(&level.production, |t, r| {
                     t.line(format_args!("    {}  via {}", r.node, r.via));
                 });
             }
             if !level.tests.is_empty() {
                 t.line(format_args!("  tests: {}", level.tests.total));
-                t.group(&level.tests, |t, r| {
+                t.page(&level.tests, |t, r| {
                     t.line(format_args!("    {}  via {}", r.node, r.via));
+                });
+            }
+            if !level.importers.is_empty() {
+                t.line(format_args!("  modules that import: {}", level.importers.total));
+                t.page(&level.importers, |t, r| {
+                    t.line(format_args!("    {}", r.node));
                 });
             }
         }

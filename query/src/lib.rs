@@ -43,7 +43,7 @@ pub use node::{NodeOutput, NodeParams, node};
 pub use plane::{choose_plane, freshness};
 pub use planes::{PlanesOutput, planes};
 pub use recall::{RecallOutput, RecallParams, Recalled, recall};
-pub use render::{DEFAULT_BUDGET, Group, NodeLine, Text};
+pub use render::{DEFAULT_BUDGET, Group, MAX_PAGE, NodeLine, Page, Surface, Text};
 pub use revisions::{DirEntry, Revision, RevisionError, Revisions};
 pub use schema::{SchemaOutput, SchemaParams, schema};
 pub use search::{SearchOutput, SearchParams, search};
@@ -101,9 +101,15 @@ pub trait Answer: Serialize {
     }
 }
 
-/// The text form of an answer within `budget` characters (default [`DEFAULT_BUDGET`]).
+/// The text form of an answer within `budget` characters (default [`DEFAULT_BUDGET`]), its hints in
+/// the command line's terms.
 pub fn render(answer: &impl Answer, budget: Option<usize>) -> String {
-    let mut t = Text::new(budget);
+    render_on(answer, budget, Surface::Cli)
+}
+
+/// The text form of an answer as read on `surface`.
+pub fn render_on(answer: &impl Answer, budget: Option<usize>, surface: Surface) -> String {
+    let mut t = Text::on(budget, surface);
     answer.render_to(&mut t);
     t.finish()
 }

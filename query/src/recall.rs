@@ -233,6 +233,11 @@ pub fn recall(s: &Session<'_>, revisions: &dyn Revisions, p: &RecallParams) -> R
             crate::short_sha(&at.sha)
         )));
     }
+    // An explicit range is shown whole (the answer budget still applies) unless `lines` says less.
+    let cap = match (&symbol, range, p.lines) {
+        (None, Some((_, Some(_))), None) => (end - start + 1).clamp(1, MAX_LINES),
+        _ => cap,
+    };
     let shown_end = end.min(start + cap - 1);
     let read_on = (shown_end < end).then(|| format!("{path}:{}-{end}", shown_end + 1));
     let lines = (start..=shown_end).filter_map(|n| Some((n, all.get(n as usize - 1)?.to_string()))).collect();
@@ -292,19 +297,15 @@ impl Answer for RecallOutput {
                 let width = end.to_string().len();
                 for (n, text) in lines {
                     if t.remaining() < text.len() + width + 200 {
-                        t.line(format_args!(
-                            "… cut by the answer budget; read on with `recall {} --path {path}:{n}-{end}`",
-                            at.spec
-                        ));
+                        let call = t.surface.call("recall", ("at", &at.spec), &[("path", format!("{path}:{n}-{end}"))]);
+                        t.line(format_args!("… cut by the answer budget; read on with {}", t.surface.quote(&call)));
                         break;
                     }
                     t.line(format_args!("{n:>width$}  {text}"));
                 }
                 if let Some(next) = read_on {
-                    t.line(format_args!(
-                        "… read on: `recall {} --path {next}` ({file_lines} lines in the file)",
-                        at.spec
-                    ));
+                    let call = t.surface.call("recall", ("at", &at.spec), &[("path", next.clone())]);
+                    t.line(format_args!("… read on: {} ({file_lines} lines in the file)", t.surface.quote(&call)));
                 }
             }
             Recalled::Directory { path, entries } => {

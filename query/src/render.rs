@@ -39,25 +39,73 @@ impl fmt::Display for NodeLine {
     }
 }
 
-/// The first `cap` items of a list with the exact size of the whole.
+/// One page of a list (by default its first `cap` items) with the exact size of the whole.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Group<T> {
     /// Size of the whole list.
     pub total: usize,
-    /// The first items, at most the cap.
+    /// Items of the list before the first one here.
+    pub offset: usize,
+    /// The page: at most the cap, or the limit asked for.
     pub items: Vec<T>,
+    /// Whether items follow the page.
+    pub more: bool,
+}
+
+/// Which page of a capped list to answer: `limit` items from `offset` (default: the first page of
+/// the list's own cap).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Page {
+    pub limit: Option<usize>,
+    pub offset: Option<usize>,
+}
+
+/// The most items a page holds, whatever the limit asked for.
+pub const MAX_PAGE: usize = 5_000;
+
+impl Page {
+    pub fn new(limit: Option<usize>, offset: Option<usize>) -> Page {
+        Page { limit, offset }
+    }
+
+    /// Checks the numbers a caller gave.
+    pub fn check(&self) -> crate::Result<()> {
+        match self.limit {
+            Some(0) => Err(crate::Error::InvalidArgument("`limit` is at least 1".into())),
+            Some(n) if n > MAX_PAGE => Err(crate::Error::InvalidArgument(format!(
+                "`limit` is at most {MAX_PAGE} (got {n}); page with `offset`"
+            ))),
+            _ => Ok(()),
+        }
+    }
 }
 
 impl<T> Group<T> {
-    pub fn capped(mut all: Vec<T>, cap: usize) -> Group<T> {
-        let total = all.len();
-        all.truncate(cap);
-        Group { total, items: all }
+    /// The first `cap` items of `all`.
+    pub fn capped(all: Vec<T>, cap: usize) -> Group<T> {
+        Group::paged(all, Page::default(), cap)
     }
 
-    /// How many items were left out.
-    pub fn more(&self) -> usize {
-        self.total - self.items.len()
+    /// The page of `all` that `page` asks for, `cap` items when it names no limit.
+    pub fn paged(mut all: Vec<T>, page: Page, cap: usize) -> Group<T> {
+        let total = all.len();
+        let offset = page.offset.unwrap_or(0).min(total);
+        let limit = page.limit.unwrap_or(cap).min(MAX_PAGE);
+        all.truncate(offset.saturating_add(limit));
+        all.drain(..offset);
+        let more = offset + all.len() < total;
+        Group { total, offset, items: all, more }
+    }
+
+    /// A page whose items were chosen by the caller: `items` start at `offset` of a list of `total`.
+    pub fn of_page(items: Vec<T>, offset: usize, total: usize) -> Group<T> {
+        let more = offset + items.len() < total;
+        Group { total, offset, items, more }
+    }
+
+    /// How many items follow the page.
+    pub fn after(&self) -> usize {
+        self.total.saturating_sub(self.offset + self.items.len())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -67,7 +115,53 @@ impl<T> Group<T> {
 
 impl<T> Default for Group<T> {
     fn default() -> Self {
-        Group { total: 0, items: Vec::new() }
+        Group { total: 0, offset: 0, items: Vec::new(), more: false }
+    }
+}
+
+/// Which surface an answer is read on, so that a hint to read on names its own terms: flags on the
+/// command line (and `/rpc`, which the command line speaks), arguments in an MCP tool result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Surface {
+    #[default]
+    Cli,
+    Mcp,
+}
+
+impl Surface {
+    /// An argument as the surface spells it: `--max-results 50`, or `max_results: 50`.
+    pub fn arg(self, name: &str, value: impl fmt::Display) -> String {
+        match self {
+            Surface::Cli => format!("--{} {value}", name.replace('_', "-")),
+            Surface::Mcp => format!("{name}: {value}"),
+        }
+    }
+
+    /// A call as a hint shows it: a command line in backquotes; an MCP call as it is spelled.
+    pub fn quote(self, call: &str) -> String {
+        match self {
+            Surface::Cli => format!("`{call}`"),
+            Surface::Mcp => call.to_owned(),
+        }
+    }
+
+    /// A call of `verb` with `first` (its positional argument on the command line) and more arguments.
+    pub fn call(self, verb: &str, first: (&str, &str), rest: &[(&str, String)]) -> String {
+        match self {
+            Surface::Cli => {
+                let mut out = format!("drsg {verb} {}", first.1);
+                for (name, value) in rest {
+                    out.push(' ');
+                    out.push_str(&self.arg(name, value));
+                }
+                out
+            }
+            Surface::Mcp => {
+                let mut args = vec![format!("{}: {}", first.0, first.1)];
+                args.extend(rest.iter().map(|(name, value)| self.arg(name, value)));
+                format!("`{verb}` with {}", args.join(", "))
+            }
+        }
     }
 }
 
@@ -77,11 +171,18 @@ pub struct Text {
     out: String,
     budget: usize,
     truncated: bool,
+    /// Where the answer is read, for the terms of its hints.
+    pub surface: Surface,
 }
 
 impl Text {
     pub fn new(budget: Option<usize>) -> Text {
-        Text { out: String::new(), budget: budget.unwrap_or(DEFAULT_BUDGET).max(MIN_BUDGET), truncated: false }
+        Text::on(budget, Surface::Cli)
+    }
+
+    pub fn on(budget: Option<usize>, surface: Surface) -> Text {
+        let budget = budget.unwrap_or(DEFAULT_BUDGET).max(MIN_BUDGET);
+        Text { out: String::new(), budget, truncated: false, surface }
     }
 
     /// Write one line (a newline is added). Returns whether it was kept.
@@ -100,7 +201,7 @@ impl Text {
         true
     }
 
-    /// Lines of a group, indented, then `… and N more` when the group was capped.
+    /// Lines of a group, indented, then `… and N more` when it was capped.
     pub fn group<T>(&mut self, group: &Group<T>, mut item: impl FnMut(&mut Text, &T)) {
         for it in &group.items {
             if self.truncated {
@@ -108,8 +209,32 @@ impl Text {
             }
             item(self, it);
         }
-        if group.more() > 0 {
-            self.line(format_args!("  … and {} more", group.more()));
+        if group.after() > 0 {
+            self.line(format_args!("  … and {} more", group.after()));
+        }
+    }
+
+    /// Lines of a page of a list that takes `limit` and `offset`: which page it is when it does not
+    /// start at the first item, then `… and N more (--offset K)` when items follow.
+    pub fn page<T>(&mut self, group: &Group<T>, mut item: impl FnMut(&mut Text, &T)) {
+        if group.offset > 0 {
+            let (from, to) = (group.offset + 1, group.offset + group.items.len());
+            self.line(format_args!("  (items {from}-{to} of {})", group.total));
+        }
+        for it in &group.items {
+            if self.truncated {
+                return;
+            }
+            item(self, it);
+        }
+        self.more(group);
+    }
+
+    /// `… and N more (--offset K)` when items follow a group's page.
+    pub fn more<T>(&mut self, group: &Group<T>) {
+        if group.after() > 0 {
+            let next = self.surface.arg("offset", group.offset + group.items.len());
+            self.line(format_args!("  … and {} more ({next})", group.after()));
         }
     }
 
@@ -124,11 +249,11 @@ impl Text {
 
     pub fn finish(mut self) -> String {
         if self.truncated {
+            let larger = self.surface.arg("budget", self.budget * 2);
             let _ = writeln!(
                 self.out,
-                "… answer truncated at {} characters; ask again with a larger budget (e.g. --budget {}) or a narrower question",
+                "… answer truncated at {} characters; ask again with a larger budget (e.g. {larger}) or a narrower question",
                 self.budget,
-                self.budget * 2
             );
         }
         self.out
@@ -178,13 +303,36 @@ mod tests {
     #[test]
     fn groups_keep_exact_counts() {
         let g = Group::capped((0..200).collect::<Vec<u32>>(), 20);
-        assert_eq!((g.total, g.items.len(), g.more()), (200, 20, 180));
+        assert_eq!((g.total, g.offset, g.items.len(), g.after(), g.more), (200, 0, 20, 180, true));
         let mut t = Text::new(None);
         t.group(&g, |t, n| {
             t.line(format_args!("  {n}"));
         });
         let out = t.finish();
         assert!(out.ends_with("  19\n  … and 180 more\n"), "{out}");
+        let mut t = Text::new(None);
+        t.page(&g, |t, n| {
+            t.line(format_args!("  {n}"));
+        });
+        assert!(t.finish().ends_with("  19\n  … and 180 more (--offset 20)\n"));
+
+        // Paging through the whole list, in the terms of each surface.
+        let page = |offset, limit| Group::paged((0..200).collect::<Vec<u32>>(), Page::new(limit, offset), 20);
+        let g = page(Some(190), Some(50));
+        assert_eq!((g.offset, g.items, g.more), (190, (190..200).collect::<Vec<_>>(), false));
+        let g = page(Some(40), Some(60));
+        assert_eq!((g.offset, g.items.len(), g.after(), g.more), (40, 60, 100, true));
+        let mut t = Text::on(None, Surface::Mcp);
+        t.page(&g, |t, n| {
+            t.line(format_args!("  {n}"));
+        });
+        let out = t.finish();
+        assert!(out.starts_with("  (items 41-100 of 200)\n  40\n"), "{out}");
+        assert!(out.ends_with("  99\n  … and 100 more (offset: 100)\n"), "{out}");
+        assert_eq!(page(Some(500), None).items, Vec::<u32>::new());
+        let all: Vec<u32> = (0..10).flat_map(|i| page(Some(i * 20), None).items).collect();
+        assert_eq!(all, (0..200).collect::<Vec<_>>(), "pages cover the list once");
+        assert!(Page::new(Some(0), None).check().is_err() && Page::new(Some(MAX_PAGE + 1), None).check().is_err());
     }
 
     #[test]

@@ -14,8 +14,10 @@ const POOL: usize = 4;
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 pub struct SearchParams {
     pub query: String,
-    /// Results (default 10, at most 100).
+    /// Results (default 10, at most 100): the page size.
     pub k: Option<usize>,
+    /// Ranked results skipped before the page.
+    pub offset: Option<usize>,
     pub plane: Option<String>,
 }
 
@@ -24,7 +26,11 @@ pub struct SearchOutput {
     pub plane: String,
     pub freshness: String,
     pub query: String,
+    /// Ranked results before the first hit here.
+    pub offset: usize,
     pub hits: Vec<Hit>,
+    /// Whether more ranked results follow the page.
+    pub more: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -47,8 +53,12 @@ pub fn search(s: &Session<'_>, p: &SearchParams) -> Result<SearchOutput> {
     if p.query.trim().is_empty() {
         return Err(Error::InvalidArgument("the query is empty; give words or an identifier".into()));
     }
+    let offset = p.offset.unwrap_or(0);
+    if offset > crate::MAX_PAGE {
+        return Err(Error::InvalidArgument(format!("offset is at most {} (got {offset})", crate::MAX_PAGE)));
+    }
     let plane = s.plane(p.plane.as_deref())?;
-    let raw = s.store.search(Some(plane.id), &p.query, k * POOL)?;
+    let raw = s.store.search(Some(plane.id), &p.query, (offset + k) * POOL)?;
     let scores: std::collections::HashMap<i64, f32> = raw.iter().copied().collect();
     let nodes = s.store.nodes_by_ids(&raw.iter().map(|(id, _)| *id).collect::<Vec<_>>())?;
     let wanted = p.query.trim();
@@ -73,13 +83,25 @@ pub fn search(s: &Session<'_>, p: &SearchParams) -> Result<SearchOutput> {
         });
     }
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.node.key.cmp(&b.node.key)));
-    hits.truncate(k);
-    Ok(SearchOutput { freshness: s.freshness(&plane), plane: plane.meta.name, query: p.query.clone(), hits })
+    let ranked = hits.len();
+    hits.truncate(offset + k);
+    hits.drain(..offset.min(hits.len()));
+    let more = ranked > offset + hits.len();
+    Ok(SearchOutput {
+        freshness: s.freshness(&plane),
+        plane: plane.meta.name,
+        query: p.query.clone(),
+        offset,
+        hits,
+        more,
+    })
 }
 
 impl Answer for SearchOutput {
     fn render_to(&self, t: &mut Text) {
-        if self.hits.is_empty() {
+        if self.hits.is_empty() && self.offset > 0 {
+            t.line(format_args!("no more symbols match `{}` past the first {}", self.query, self.offset));
+        } else if self.hits.is_empty() {
             t.line(format_args!(
                 "no symbol matches `{}` in plane {}; try other words, a part of an identifier, or `grep` for text",
                 self.query, self.plane
@@ -90,6 +112,10 @@ impl Answer for SearchOutput {
             if let Some(sig) = &h.signature {
                 t.line(format_args!("    {sig}"));
             }
+        }
+        if self.more {
+            let next = t.surface.arg("offset", self.offset + self.hits.len());
+            t.line(format_args!("… more symbols match ({next})"));
         }
         t.line(format_args!("{}", self.freshness));
     }

@@ -219,16 +219,15 @@ impl Answer for SnippetOutput {
         for (n, text) in &self.lines {
             // Leave room to say where to read on.
             if t.remaining() < text.len() + width + 200 {
-                t.line(format_args!(
-                    "… cut by the answer budget; read on with `snippet {}:{n}-{}`",
-                    self.path, self.end
-                ));
+                let call = t.surface.call("snippet", ("name", &format!("{}:{n}-{}", self.path, self.end)), &[]);
+                t.line(format_args!("… cut by the answer budget; read on with {}", t.surface.quote(&call)));
                 break;
             }
             t.line(format_args!("{n:>width$}  {text}"));
         }
         if let Some(next) = &self.read_on {
-            t.line(format_args!("… read on: `snippet {next}` ({} lines in the file)", self.file_lines));
+            let call = t.surface.call("snippet", ("name", next), &[]);
+            t.line(format_args!("… read on: {} ({} lines in the file)", t.surface.quote(&call), self.file_lines));
         }
         t.line(format_args!("{}", self.freshness));
     }

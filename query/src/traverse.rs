@@ -7,7 +7,7 @@ use drsg_planes::Direction;
 use serde::{Deserialize, Serialize};
 
 use crate::lookup::{Lookup, find_symbol};
-use crate::render::{Group, NodeLine, Text};
+use crate::render::{Group, NodeLine, Page, Text};
 use crate::walk::{Stop, bfs};
 use crate::{Answer, Error, Result, Session, edge_types};
 
@@ -26,6 +26,10 @@ pub struct TraverseParams {
     pub min: Option<u32>,
     /// Most hops walked (default 1, at most 10).
     pub max: Option<u32>,
+    /// Nodes listed (default 200); with `offset`, a page of the list.
+    pub limit: Option<usize>,
+    /// Nodes skipped before the page.
+    pub offset: Option<usize>,
     pub plane: Option<String>,
 }
 
@@ -71,6 +75,8 @@ pub fn traverse(s: &Session<'_>, p: &TraverseParams) -> Result<Lookup<TraverseOu
             "hops must satisfy 1 <= min <= max <= {MAX_HOPS} (got min {min}, max {max})"
         )));
     }
+    let page = Page::new(p.limit, p.offset);
+    page.check()?;
     let plane = s.plane(p.plane.as_deref())?;
     let start = match find_symbol(s.store, &plane, &p.from)?.into_node() {
         Ok(node) => node,
@@ -78,15 +84,17 @@ pub fn traverse(s: &Session<'_>, p: &TraverseParams) -> Result<Lookup<TraverseOu
     };
     let walk = bfs(s.store, start.id, dirs, &types, max, MAX_NODES, |_| Ok(true))?;
     let listed: Vec<_> = walk.reached.iter().filter(|r| r.depth >= min).collect();
-    let ids: Vec<i64> = listed.iter().take(LIST_CAP).map(|r| r.node).collect();
+    let total = listed.len();
+    // Only the page's nodes are read.
+    let page = Group::paged(listed, page, LIST_CAP);
+    let ids: Vec<i64> = page.items.iter().map(|r| r.node).collect();
     let nodes: HashMap<i64, NodeLine> =
         s.store.nodes_by_ids(&ids)?.into_iter().map(|n| (n.id, NodeLine::of(&n))).collect();
-    let hops: Vec<Hop> = listed
+    let hops: Vec<Hop> = page
+        .items
         .iter()
-        .take(LIST_CAP)
         .filter_map(|r| Some(Hop { depth: r.depth, via: r.ty, node: nodes.get(&r.node)?.clone() }))
         .collect();
-    let total = listed.len();
     Ok(Lookup::Found(TraverseOutput {
         freshness: s.freshness(&plane),
         plane: plane.meta.name,
@@ -95,7 +103,7 @@ pub fn traverse(s: &Session<'_>, p: &TraverseParams) -> Result<Lookup<TraverseOu
         edge_types: types,
         min,
         max,
-        nodes: Group { total, items: hops },
+        nodes: Group::of_page(hops, page.offset, total),
         stop: walk.stop,
     }))
 }
@@ -116,7 +124,7 @@ impl Answer for TraverseOutput {
                 Stop::Nodes => " (stopped at the node cap; the count is a lower bound)",
             }
         ));
-        t.group(&self.nodes, |t, h| {
+        t.page(&self.nodes, |t, h| {
             t.line(format_args!("  [{}] {}  via {}", h.depth, h.node, h.via));
         });
         t.line(format_args!("{}", self.freshness));

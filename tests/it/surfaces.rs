@@ -87,6 +87,12 @@ fn a_verb_added_to_the_table_is_a_command_a_tool_and_an_rpc_method() {
     let err = help.try_get_matches_from(["drsg", "shout"]).expect_err("the word is required");
     assert!(err.to_string().contains("<WORD>"), "{err}");
 
+    let grep = json!({"pattern": "def", "max_results": 1}).as_object().cloned().unwrap_or_default();
+    let mut out = Vec::new();
+    drsg::cli::run_verb(registry(), "grep", grep.clone(), &db, &mut out).expect("answers");
+    let on_cli = String::from_utf8(out).expect("utf-8");
+    assert!(on_cli.contains("narrow with --path DIR, or read on with --offset 1"), "{on_cli}");
+
     // MCP and /rpc, on one server over the same store.
     let store = drsg_planes::Store::open_existing(&db).expect("open");
     let backend = drsg_query::verbs::Backend {
@@ -104,6 +110,10 @@ fn a_verb_added_to_the_table_is_a_command_a_tool_and_an_rpc_method() {
     let as_tool =
         runtime.block_on(server.call("shout", json!({"word": "mcp"}).as_object().cloned().unwrap_or_default(), "test"));
     assert_eq!(as_tool.expect("the tool answers").text, "MCP MCP\n");
+    // A hint to read on names the surface's own terms: arguments in a tool result (flags on the
+    // command line, above).
+    let as_tool = runtime.block_on(server.call("grep", grep, "mcp:test")).expect("grep answers").text;
+    assert!(as_tool.contains("narrow with path: DIR, or read on with offset: 1"), "{as_tool}");
 
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.set_nonblocking(true).expect("non-blocking");
@@ -197,7 +207,10 @@ fn the_terminal_beside_a_running_server_answers_through_it() {
     let committed = Instant::now();
     loop {
         let (out, _, code) = drsg_in(root, &["context", "extra.extra"]);
-        if code == 0 && out.contains("pkg.extra.extra") {
+        // The history plane follows the code plane: both name the new commit.
+        let (planes, _, _) = drsg_in(root, &["planes"]);
+        let head = fx.git(&["rev-parse", "--short=12", "HEAD"]);
+        if code == 0 && out.contains("pkg.extra.extra") && planes.matches(head.trim()).count() == 2 {
             break;
         }
         assert!(committed.elapsed() < Duration::from_secs(20), "the commit never showed: {out}");

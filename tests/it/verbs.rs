@@ -44,7 +44,7 @@ fn both(answer: &impl Answer, budget: Option<usize>) -> String {
 }
 
 fn check_context(w: &World, name: &str, depth: Option<u32>) -> (String, bool) {
-    let p = q::ContextParams { name: name.into(), depth, plane: None };
+    let p = q::ContextParams { name: name.into(), depth, ..Default::default() };
     let answer = q::context(&w.session(), &p).expect("context answers");
     (q::render(&answer, None), answer.found())
 }
@@ -60,7 +60,7 @@ fn check_file(w: &World, path: &str) -> String {
 }
 
 fn check_search(w: &World, query: &str) -> String {
-    let p = q::SearchParams { query: query.into(), k: Some(5), plane: None };
+    let p = q::SearchParams { query: query.into(), k: Some(5), ..Default::default() };
     q::render(&q::search(&w.session(), &p).expect("search answers"), None)
 }
 
@@ -79,7 +79,7 @@ fn check_trace(w: &World, from: &str, to: &str) -> String {
 }
 
 fn check_impact(w: &World, name: &str, depth: Option<u32>) -> String {
-    let p = q::ImpactParams { name: name.into(), depth, across: None, plane: None };
+    let p = q::ImpactParams { name: name.into(), depth, ..Default::default() };
     both(&q::impact(&w.session(), &p).expect("impact answers"), None)
 }
 
@@ -99,9 +99,8 @@ fn check_traverse(w: &World, from: &str, direction: &str, edge_type: Option<&str
         from: from.into(),
         direction: Some(direction.into()),
         edge_type: edge_type.map(str::to_owned),
-        min: None,
         max: Some(max),
-        plane: None,
+        ..Default::default()
     };
     q::render(&q::traverse(&w.session(), &p).expect("traverse answers"), None)
 }
@@ -218,7 +217,7 @@ fn context_of_each_same_named_symbol_shows_only_its_own_callers() {
 #[test]
 fn context_json_is_stable() {
     let w = app();
-    let p = q::ContextParams { name: "app.flow.middle".into(), depth: None, plane: None };
+    let p = q::ContextParams { name: "app.flow.middle".into(), ..Default::default() };
     let answer = q::context(&w.session(), &p).expect("context answers");
     insta::assert_snapshot!(both(&answer, None));
 }
@@ -280,10 +279,10 @@ fn impact_separates_tests_from_production() {
     let w = app();
     insta::assert_snapshot!(check_impact(&w, "app.core.validate", None));
     let only = check_impact(&w, "only_in_tests", None);
-    // The importing test module and the test function; no production code.
-    assert!(only.contains("2 symbols reach it within 3 hops (0 production, 2 tests"), "{only}");
+    // The test function, and apart from it the test module that imports; no production code.
+    assert!(only.contains("2 symbols reach it within 3 hops (0 production, 1 tests, 1 modules by import"), "{only}");
     assert!(
-        only.contains("  tests: 2\n    test_core  Module  tests/test_core.py:1  via IMPORTS\n    test_core.test_only  Function  tests/test_core.py:8  via CALLS"),
+        only.contains("  tests: 1\n    test_core.test_only  Function  tests/test_core.py:8  via CALLS\n  modules that import: 1\n    test_core  Module  tests/test_core.py:1\n"),
         "{only}"
     );
 }
@@ -299,19 +298,46 @@ fn two_hundred_callers_are_capped_with_exact_counts() {
     let (text, _) = check_context(&w, "popular", None);
     assert!(text.contains("callers: 200 call sites from 200 symbols (complete)"), "{text}");
     assert_eq!(text.lines().filter(|l| l.contains("app.many.caller_")).count(), 50, "{text}");
-    assert!(text.contains("  … and 150 more\n"), "{text}");
-    let p = q::ContextParams { name: "popular".into(), depth: None, plane: None };
+    assert!(text.contains("  … and 150 more (--offset 50)\n"), "{text}");
+    let p = q::ContextParams { name: "popular".into(), ..Default::default() };
     let json = serde_json::to_value(q::context(&w.session(), &p).unwrap()).unwrap();
     assert_eq!(json["callers"]["by_symbol"]["total"], 200);
     assert_eq!(json["callers"]["by_symbol"]["items"].as_array().unwrap().len(), 50);
+    assert_eq!(
+        (&json["callers"]["by_symbol"]["offset"], &json["callers"]["by_symbol"]["more"]),
+        (&0.into(), &true.into())
+    );
+    // A script pages through the whole list: every caller once, in order, the last page saying so.
+    let mut keys = Vec::new();
+    for offset in [0, 80, 160] {
+        let page = q::ContextParams { limit: Some(80), offset: Some(offset), ..p.clone() };
+        let json = serde_json::to_value(q::context(&w.session(), &page).unwrap()).unwrap();
+        let group = &json["callers"]["by_symbol"];
+        assert_eq!(
+            (&group["total"], &group["offset"], &group["more"]),
+            (&200.into(), &offset.into(), &(offset < 160).into())
+        );
+        keys.extend(group["items"].as_array().unwrap().iter().map(|c| c["key"].as_str().unwrap().to_owned()));
+    }
+    let expected: Vec<String> = (0..200).map(|i| format!("app.many.caller_{i:03}")).collect();
+    assert_eq!(keys, expected);
+    let last =
+        q::render(&q::context(&w.session(), &q::ContextParams { offset: Some(190), ..p.clone() }).unwrap(), None);
+    assert!(last.contains("  (items 191-200 of 200)\n") && !last.contains("more (--offset"), "{last}");
+    let bad = q::context(&w.session(), &q::ContextParams { limit: Some(0), ..p.clone() }).unwrap_err();
+    assert_eq!(bad.to_string(), "`limit` is at least 1");
     // A small budget cuts the text and says so.
     let answer = q::context(&w.session(), &p).unwrap();
     let small = q::render(&answer, Some(1_000));
     assert!(small.len() <= 1_200 && small.contains("answer truncated at 1000 characters"), "{small}");
     let impact = check_impact(&w, "popular", Some(1));
-    // 200 callers and the module that imports it.
-    assert!(impact.contains("201 symbols reach it within 1 hops (201 production, 0 tests"), "{impact}");
-    assert!(impact.contains("\n  … and 171 more\n"), "{impact}");
+    // 200 callers, and apart from them the module that imports it.
+    assert!(
+        impact.contains("201 symbols reach it within 1 hops (200 production, 0 tests, 1 modules by import"),
+        "{impact}"
+    );
+    assert!(impact.contains("\n  … and 170 more (--offset 30)\n"), "{impact}");
+    assert!(impact.contains("  modules that import: 1\n    app.many  Module"), "{impact}");
 }
 
 #[test]
@@ -359,7 +385,7 @@ fn snippet_shows_a_declaration_and_ranges() {
     insta::assert_snapshot!(check_snippet(&w, "app/flow.py:9-10", Some(1)).unwrap(), @r"
     app/flow.py:9-9  in app.flow.middle  Function  app/flow.py:9
     9  def middle(handler):
-    … read on: `snippet app/flow.py:10-10` (19 lines in the file)
+    … read on: `drsg snippet app/flow.py:10-10` (19 lines in the file)
     synced: commit d75391e2eb3c
     ");
 }
@@ -391,7 +417,33 @@ fn grep_shows_hits_with_their_symbols_like_rg() {
     let capped =
         q::GrepParams { pattern: "def".into(), max_results: Some(2), path: Some("app".into()), ..Default::default() };
     let text = check_grep(&w, capped).unwrap();
-    assert!(text.starts_with("2 of 12 matching lines shown (3 files)"), "{text}");
+    assert!(
+        text.starts_with(
+            "matching lines 1-2 of 12 shown (3 files); narrow with --path DIR, or read on with --offset 2\n"
+        ),
+        "{text}"
+    );
+    // The next page, and the last, with the context of its hits only.
+    let next = q::GrepParams {
+        pattern: "def".into(),
+        max_results: Some(2),
+        offset: Some(2),
+        path: Some("app".into()),
+        ..Default::default()
+    };
+    let text = check_grep(&w, next).unwrap();
+    assert!(text.starts_with("matching lines 3-4 of 12 shown (3 files)"), "{text}");
+    assert!(!text.contains("4:def validate(x)") && !text.contains("9:def helper()"), "{text}");
+    let last = q::GrepParams {
+        pattern: "def".into(),
+        offset: Some(11),
+        context: Some(1),
+        path: Some("app".into()),
+        ..Default::default()
+    };
+    let text = check_grep(&w, last).unwrap();
+    assert!(text.starts_with("matching lines 12-12 of 12 shown (3 files)\n"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.contains(":def ")).count(), 1, "{text}");
     let bad = q::GrepParams { pattern: "(".into(), regex: Some(true), ..Default::default() };
     let err = check_grep(&w, bad).unwrap_err().to_string();
     assert!(err.starts_with("bad regular expression"), "{err}");
@@ -413,10 +465,13 @@ fn grep_honours_ignore_rules_unless_all_files() {
     assert!(check_grep(&w, scoped).unwrap().starts_with("no line matches"));
     let scoped_all = q::GrepParams { path: Some("build".into()), all_files: Some(true), ..p.clone() };
     assert!(check_grep(&w, scoped_all).unwrap().starts_with("1 matching lines in 1 files"));
-    // A binary file is counted, not searched past its first NUL byte.
+    // A binary file is counted when the pattern occurs in it, and not listed; one that cannot match
+    // goes unsaid.
+    w.fixture.write_bytes("app/other.bin", b"\0nothing to see\n");
+    assert!(!check_grep(&w, p.clone()).unwrap().contains("binary"));
     w.fixture.write_bytes("app/blob.bin", b"\0validate_generated\n");
     let text = check_grep(&w, p).unwrap();
-    assert!(text.contains("1 binary files were not searched past their first NUL byte"), "{text}");
+    assert!(text.contains("1 binary files also hold the pattern (not listed"), "{text}");
 }
 
 #[test]

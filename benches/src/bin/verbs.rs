@@ -122,7 +122,7 @@ fn main() {
     report(
         "search",
         time_each(&sample, |n| {
-            q::search(&session, &q::SearchParams { query: n.name.clone(), k: Some(10), plane: None })
+            q::search(&session, &q::SearchParams { query: n.name.clone(), k: Some(10), ..Default::default() })
                 .map(|a| q::render(&a, None))
         }),
     );

@@ -81,6 +81,7 @@ impl Backend {
                     let env = Env {
                         session: Session { store, cwd: self.cwd.as_deref(), files: &*self.files },
                         revisions: &*self.revisions,
+                        surface: surface_of(source),
                     };
                     super::read(verb, &env, args)
                 })
@@ -97,4 +98,10 @@ impl Backend {
             .map_err(|_| Failure::Deadline("no reader was free".into()))?
             .map_err(|err| Failure::Internal(format!("reading the database failed: {err}")))
     }
+}
+
+/// The surface a caller reads answers on, from its source label: MCP clients (`mcp`, `mcp:<client>`)
+/// get hints in argument terms; the command line and `/rpc` (which the command line speaks) in flags.
+pub fn surface_of(source: &str) -> crate::Surface {
+    if source == "mcp" || source.starts_with("mcp:") { crate::Surface::Mcp } else { crate::Surface::Cli }
 }

@@ -11,7 +11,7 @@ mod backend;
 mod param;
 mod table;
 
-pub use backend::{Backend, Failure, Writer};
+pub use backend::{Backend, Failure, Writer, surface_of};
 pub use param::{Kind, Param, Spelling};
 
 use serde_json::{Map, Value};
@@ -49,6 +49,8 @@ pub enum Run {
 pub struct Env<'a> {
     pub session: Session<'a>,
     pub revisions: &'a dyn Revisions,
+    /// Where the answer is read: its hints name that surface's flags or arguments.
+    pub surface: crate::Surface,
 }
 
 /// What a write verb needs besides the store.
@@ -66,6 +68,8 @@ pub struct Shape {
     pub json: bool,
     /// Characters of a text answer (default [`crate::DEFAULT_BUDGET`]).
     pub budget: Option<usize>,
+    /// Where the text is read (see [`Env::surface`]).
+    pub surface: crate::Surface,
 }
 
 /// A verb's answer, rendered.
@@ -214,7 +218,7 @@ pub fn take_shape(args: &mut Args) -> Result<Shape, CallError> {
             _ => return Err(CallError(format!("`budget` is a number of characters, at least 200 (got {v})"))),
         },
     };
-    Ok(Shape { json, budget })
+    Ok(Shape { json, budget, surface: crate::Surface::Cli })
 }
 
 /// Runs a read or streaming verb in process: checks the arguments, then answers. A streaming verb's
@@ -223,7 +227,7 @@ pub fn read(verb: &Verb, env: &Env<'_>, mut args: Args) -> Result<Reply, CallErr
     verb.check(&args)?;
     match verb.run {
         Run::Read(answer) => {
-            let shape = take_shape(&mut args)?;
+            let shape = Shape { surface: env.surface, ..take_shape(&mut args)? };
             answer(env, args, shape)
         }
         Run::Stream(answer) => {

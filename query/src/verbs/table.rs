@@ -6,16 +6,23 @@ use serde_json::Value;
 use super::{Args, CallError, Param, Reply, Run, Shape, Verb, Writes};
 use crate::{Answer, Store};
 
+const LIMIT: Param = Param::integer("limit", "Rows listed per list: a page of it, with --offset.");
+const OFFSET: Param = Param::integer("offset", "Rows of each list skipped before the page.").default("0");
+
 const NAME: Param = Param::text("name", "A key, a key segment (`Client.connect`, `src/App`) or a name.").required();
 
 const CONTEXT: &[Param] = &[
     NAME.brief("key, key part (Client.connect) or name"),
     Param::integer("depth", "Levels of callers to list (1-3).").brief("caller levels 1-3").default("1"),
+    LIMIT.default("50"),
+    OFFSET,
 ];
 const IMPACT: &[Param] = &[
     NAME,
     Param::integer("depth", "Hops walked back (at most 6).").default("3"),
     Param::choice("across", "`attached` or `all`: other planes that reach it.", &["attached", "all"]),
+    LIMIT.default("30"),
+    OFFSET,
 ];
 const TRACE: &[Param] = &[
     Param::text("from", "The symbol the path starts from.").required(),
@@ -24,6 +31,7 @@ const TRACE: &[Param] = &[
 const SEARCH: &[Param] = &[
     Param::text("query", "Words or identifiers (names split on case and `_`, keys, signatures, docs).").required(),
     Param::integer("k", "Number of results (at most 100).").short('k').default("10"),
+    Param::integer("offset", "Ranked results skipped before the first one shown.").default("0"),
 ];
 const GREP: &[Param] = &[
     Param::text("pattern", "The text to find.").required(),
@@ -32,6 +40,7 @@ const GREP: &[Param] = &[
     Param::text("path", "A file or directory of the tree to search in."),
     Param::integer("context", "Lines of context around each hit (at most 10).").short('C').default("0"),
     Param::integer("max_results", "Hits shown (at most 2,000); all hits are counted.").short('m').default("50"),
+    Param::integer("offset", "Hits skipped before the first one shown (path, then line order).").default("0"),
     Param::flag("all_files", "Also search ignored and hidden files."),
 ];
 const SNIPPET: &[Param] = &[
@@ -61,6 +70,8 @@ const TRAVERSE: &[Param] = &[
     Param::text("edge_type", "Edge types, comma-separated (default: all).").brief("comma-separated, e.g. CALLS"),
     Param::integer("min", "Fewest hops for a node to be listed.").default("1"),
     Param::integer("max", "Most hops walked (at most 10).").default("1"),
+    LIMIT.default("200"),
+    OFFSET,
 ];
 const NODE: &[Param] = &[
     Param::text("key", "Exact key, in the chosen plane.").positional(),
@@ -234,7 +245,7 @@ fn answer<P: DeserializeOwned, A: Answer>(
     let params: P = serde_json::from_value(Value::Object(args))
         .map_err(|e| CallError(format!("bad arguments for `{verb}`: {e}")))?;
     let out = run(&params)?;
-    let text = if shape.json { to_json(&out)? } else { crate::render(&out, shape.budget) };
+    let text = if shape.json { to_json(&out)? } else { crate::render_on(&out, shape.budget, shape.surface) };
     Ok(Reply { found: out.found(), text })
 }
 
