@@ -1,7 +1,9 @@
 //! `drsg export`: a plane as JSON Lines, the stable format other tools and our accuracy checks read.
 //!
-//! Nodes: `{key, labels, file, line, end_line}`.
-//! Edges: `{type, src: {key, file, line}, dst: {key, file, line, labels}, site_line, resolved_by, confidence, reason}`.
+//! Nodes: `{key, labels, file, line, end_line, props}`.
+//! Edges: `{type, src: {key, file, line}, dst: {key, file, line, labels}, site_line, ref, resolved_by,
+//! confidence, reason}`, and `props` with any other property the edge has. Together they hold the
+//! whole plane.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -21,6 +23,9 @@ pub struct ExportParams<'a> {
     pub nodes: bool,
 }
 
+/// Edge properties written under their own names.
+const NAMED: &[&str] = &["line", "ref", "resolved_by", "confidence", "reason"];
+
 /// Write the plane; returns the number of lines written.
 pub fn export(store: &Store, params: &ExportParams<'_>, out: &mut dyn Write) -> Result<u64> {
     for ty in &params.edges {
@@ -35,8 +40,10 @@ pub fn export(store: &Store, params: &ExportParams<'_>, out: &mut dyn Write) -> 
     let mut lines = 0u64;
     if write_nodes {
         for n in &nodes {
-            let line =
-                json!({"key": n.key, "labels": n.labels, "file": n.file, "line": n.line, "end_line": n.end_line});
+            let line = json!({
+                "key": n.key, "labels": n.labels, "file": n.file, "line": n.line, "end_line": n.end_line,
+                "props": n.props,
+            });
             writeln!(out, "{line}")?;
             lines += 1;
         }
@@ -48,15 +55,25 @@ pub fn export(store: &Store, params: &ExportParams<'_>, out: &mut dyn Write) -> 
         for e in &edges {
             let (Some(src), Some(dst)) = (by_id.get(&e.src), by_id.get(&e.dst)) else { continue };
             let prop = |name: &str| e.props.get(name).cloned().unwrap_or(Value::Null);
-            let line = json!({
+            let mut line = json!({
                 "type": e.ty,
                 "src": {"key": src.key, "file": src.file, "line": src.line},
                 "dst": {"key": dst.key, "file": dst.file, "line": dst.line, "labels": dst.labels},
                 "site_line": prop("line"),
+                "ref": prop("ref"),
                 "resolved_by": prop("resolved_by"),
                 "confidence": prop("confidence"),
                 "reason": prop("reason"),
             });
+            let rest: serde_json::Map<String, Value> = e
+                .props
+                .iter()
+                .filter(|(k, _)| !NAMED.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            if !rest.is_empty() {
+                line["props"] = Value::Object(rest);
+            }
             writeln!(out, "{line}")?;
             lines += 1;
         }

@@ -69,6 +69,7 @@ fn index_then_planes_schema_and_export() {
     assert_eq!(call["src"]["key"], "tiny_app::main");
     assert_eq!(call["src"]["file"], "src/main.rs");
     assert_eq!(call["site_line"], 4);
+    assert_eq!(call["ref"], "greet::hello", "the text as written");
     assert_eq!(call["resolved_by"], "path");
     assert_eq!(call["confidence"], "high");
     assert_eq!(call["dst"]["labels"], serde_json::json!(["Function"]));
@@ -81,6 +82,14 @@ fn index_then_planes_schema_and_export() {
     for field in ["key", "labels", "file", "line", "end_line"] {
         assert!(first.get(field).is_some(), "node line lacks {field}: {first}");
     }
+    // Node properties too: an export holds the whole plane.
+    let hello = text(&nodes.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON"))
+        .find(|n| n["key"] == "tiny_app::greet::hello")
+        .expect("hello is exported");
+    assert_eq!(hello["props"]["signature"], "pub fn hello()");
+    assert_eq!(hello["props"]["visibility"], "public");
 }
 
 #[test]
