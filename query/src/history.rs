@@ -69,6 +69,9 @@ pub struct Tag {
     pub name: String,
     pub target: Option<String>,
     pub annotated: bool,
+    /// The date of the commit it names (`YYYY-MM-DD`), when the plane holds it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -121,16 +124,27 @@ pub fn history(s: &Session<'_>, p: &HistoryParams) -> Result<HistoryOutput> {
         .collect();
     branches.sort_by(|a, b| b.is_head.cmp(&a.is_head).then(a.remote.cmp(&b.remote)).then(a.name.cmp(&b.name)));
     let head_branch = branches.iter().find(|b| b.is_head).map(|b| b.name.clone());
-    let tags: Vec<Tag> = s
+    // Tags newest first: by the time of the commit each names (tags of commits the plane does not
+    // hold last), then by name.
+    let mut tags: Vec<(i64, Tag)> = s
         .store
         .nodes_by_label(plane.id, "Tag")?
         .iter()
-        .map(|t| Tag {
-            name: str_prop(t, "name").unwrap_or_else(|| t.name.clone()),
-            target: str_prop(t, "target").map(|c| short_sha(&c).to_owned()),
-            annotated: t.props.get("annotated").and_then(|v| v.as_bool()).unwrap_or(false),
+        .map(|t| {
+            let target = str_prop(t, "target");
+            let commit = target.as_ref().and_then(|sha| by_sha.get(sha));
+            let time = commit.and_then(|c| c.props.get("committed_at")).and_then(|v| v.as_i64()).unwrap_or(i64::MIN);
+            let tag = Tag {
+                name: str_prop(t, "name").unwrap_or_else(|| t.name.clone()),
+                target: target.map(|c| short_sha(&c).to_owned()),
+                annotated: t.props.get("annotated").and_then(|v| v.as_bool()).unwrap_or(false),
+                date: commit.and_then(|c| str_prop(c, "date")).map(|d| d.chars().take(10).collect()),
+            };
+            (time, tag)
         })
         .collect();
+    tags.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.name.cmp(&b.1.name)));
+    let tags: Vec<Tag> = tags.into_iter().map(|(_, tag)| tag).collect();
     let mut rebases: Vec<Rebase> = s
         .store
         .nodes_by_label(plane.id, "Rebase")?
@@ -214,10 +228,15 @@ impl Answer for HistoryOutput {
             t.line(format_args!("{mark}{}  {tip}{summary}", b.name));
         });
         if !h.tags.is_empty() {
-            t.line(format_args!("tags: {}", h.tags.total));
+            t.line(format_args!("tags: {}, newest first", h.tags.total));
             t.group(&h.tags, |t, tag| {
                 let kind = if tag.annotated { "  (annotated)" } else { "" };
-                t.line(format_args!("  {}  {}{kind}", tag.name, tag.target.as_deref().unwrap_or("(not a commit)")));
+                let date = tag.date.as_deref().map(|d| format!("  {d}")).unwrap_or_default();
+                t.line(format_args!(
+                    "  {}  {}{date}{kind}",
+                    tag.name,
+                    tag.target.as_deref().unwrap_or("(not a commit)")
+                ));
             });
         }
         if !h.rebases.is_empty() {
