@@ -84,7 +84,8 @@ pub struct Initialized {
     pub pid: u32,
     pub log: PathBuf,
     pub reused: bool,
-    pub mcp_json: PathBuf,
+    /// The editor files holding the server (`.mcp.json` first).
+    pub editor_files: Vec<PathBuf>,
 }
 
 /// The database `init`/`stop` use: `--db`/`$DRSG_DB`, else `graph.drsg` at the checkout's root.
@@ -112,18 +113,19 @@ pub fn checkout(dir: &Path) -> anyhow::Result<PathBuf> {
 
 /// `drsg init`.
 pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
-    let mcp_json = root.join(".mcp.json");
     ignore_in_git(root)?;
     let record = Record::read(db);
+    // Live: the recorded server answers `/health` with the recorded pid.
     if let Some(record) = &record
-        && let Some(pid) = record.pid.filter(|&pid| alive(pid))
+        && let Some(pid) = record.pid
         && crate::block_on(drsg_mcp::relay::served_by(&record.addr)) == Some(pid)
     {
-        upsert_mcp_json(&mcp_json, record)?;
+        let editor_files = upsert_editor_files(root, record)?;
         // The server holds the database: the plane is whatever it serves.
         let plane = None;
         let pid = record.pid.unwrap_or_default();
-        return Ok(Initialized { plane, url: url(&record.addr), pid, log: record.log.clone(), reused: true, mcp_json });
+        let log = record.log.clone();
+        return Ok(Initialized { plane, url: url(&record.addr), pid, log, reused: true, editor_files });
     }
     // No live server: build the plane if there is none (with a progress bar), then start one.
     let plane = {
@@ -169,28 +171,120 @@ pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
     };
     let record = Record { pid: Some(pid), addr, token, log: log.clone() };
     record.write(db)?;
-    upsert_mcp_json(&mcp_json, &record)?;
-    Ok(Initialized { plane: Some(plane), url: url(&record.addr), pid, log, reused: false, mcp_json })
+    let editor_files = upsert_editor_files(root, &record)?;
+    Ok(Initialized { plane: Some(plane), url: url(&record.addr), pid, log, reused: false, editor_files })
 }
 
 /// `drsg stop`: whether a server was running (and is now stopped).
+///
+/// A server that answers is asked to stop (`POST /shutdown`); one that holds the database but no
+/// longer answers, or does not stop within the grace period, gets SIGTERM and then SIGKILL, but only
+/// when the process holding the database's lock is the one recorded (so the signal reaches a drsg
+/// server of this database, never a process that reused the pid). Nothing here reads `/proc`.
 pub fn stop(db: &Path) -> anyhow::Result<bool> {
     let Some(mut record) = Record::read(db) else { return Ok(false) };
-    let Some(pid) = record.pid.filter(|&pid| alive(pid)) else { return Ok(false) };
-    let auth = record.authorization();
-    crate::block_on(drsg_mcp::relay::shutdown(&record.addr, Some(&auth)))
-        .map_err(|e| anyhow::anyhow!("asking the server (pid {pid}, {}) to stop: {e}", record.addr))?;
-    let asked = Instant::now();
-    while alive(pid) {
-        if asked.elapsed() > Duration::from_secs(15) {
-            anyhow::bail!("the server (pid {pid}) accepted to stop but is still running after 15 s");
+    let Some(pid) = record.pid else { return Ok(false) };
+    let grace = stop_grace()?;
+    let answering = crate::block_on(drsg_mcp::relay::served_by(&record.addr)) == Some(pid);
+    let holder = lock_holder(db)?;
+    if !answering && holder.is_none() {
+        // Not running: the record is stale.
+        record.pid = None;
+        record.write(db)?;
+        return Ok(false);
+    }
+    let mut stopped = false;
+    if answering {
+        let auth = record.authorization();
+        crate::block_on(drsg_mcp::relay::shutdown(&record.addr, Some(&auth)))
+            .map_err(|e| anyhow::anyhow!("asking the server (pid {pid}, {}) to stop: {e}", record.addr))?;
+        stopped = wait_for_release(db, grace)?;
+    }
+    if !stopped {
+        match lock_holder(db)? {
+            None => stopped = true,
+            Some(Some(holder)) if holder == pid => {
+                for signal in ["TERM", "KILL"] {
+                    tracing_signal(pid, signal);
+                    send_signal(pid, signal)?;
+                    if wait_for_release(db, grace)? {
+                        stopped = true;
+                        break;
+                    }
+                }
+            }
+            Some(other) => anyhow::bail!(
+                "{} is held by {}, not by the recorded server (pid {pid}); stop that process yourself",
+                db.display(),
+                other.map_or_else(|| "a process that recorded no pid".to_owned(), |p| format!("pid {p}"))
+            ),
         }
-        std::thread::sleep(Duration::from_millis(50));
+    }
+    if !stopped {
+        anyhow::bail!("the server (pid {pid}) still holds {} after SIGKILL", db.display());
     }
     // Keep the address and token: the next `init` restarts on them, and `.mcp.json` stays valid.
     record.pid = None;
     record.write(db)?;
     Ok(true)
+}
+
+/// How long `stop` waits for a server to let go of the database before the next step:
+/// `DRSG_STOP_GRACE_SECS` (default 15).
+fn stop_grace() -> anyhow::Result<Duration> {
+    match std::env::var("DRSG_STOP_GRACE_SECS") {
+        Err(_) => Ok(Duration::from_secs(15)),
+        Ok(text) => text
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|s| *s > 0.0 && s.is_finite())
+            .map(Duration::from_secs_f64)
+            .with_context(|| format!("DRSG_STOP_GRACE_SECS is a number of seconds above 0, not `{text}`")),
+    }
+}
+
+/// The process holding the database's lock: `None` when none does, `Some(None)` when one does
+/// but its pid is not recorded.
+fn lock_holder(db: &Path) -> anyhow::Result<Option<Option<u32>>> {
+    match drsg_planes::lock_state(db).with_context(|| format!("cannot read the lock of {}", db.display()))? {
+        drsg_planes::LockState::Free => Ok(None),
+        drsg_planes::LockState::Held { pid } => Ok(Some(pid)),
+    }
+}
+
+/// Waits up to `grace` for the database's lock to be released; whether it was.
+fn wait_for_release(db: &Path, grace: Duration) -> anyhow::Result<bool> {
+    let started = Instant::now();
+    loop {
+        if lock_holder(db)?.is_none() {
+            return Ok(true);
+        }
+        if started.elapsed() > grace {
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn tracing_signal(pid: u32, signal: &str) {
+    if crate::verbosity() >= 0 {
+        eprintln!("drsg: the server (pid {pid}) did not let go of the database; sending SIG{signal}");
+    }
+}
+
+/// Sends `signal` (`TERM`, `KILL`) to `pid` with the system's `kill`, which every Unix has.
+fn send_signal(pid: u32, signal: &str) -> anyhow::Result<()> {
+    let status = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .context("cannot run `kill` to signal the server")?;
+    // It may have exited meanwhile: `kill` then fails, and the lock tells.
+    let _ = status;
+    Ok(())
 }
 
 fn start(root: &Path, db: &Path, addr: &str, token: &str, log: &Path) -> anyhow::Result<u32> {
@@ -264,14 +358,6 @@ fn new_token() -> anyhow::Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Whether process `pid` runs (a zombie does not).
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
-}
-
 fn url(addr: &str) -> String {
     format!("http://{addr}/mcp")
 }
@@ -280,8 +366,53 @@ fn is_loopback(addr: &str) -> bool {
     addr.parse::<std::net::SocketAddr>().is_ok_and(|a| a.ip().is_loopback())
 }
 
-/// Sets `mcpServers.drsg` in `.mcp.json`, keeping everything else in it.
-fn upsert_mcp_json(path: &Path, record: &Record) -> anyhow::Result<()> {
+/// A project-scoped MCP configuration file of an editor: where it lives in the checkout, the key
+/// that holds its servers, and how it spells a server over HTTP.
+struct EditorFile {
+    /// Relative to the checkout's root.
+    path: &'static str,
+    /// Written only when the checkout has this folder (the editor's own), except `.mcp.json`.
+    folder: Option<&'static str>,
+    servers_key: &'static str,
+    /// Whether the entry names its transport (`"type": "http"`).
+    typed: bool,
+}
+
+/// The files `init` keeps: Claude Code's `.mcp.json` (which `drsg-mcp` also reads), Cursor's
+/// `.cursor/mcp.json` and VS Code's `.vscode/mcp.json` where those folders exist. Never a user's
+/// global configuration.
+const EDITOR_FILES: &[EditorFile] = &[
+    EditorFile { path: ".mcp.json", folder: None, servers_key: "mcpServers", typed: true },
+    EditorFile { path: ".cursor/mcp.json", folder: Some(".cursor"), servers_key: "mcpServers", typed: false },
+    EditorFile { path: ".vscode/mcp.json", folder: Some(".vscode"), servers_key: "servers", typed: true },
+];
+
+/// The editor files of this checkout (see [`EDITOR_FILES`]); a folder that is a symbolic link is
+/// passed over (it could lead out of the checkout).
+fn editor_files(root: &Path) -> Vec<(&'static EditorFile, PathBuf)> {
+    EDITOR_FILES
+        .iter()
+        .filter(|file| {
+            file.folder.is_none_or(|folder| {
+                std::fs::symlink_metadata(root.join(folder)).is_ok_and(|meta| meta.file_type().is_dir())
+            })
+        })
+        .map(|file| (file, root.join(file.path)))
+        .collect()
+}
+
+/// Upserts the `drsg` server into every editor file of the checkout; the files written.
+fn upsert_editor_files(root: &Path, record: &Record) -> anyhow::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for (file, path) in editor_files(root) {
+        upsert_mcp_json(&path, file, record)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Sets the `drsg` server in an editor's MCP file, keeping everything else in it.
+fn upsert_mcp_json(path: &Path, file: &EditorFile, record: &Record) -> anyhow::Result<()> {
     let mut config = match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => json!({}),
         Ok(text) => serde_json::from_str::<Value>(&text).ok().filter(Value::is_object).with_context(|| {
@@ -290,19 +421,21 @@ fn upsert_mcp_json(path: &Path, record: &Record) -> anyhow::Result<()> {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => json!({}),
         Err(err) => return Err(anyhow::Error::new(err).context(format!("cannot read {}", path.display()))),
     };
-    let servers =
-        config.as_object_mut().expect("checked to be an object").entry("mcpServers").or_insert_with(|| json!({}));
+    let key = file.servers_key;
+    let servers = config.as_object_mut().expect("checked to be an object").entry(key).or_insert_with(|| json!({}));
     let Some(servers) = servers.as_object_mut() else {
-        anyhow::bail!("`mcpServers` in {} is not an object; fix it, then run `drsg init` again", path.display());
+        anyhow::bail!("`{key}` in {} is not an object; fix it, then run `drsg init` again", path.display());
     };
-    servers.insert(
-        "drsg".into(),
-        json!({"type": "http", "url": url(&record.addr), "headers": {"Authorization": record.authorization()}}),
-    );
+    let mut entry = json!({"url": url(&record.addr), "headers": {"Authorization": record.authorization()}});
+    if file.typed {
+        entry["type"] = "http".into();
+    }
+    servers.insert("drsg".into(), entry);
     write_private(path, &format!("{}\n", serde_json::to_string_pretty(&config)?))
 }
 
-/// Adds `*.drsg` and `.mcp.json` to the checkout's `.gitignore` when missing.
+/// Adds `*.drsg` and the editor files (which hold the token) to the checkout's `.gitignore` when
+/// missing.
 fn ignore_in_git(root: &Path) -> anyhow::Result<()> {
     let path = root.join(".gitignore");
     refuse_link(&path)?;
@@ -312,7 +445,8 @@ fn ignore_in_git(root: &Path) -> anyhow::Result<()> {
         Err(err) => return Err(anyhow::Error::new(err).context(format!("cannot read {}", path.display()))),
     };
     let present: Vec<&str> = text.lines().map(str::trim).collect();
-    let missing: Vec<&str> = ["*.drsg", ".mcp.json"].into_iter().filter(|entry| !present.contains(entry)).collect();
+    let entries = std::iter::once("*.drsg").chain(editor_files(root).into_iter().map(|(file, _)| file.path));
+    let missing: Vec<&str> = entries.filter(|entry| !present.contains(entry)).collect();
     if missing.is_empty() {
         return Ok(());
     }

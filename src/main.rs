@@ -209,12 +209,12 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             let how = if done.reused { "already running, reused" } else { "started" };
             let plane = done.plane.map(|p| format!("plane {p} · ")).unwrap_or_default();
             emit(&format!(
-                "drsg is serving {plane}{} ({how}, pid {}), folding every commit of {}\n  clients: {} declares it \
+                "drsg is serving {plane}{} ({how}, pid {}), folding every commit of {}\n  clients read it from {} \
                  (drsg-mcp relays to it too)\n  log: {}\n  stop it with `drsg stop`\n",
                 done.url,
                 done.pid,
                 root.display(),
-                done.mcp_json.display(),
+                done.editor_files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
                 done.log.display()
             ));
             Ok(EXIT_FOUND)

@@ -90,8 +90,7 @@ fn read_target(file: &Path) -> Result<Option<Target>, String> {
 fn check_owner(file: &Path) -> Result<(), String> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::metadata(file).map_err(|e| format!("unreadable: {e}"))?;
-    // This process's user: the owner of /proc/self (Linux); elsewhere no check is possible here.
-    let me = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
+    let me = own_uid();
     if me.is_some_and(|me| me != meta.uid()) {
         return Err(format!("owned by uid {}, not this user", meta.uid()));
     }
@@ -99,6 +98,20 @@ fn check_owner(file: &Path) -> Result<(), String> {
         return Err(format!("writable by group or others (mode {:o})", meta.mode() & 0o777));
     }
     Ok(())
+}
+
+/// This process's user id, portably and without `unsafe`: the owner of a file it creates (in the
+/// temporary directory, removed at once). `None` when no file can be made there.
+#[cfg(unix)]
+fn own_uid() -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.subsec_nanos();
+    let probe = std::env::temp_dir().join(format!(".drsg-uid-{}-{nanos}", std::process::id()));
+    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&probe).ok()?;
+    let uid = file.metadata().map(|m| m.uid()).ok();
+    drop(file);
+    let _ = std::fs::remove_file(&probe);
+    uid
 }
 
 #[cfg(not(unix))]

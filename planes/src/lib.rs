@@ -29,6 +29,7 @@ mod tokenizer;
 
 pub use diff::{KeyedEdge, PlaneDiff};
 pub use error::{Error, Result};
+pub use lock::{LockState, lock_state};
 pub use model::{
     Adjacent, DigestChanges, Direction, Edge, EdgeSummary, NewEdge, Node, NodeData, PlaneBatch, PlaneDigest, PlaneInfo,
     PlaneKind, PlaneMeta, Props,

@@ -67,6 +67,32 @@ impl DbLock {
     }
 }
 
+/// Whether a database's lock is held, and by which process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockState {
+    /// No process has the database open (or there is no database).
+    Free,
+    /// A process has it open: the pid its `LOCK` file records, when readable.
+    Held { pid: Option<u32> },
+}
+
+/// Whether the database at `dir` is open in some process (this one included), without opening it.
+/// The OS lock decides, as for an opener: a process that died holds nothing.
+pub fn lock_state(dir: &Path) -> Result<LockState> {
+    let path = dir.join(LOCK_FILE);
+    let file = match OpenOptions::new().read(true).write(true).open(&path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(LockState::Free),
+        Err(source) => return Err(Error::Io { action: "open the lock file", path, source }),
+    };
+    match file.try_lock() {
+        // Released when `file` is dropped, at once.
+        Ok(()) => Ok(LockState::Free),
+        Err(TryLockError::WouldBlock) => Ok(LockState::Held { pid: read_pid(&path) }),
+        Err(TryLockError::Error(source)) => Err(Error::Io { action: "lock", path, source }),
+    }
+}
+
 /// The pid recorded in a lock file; `None` when it is empty, unreadable or not a number
 /// (the holder may not have written it yet).
 fn read_pid(path: &Path) -> Option<u32> {

@@ -235,3 +235,88 @@ fn the_terminal_beside_a_running_server_answers_through_it() {
     assert!(code == 2 && err.contains("in use by another drsg process"), "{err}");
     drop(held);
 }
+
+#[test]
+fn drsg_stop_ends_a_server_that_no_longer_answers_and_nothing_else() {
+    let fx = Fixture::inline(TREE);
+    let root = fx.path();
+    let (_, err, code) = drsg_in(root, &["init"]);
+    assert_eq!(code, 0, "{err}");
+    let db = root.join("graph.drsg");
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(db.join("serve.json")).expect("the record")).expect("JSON");
+    let pid = record["pid"].as_u64().expect("a pid").to_string();
+    assert!(matches!(drsg_planes::lock_state(&db), Ok(drsg_planes::LockState::Held { .. })));
+
+    // Frozen, it answers nothing: `stop` finds the lock held by the recorded pid and signals it.
+    let frozen = Command::new("kill").args(["-STOP", &pid]).status().expect("kill");
+    assert!(frozen.success());
+    let out = Command::new(env!("CARGO_BIN_EXE_drsg"))
+        .arg("stop")
+        .current_dir(root)
+        .env("DRSG_STOP_GRACE_SECS", "1")
+        .env_remove("DRSG_DB")
+        .output()
+        .expect("run drsg stop");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("sending SIGTERM") && err.contains("sending SIGKILL"), "{err}");
+    assert_eq!(drsg_planes::lock_state(&db).expect("the lock"), drsg_planes::LockState::Free);
+
+    // Nothing runs now: exit 1. A recorded pid that holds no lock (here a live process that is no
+    // drsg server) is never signalled.
+    let (out, _, code) = drsg_in(root, &["stop"]);
+    assert_eq!(code, 1, "{out}");
+    let mut bystander = Command::new("sleep").arg("30").spawn().expect("sleep");
+    let mut record = record;
+    record["pid"] = bystander.id().into();
+    std::fs::write(db.join("serve.json"), record.to_string()).expect("write the record");
+    let (out, err, code) = drsg_in(root, &["stop"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(bystander.try_wait().expect("wait").is_none(), "the bystander still runs");
+    let _ = bystander.kill();
+    let _ = bystander.wait();
+}
+
+#[test]
+fn drsg_init_declares_the_server_to_each_editor_whose_folder_the_checkout_has() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let fx = Fixture::inline(TREE);
+    let root = fx.path();
+    std::fs::create_dir(root.join(".vscode")).expect("mkdir");
+    let theirs = r#"{"servers": {"other": {"type": "stdio", "command": "other-server"}}, "inputs": []}"#;
+    std::fs::write(root.join(".vscode/mcp.json"), theirs).expect("write");
+    std::fs::create_dir(root.join(".cursor")).expect("mkdir");
+    let (out, err, code) = drsg_in(root, &["init"]);
+    let stop = || drsg_in(root, &["stop"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(".mcp.json") && out.contains(".cursor/mcp.json") && out.contains(".vscode/mcp.json"), "{out}");
+    let read = |path: &str| -> Value {
+        let full = root.join(path);
+        let mode = std::fs::metadata(&full).expect("written").permissions().mode();
+        assert_eq!(mode & 0o077, 0, "{path} holds the token: private to its user");
+        serde_json::from_str(&std::fs::read_to_string(full).expect("read")).expect("JSON")
+    };
+    let claude = read(".mcp.json");
+    let url = claude["mcpServers"]["drsg"]["url"].as_str().expect("a url").to_owned();
+    let auth = claude["mcpServers"]["drsg"]["headers"]["Authorization"].clone();
+    assert_eq!(claude["mcpServers"]["drsg"]["type"], "http");
+    let cursor = read(".cursor/mcp.json");
+    assert_eq!(cursor["mcpServers"]["drsg"], json!({"url": url, "headers": {"Authorization": auth}}));
+    let vscode = read(".vscode/mcp.json");
+    assert_eq!(vscode["servers"]["drsg"], json!({"type": "http", "url": url, "headers": {"Authorization": auth}}));
+    assert_eq!(vscode["servers"]["other"]["command"], "other-server", "the user's own servers are kept");
+    assert_eq!(vscode["inputs"], json!([]));
+    let ignored = std::fs::read_to_string(root.join(".gitignore")).expect("read");
+    for entry in ["*.drsg", ".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json"] {
+        assert!(ignored.lines().any(|l| l == entry), "{entry} is ignored: {ignored}");
+    }
+    assert_eq!(stop().2, 0);
+
+    // A checkout without an editor's folder gets none.
+    let plain = Fixture::inline(TREE);
+    let (_, err, code) = drsg_in(plain.path(), &["init"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!plain.path().join(".cursor").exists() && !plain.path().join(".vscode").exists());
+    assert_eq!(drsg_in(plain.path(), &["stop"]).2, 0);
+}

@@ -53,3 +53,21 @@ fn dependency_arrows_follow_the_table() {
     }
     assert!(bad.is_empty(), "arrows not allowed by STYLE.md: {bad:?}");
 }
+
+/// The documents keep the shape their readers need: the README a user's page (at most 16 KB), the
+/// architecture map one sentence a line (none over 400 characters).
+#[test]
+fn documents_keep_their_shape() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    assert!(
+        readme.len() <= 16 * 1024,
+        "README.md is {} bytes, over 16 KB: history goes to benches/RESULTS.md",
+        readme.len()
+    );
+    let map = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let long: Vec<usize> =
+        map.lines().enumerate().filter(|(_, l)| l.chars().count() > 400).map(|(n, _)| n + 1).collect();
+    assert!(long.is_empty(), "ARCHITECTURE.md lines over 400 characters (one sentence a line): {long:?}");
+    assert!(root.join("benches/RESULTS.md").is_file(), "the measurement history lives in benches/RESULTS.md");
+}
