@@ -8,6 +8,7 @@
 //! Main entry: [`index_tree`].
 
 mod builtins;
+mod dates;
 mod fold;
 mod git;
 mod graph;
