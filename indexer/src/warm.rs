@@ -28,11 +28,12 @@ use rayon::prelude::*;
 use crate::git::Listing;
 use crate::graph::{FileOutput, Reserved, file_output};
 use crate::layout::Layout;
+use crate::pipeline::ledger::{FileCounts, Resolved, built_by, ledger};
+use crate::pipeline::options::{IndexOptions, Silent};
+use crate::pipeline::parse::{BlobFacts, Parsed, parse_all};
+use crate::pipeline::prepare::{Prepared, prepare, prepare_with};
+use crate::pipeline::resolve::{RESOLVE_STACK, resolver, resolver_from};
 use crate::resolve::{FileIndex, Resolver, ResolverParts};
-use crate::run::{
-    FactsCache, FileCounts, IndexOptions, Prepared, Resolved, ledger, parse_all, prepare, prepare_with, resolver,
-    resolver_from,
-};
 use crate::source::Source;
 use crate::table::{ParsedFile, SymId, Table};
 use crate::walk::{self, SkipReason};
@@ -76,7 +77,7 @@ fn on_resolve_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("drsg-resolve".into())
-            .stack_size(crate::run::RESOLVE_STACK)
+            .stack_size(RESOLVE_STACK)
             .spawn_scoped(scope, work)
             .expect("spawn the resolution thread")
             .join()
@@ -101,7 +102,7 @@ fn snapshot(
     tree_name: &str,
     registry: &Registry,
     max_file_size: u64,
-    cache: &FactsCache,
+    cache: &BlobFacts,
     known: Option<(&Table, &HashMap<String, String>)>,
 ) -> Snapshot {
     let walked = source.walk(registry, max_file_size);
@@ -116,10 +117,9 @@ fn snapshot(
     }
     let to_parse: Vec<walk::Candidate> =
         walked.candidates.iter().filter(|c| !kept.contains_key(c.path.as_str())).cloned().collect();
-    let (outcomes, reused) = parse_all(source, &to_parse, registry, max_file_size, cache, &crate::Silent);
+    let (outcomes, reused) = parse_all(source, &to_parse, registry, max_file_size, cache, &Silent);
     let parsed = outcomes.len() as u64 - reused;
-    let mut fresh: HashMap<String, crate::run::Parsed> =
-        to_parse.iter().map(|c| c.path.clone()).zip(outcomes).collect();
+    let mut fresh: HashMap<String, Parsed> = to_parse.iter().map(|c| c.path.clone()).zip(outcomes).collect();
     let mut skipped = walked.skipped;
     let mut files = Vec::with_capacity(walked.candidates.len());
     let mut blobs = HashMap::with_capacity(walked.candidates.len());
@@ -196,7 +196,7 @@ impl Warm {
         tree_name: &str,
         registry: &Registry,
         options: &IndexOptions,
-        cache: &FactsCache,
+        cache: &BlobFacts,
     ) -> (Warm, u64) {
         let snap = snapshot(source, tree_name, registry, options.max_file_size, cache, None);
         let parsed = snap.parsed;
@@ -236,7 +236,7 @@ impl Warm {
         commit: &str,
         tree_name: &str,
         registry: &Registry,
-        cache: &FactsCache,
+        cache: &BlobFacts,
     ) -> (Warm, Changes, Advance) {
         let mut report = Advance::default();
         let t0 = std::time::Instant::now();
@@ -380,7 +380,7 @@ impl Warm {
             kind: PlaneKind::Code,
             synced_commit: Some(self.commit.clone()),
             synced_root: Some(root.to_owned()),
-            built_by: crate::run::built_by(registry),
+            built_by: built_by(registry),
             ledger,
         }
     }
