@@ -13,12 +13,54 @@ use std::time::Instant;
 
 use drsg_parsers::Registry;
 use drsg_planes::{PlaneInfo, PlaneKind, PlaneMeta, Store};
+use foldhash::HashMap;
 
 use crate::git::{GitError, Repo};
 use crate::history::index_history;
-use crate::run::{FactsCache, IndexOptions, Progress, built_by, tree_name};
+use crate::pipeline::ledger::built_by;
+use crate::pipeline::options::{IndexOptions, Progress, tree_name};
+use crate::pipeline::parse::BlobFacts;
 use crate::source::{CommitTree, Source};
 use crate::warm::Warm;
+
+/// Facts already parsed, by blob id and path, so that a fold, or a branch switch back, parses no file
+/// twice; and each plane's warm state (its symbol table and per-file output at its synced commit), so
+/// that the next fold resolves only what changed.
+#[derive(Default)]
+pub struct FactsCache {
+    facts: BlobFacts,
+    warm: std::sync::Mutex<HashMap<String, Warm>>,
+}
+
+impl FactsCache {
+    /// A cache that keeps nothing.
+    pub fn off() -> FactsCache {
+        FactsCache { facts: BlobFacts::off(), ..FactsCache::default() }
+    }
+
+    /// Takes plane `plane`'s warm state out of the cache.
+    fn take_warm(&self, plane: &str) -> Option<Warm> {
+        self.warm.lock().ok()?.remove(plane)
+    }
+
+    fn put_warm(&self, plane: &str, warm: Warm) {
+        if self.facts.is_off() {
+            return;
+        }
+        if let Ok(mut states) = self.warm.lock() {
+            states.insert(plane.to_owned(), warm);
+        }
+    }
+
+    /// Number of files held.
+    pub fn len(&self) -> usize {
+        self.facts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
 
 /// What a fold did.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -162,7 +204,7 @@ pub fn fold(
     report.phases.insert("setup", started.elapsed().as_secs_f64() - report.phases.get("load").copied().unwrap_or(0.0));
     let (mut next, info) = match warm {
         Some(warm) => {
-            let (next, changes, advance) = warm.advance(&source, &target, &tree_name, registry, cache);
+            let (next, changes, advance) = warm.advance(&source, &target, &tree_name, registry, &cache.facts);
             report.phases.extend(advance.phases);
             report.files_parsed += advance.files_parsed;
             report.files_reused = advance.files_reused;
@@ -191,7 +233,7 @@ pub fn fold(
                         Ok(info) => (next, info),
                         // A state that does not add up is built again from the commit.
                         Err(FoldError::Inconsistent) => {
-                            let next = Warm::load(&source, &target, &tree_name, registry, &options, cache).0;
+                            let next = Warm::load(&source, &target, &tree_name, registry, &options, &cache.facts).0;
                             let meta = next.meta(plane_name, &root, registry, &options);
                             let info = write_whole(store, &next, &meta)?;
                             (next, info)
@@ -207,7 +249,7 @@ pub fn fold(
             // No state of the old commit (history rewritten, other plugins): build the new one and write it whole.
             let t0 = Instant::now();
             let before = store.plane_digest(plane.id).map_err(crate::Error::from)?;
-            let (next, parsed) = Warm::load(&source, &target, &tree_name, registry, &options, cache);
+            let (next, parsed) = Warm::load(&source, &target, &tree_name, registry, &options, &cache.facts);
             report.phases.insert("load", t0.elapsed().as_secs_f64());
             let t0 = Instant::now();
             let meta = next.meta(plane_name, &root, registry, &options);
@@ -262,7 +304,7 @@ fn load_synced(
         return Ok(None);
     }
     let source = Source::Commit(Box::new(CommitTree::new(repo, synced.to_owned(), prefix.to_owned())?));
-    Ok(Some(Warm::load(&source, synced, &tree_name(root), registry, options, cache)))
+    Ok(Some(Warm::load(&source, synced, &tree_name(root), registry, options, &cache.facts)))
 }
 
 /// Build the warm state of plane `plane_name` at its synced commit into `cache`, writing nothing, so

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use gix::bstr::ByteSlice;
 
+use crate::dates::parse_date;
+
 /// Why a repository could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
@@ -462,58 +464,5 @@ impl LocalBlobs {
     pub fn read(&self, id: &str) -> Option<Vec<u8>> {
         let id = gix::ObjectId::from_hex(id.as_bytes()).ok()?;
         Some(self.0.find_blob(id).ok()?.data.clone())
-    }
-}
-
-/// Seconds since the epoch for `2024-01-31` (the end of that day, UTC) or `2024-01-31T12:00[:00][Z]`.
-pub fn parse_date(text: &str) -> Option<i64> {
-    let (date, time) = match text.split_once('T') {
-        Some((d, t)) => (d, Some(t.trim_end_matches('Z'))),
-        None => (text, None),
-    };
-    let mut parts = date.split('-');
-    let (y, m, d): (i64, i64, i64) =
-        (parts.next()?.parse().ok()?, parts.next()?.parse().ok()?, parts.next()?.parse().ok()?);
-    if parts.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) || date.len() != 10 {
-        return None;
-    }
-    // Days from civil (Howard Hinnant's algorithm).
-    let y2 = if m <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let seconds = match time {
-        None => 86_399,
-        Some(t) => {
-            let mut hms = t.split(':');
-            let h: i64 = hms.next()?.parse().ok()?;
-            let mi: i64 = hms.next()?.parse().ok()?;
-            let s: i64 = hms.next().map_or(Some(0), |s| s.parse().ok())?;
-            h * 3600 + mi * 60 + s
-        }
-    };
-    let total = days * 86_400 + seconds;
-    // `2024-02-30` would land in March: refuse dates that do not round-trip.
-    if !crate::history::iso_date(total).starts_with(date) {
-        return None;
-    }
-    Some(total)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_date;
-
-    #[test]
-    fn dates() {
-        assert_eq!(parse_date("2024-01-01"), Some(1_704_067_200 + 86_399));
-        assert_eq!(parse_date("2024-01-01T00:01"), Some(1_704_067_260));
-        assert_eq!(parse_date("2024-01-01T00:00:30Z"), Some(1_704_067_230));
-        assert_eq!(parse_date("HEAD~1"), None);
-        assert_eq!(parse_date("2024-13-01"), None);
-        assert_eq!(parse_date("2024-02-30"), None);
-        assert!(parse_date("2024-02-29").is_some());
     }
 }

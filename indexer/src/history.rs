@@ -8,6 +8,7 @@ use foldhash::{HashMap, HashMapExt, HashSet};
 use serde_json::{Value, json};
 
 use crate::Error;
+pub use crate::dates::iso_date;
 use crate::git::{CommitInfo, GitError, Head, RefInfo, RefKind, ReflogEntry, Repo};
 
 /// What went into a `_git` plane.
@@ -333,24 +334,6 @@ fn props(value: Value) -> Props {
     }
 }
 
-/// `YYYY-MM-DDTHH:MM:SSZ` for seconds since the Unix epoch (UTC), without a date library.
-pub fn iso_date(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,12 +368,5 @@ mod tests {
                 finished_at: 5
             }]
         );
-    }
-
-    #[test]
-    fn dates() {
-        assert_eq!(iso_date(0), "1970-01-01T00:00:00Z");
-        assert_eq!(iso_date(1_704_067_200), "2024-01-01T00:00:00Z");
-        assert_eq!(iso_date(1_709_251_199), "2024-02-29T23:59:59Z");
     }
 }

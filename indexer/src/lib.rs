@@ -8,11 +8,13 @@
 //! Main entry: [`index_tree`].
 
 mod builtins;
+mod dates;
 mod fold;
 mod git;
 mod graph;
 pub mod history;
 mod layout;
+mod pipeline;
 mod resolve;
 mod run;
 pub mod source;
@@ -22,15 +24,15 @@ mod warm;
 
 use std::path::PathBuf;
 
-pub use fold::{FoldError, FoldReport, fold, warm_cache};
+pub use fold::{FactsCache, FoldError, FoldReport, fold, warm_cache};
 pub use git::{
     BlobReader, Checkout, CommitInfo, EntryKind, GitError, Head, Listing, LocalBlobs, PathChange, RefInfo, RefKind,
     ReflogEntry, Repo, TreeEntry, checkout,
 };
 pub use graph::{Accounting, reason_category};
-pub use run::{
-    FactsCache, IndexOptions, Progress, RunReport, Silent, index_tree, is_test_path, prepare_announced_dialects,
-};
+pub use pipeline::options::{IndexOptions, Progress, Silent};
+pub use pipeline::parse::{is_test_path, prepare_announced_dialects};
+pub use run::{RunReport, index_tree};
 pub use walk::SkipReason;
 
 /// What stops an indexing run. Bad files never do: they are skipped and counted.

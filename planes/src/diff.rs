@@ -7,10 +7,11 @@ use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SqlContext};
 use crate::model::{NodeData, PlaneInfo, PlaneMeta};
+use crate::rows::{Counted, NodeRow, text_docs};
 use crate::schema;
-use crate::store::{Counted, NodeRow, SqlContext, Store, text_docs};
+use crate::store::Store;
 use crate::text::Stamp;
 
 /// An edge named by the keys of its ends.
@@ -139,7 +140,7 @@ impl Store {
                     .optional()
                 })
                 .ctx(shown, context)?;
-            let props = crate::store::TextProps::of(&node.props_json);
+            let props = crate::rows::TextProps::of(&node.props_json);
             let now = (
                 node.name.as_str(),
                 node.label(),
@@ -184,17 +185,17 @@ impl Store {
                 .and_then(|mut s| s.execute(params![plane_id, src, dst, edge.ty.as_ref(), props]))
                 .ctx(shown, context)?;
         }
-        crate::store::upsert_plane(&tx, &diff.meta, new_generation).ctx(shown, context)?;
+        crate::rows::upsert_plane(&tx, &diff.meta, new_generation).ctx(shown, context)?;
         let inserted = diff.upsert_nodes.len() as u64 - existed;
         let (nodes, edges) = (
             inserted as i64 - diff.remove_nodes.len() as i64,
             diff.add_edges.len() as i64 - diff.remove_edges.len() as i64,
         );
-        crate::store::count_rows(&tx, plane_id, Counted::Changed(nodes, edges)).ctx(shown, context)?;
+        crate::rows::count_rows(&tx, plane_id, Counted::Changed(nodes, edges)).ctx(shown, context)?;
         tx.commit().ctx(shown, context)?;
         // The cached plane list follows SQLite first, so a text failure below leaves it right.
         let info = self.after_write(name)?;
-        if crate::store::has_text(&diff.meta) {
+        if crate::rows::has_text(&diff.meta) {
             let stamp = Stamp { generation: new_generation as u64, commit: diff.meta.synced_commit.clone() };
             let (nodes, node_ids): (Vec<&NodeData>, Vec<i64>) = diff
                 .upsert_nodes

@@ -1,6 +1,6 @@
 //! The crate's error type: every failure names the database it happened in.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -135,4 +135,15 @@ pub enum Error {
 
 fn pid_suffix(pid: Option<u32>) -> String {
     pid.map(|pid| format!(" (pid {pid})")).unwrap_or_default()
+}
+
+/// Attaches the database path and what the store was doing to a SQLite error.
+pub(crate) trait SqlContext<T> {
+    fn ctx(self, shown: &Path, context: &str) -> Result<T>;
+}
+
+impl<T> SqlContext<T> for rusqlite::Result<T> {
+    fn ctx(self, shown: &Path, context: &str) -> Result<T> {
+        self.map_err(|source| Error::Sqlite { path: shown.to_path_buf(), context: context.to_owned(), source })
+    }
 }

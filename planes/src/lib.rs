@@ -21,11 +21,13 @@ mod error;
 mod lock;
 mod model;
 mod read;
+mod rows;
 mod schema;
 mod shared;
 mod store;
 mod text;
 mod tokenizer;
+mod write;
 
 pub use diff::{KeyedEdge, PlaneDiff};
 pub use error::{Error, Result};

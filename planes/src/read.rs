@@ -3,9 +3,9 @@
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{OptionalExtension, Params, Row, params_from_iter};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SqlContext};
 use crate::model::{Adjacent, Direction, Edge, EdgeSummary, Node, PlaneDigest, PlaneInfo, PlaneKind, PlaneMeta, Props};
-use crate::store::{SqlContext, Store};
+use crate::store::Store;
 
 // `ORDER BY +key` (an expression, not the column) keeps SQLite from walking the whole key index in
 // order instead of using the narrower name or label index and sorting the few rows.

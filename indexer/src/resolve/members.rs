@@ -1,0 +1,263 @@
+//! Members: a path walked member by member, through a namespace's items and imports (re-exports seen
+//! from outside), a type's methods and nested items, then its parents'; a tie is a miss, never a guess.
+
+use drsg_parsers::{DefKind, Family};
+
+use super::{MAX_DEPTH, Miss, Res, Resolver, Strategy, Target, Why, miss};
+use crate::table::{SymId, SymKind, separator};
+
+impl Resolver<'_> {
+    pub(super) fn is_namespace_or_type(&self, target: &Target) -> bool {
+        match target {
+            Target::Sym(id) => {
+                let kind = self.t.syms[*id as usize].kind;
+                kind.is_namespace() || kind.is_type()
+            }
+            Target::External(_) => true,
+        }
+    }
+
+    /// Walk `rest` member by member from `start`.
+    /// Intermediate segments may be fields (`self.table.files.iter()`): a field with a declared type continues
+    /// from that type; the last segment is always a member.
+    pub(super) fn walk_members(&self, start: Target, rest: &[String]) -> Res<Target> {
+        let mut current = start;
+        for (i, seg) in rest.iter().enumerate() {
+            let last = i + 1 == rest.len();
+            if !last && let Some(field_ty) = self.field_type(&current, seg) {
+                current = field_ty;
+                continue;
+            }
+            let step =
+                if last { self.member(&current, seg, 0) } else { self.as_namespace(|| self.member(&current, seg, 0)) };
+            current = match step {
+                Ok(t) => t,
+                Err(_) if !last && matches!(&current, Target::Sym(id) if self.t.syms[*id as usize].kind.is_type()) => {
+                    return miss(format!("field `{seg}` of `{}` has no known type", self.describe(&current)));
+                }
+                Err(m) => return Err(m),
+            };
+        }
+        Ok(current)
+    }
+
+    /// A member of a module or inline module, seen from inside (all imports) or outside (re-exports only).
+    /// Errors starting with "not found" mean absent (the caller may look further).
+    pub(super) fn namespace_member(
+        &self,
+        ns: SymId,
+        name: &str,
+        inside: bool,
+        depth: usize,
+    ) -> Res<(Target, Strategy)> {
+        self.nested(|| self.namespace_member_inner(ns, name, inside, depth))
+    }
+
+    fn namespace_member_inner(&self, ns: SymId, name: &str, inside: bool, depth: usize) -> Res<(Target, Strategy)> {
+        if depth > MAX_DEPTH {
+            return miss("not found: re-export chain too deep");
+        }
+        let sym = &self.t.syms[ns as usize];
+        let fi = sym.file;
+        let family = self.family(fi);
+        let scope = sym.def; // None: the file module; Some: an inline module
+        if family == Family::Js && !inside && sym.kind == SymKind::Module {
+            return self.js_export(fi, name, depth).map(|t| (t, Strategy::Import));
+        }
+        let mut children = self.t.members(ns, name);
+        let values: Vec<SymId>;
+        if self.wants_value(name) {
+            values = children.iter().copied().filter(|&c| !self.t.syms[c as usize].kind.is_namespace()).collect();
+            children = &values;
+        }
+        match self.pick(children, name) {
+            Ok(Some(id)) => return Ok((Target::Sym(id), Strategy::Scope)),
+            Ok(None) => {}
+            Err(m) => return Err(m),
+        }
+        let ix = &self.index[fi as usize];
+        let file = &self.t.files[fi as usize];
+        if let Some(list) = ix.imports.get(&(scope, name.to_owned())) {
+            let visible: Vec<u32> = list
+                .iter()
+                .copied()
+                .filter(|&i| inside || family == Family::Python || file.facts.imports[i as usize].reexport)
+                .collect();
+            if !visible.is_empty() {
+                return self.resolve_import_list(fi, &visible).map(|t| (t, Strategy::Import));
+            }
+        }
+        if let Some(globs) = ix.globs.get(&scope) {
+            let mut found = Vec::new();
+            let mut external_globs = Vec::new();
+            for &g in globs {
+                let imp = &file.facts.imports[g as usize];
+                if !(inside || family == Family::Python || imp.reexport) {
+                    continue;
+                }
+                match self.resolve_import(fi, g) {
+                    Ok(Target::Sym(module)) => {
+                        if let Ok((t, _)) = self.member_of(module, name, depth + 1)
+                            && !found.contains(&t)
+                        {
+                            found.push(t);
+                        }
+                    }
+                    Ok(Target::External(path)) => external_globs.push(path),
+                    Err(_) => {}
+                }
+            }
+            match found.len() {
+                1 => return Ok((found.remove(0), Strategy::Import)),
+                0 => {}
+                n => return miss(format!("name `{name}` comes from {n} glob imports")),
+            }
+            if let [only] = external_globs.as_slice() {
+                return Ok((Target::External(format!("{only}{}{name}", separator(family))), Strategy::Import));
+            }
+        }
+        Err(Miss(Why::NotIn(name.into(), ns)))
+    }
+
+    /// A namespace's or type's member, seen from outside.
+    fn member_of(&self, id: SymId, name: &str, depth: usize) -> Res<(Target, Strategy)> {
+        let kind = self.t.syms[id as usize].kind;
+        if kind.is_namespace() {
+            self.namespace_member(id, name, false, depth)
+        } else {
+            self.type_member(id, name, depth).map(|t| (t, Strategy::Path))
+        }
+    }
+
+    /// One step along a path: `target.name`.
+    pub(super) fn member(&self, target: &Target, name: &str, depth: usize) -> Res<Target> {
+        match target {
+            Target::External(path) => {
+                let sep = separator(self.family.get());
+                Ok(Target::External(format!("{path}{sep}{name}")))
+            }
+            Target::Sym(id) if !self.is_namespace_or_type(target) => {
+                // `connection.cursor()` on a module-level variable: its type is not recorded.
+                Err(Miss(Why::Untyped(*id)))
+            }
+            Target::Sym(id) => match self.member_of(*id, name, depth) {
+                Ok((t, _)) => Ok(t),
+                Err(absent) if absent.is_not_found() => Err(Miss(Why::NotFound(name.into(), *id))),
+                Err(m) => Err(m),
+            },
+        }
+    }
+
+    /// A method or nested item of a type, then of its parents (`extends`, trait impls).
+    fn type_member(&self, ty: SymId, name: &str, depth: usize) -> Res<Target> {
+        self.nested(|| self.type_member_inner(ty, name, depth))
+    }
+
+    fn type_member_inner(&self, ty: SymId, name: &str, depth: usize) -> Res<Target> {
+        if depth > MAX_DEPTH {
+            return miss("not found: inheritance chain too deep");
+        }
+        if let Some(id) = self.pick(self.t.members(ty, name), name)? {
+            return Ok(Target::Sym(id));
+        }
+        let mut found: Vec<Target> = Vec::new();
+        let mut external: Option<Target> = None;
+        for parent in self.supers.get(&ty).map(Vec::as_slice).unwrap_or(&[]) {
+            match parent {
+                Target::Sym(p) if *p != ty => {
+                    if let Ok(t) = self.type_member(*p, name, depth + 1)
+                        && !found.contains(&t)
+                    {
+                        found.push(t);
+                    }
+                }
+                Target::Sym(_) => {}
+                Target::External(_) => {
+                    if external.is_none() {
+                        external = Some(self.member(parent, name, depth + 1)?);
+                    }
+                }
+            }
+        }
+        match found.len() {
+            1 => return Ok(found.remove(0)),
+            0 => {}
+            n => return miss(format!("`{name}` inherited from {n} parents of `{}`", self.sym_key(ty))),
+        }
+        if let Some(ext) = external {
+            return Ok(ext);
+        }
+        let family = self.family(self.t.syms[ty as usize].file);
+        let kind = self.t.syms[ty as usize].kind;
+        if family == Family::Rust
+            && kind == SymKind::Def(DefKind::Enum)
+            && name.starts_with(|c: char| c.is_ascii_uppercase())
+        {
+            // `Error::Io(e)`: a variant constructs its enum.
+            return Ok(Target::Sym(ty));
+        }
+        if family == Family::Rust && is_derivable_method(name) {
+            // Derived or blanket trait methods (`clone`, `to_string`) come from std.
+            return Ok(Target::External(format!("{}::{name}", self.sym_key(ty))));
+        }
+        Err(Miss(Why::NotOn(name.into(), ty)))
+    }
+
+    /// One symbol among several of the same name: a tie is a miss, never a guess.
+    pub(super) fn pick(&self, ids: &[SymId], name: &str) -> Res<Option<SymId>> {
+        match ids {
+            [] => Ok(None),
+            [one] => Ok(Some(*one)),
+            many => {
+                // TypeScript overload signatures: same kind, same file; the one with a body spans most lines.
+                let first = &self.t.syms[many[0] as usize];
+                let same = many.iter().all(|&i| {
+                    let s = &self.t.syms[i as usize];
+                    s.kind == first.kind && s.file == first.file
+                });
+                if same && self.family(first.file) == Family::Js && first.kind == SymKind::Def(DefKind::Function) {
+                    let best = many
+                        .iter()
+                        .copied()
+                        .max_by_key(|&i| self.t.def_of(i).map(|d| d.end_line - d.line).unwrap_or(0));
+                    return Ok(best);
+                }
+                miss(format!("name `{name}` defined {} times in scope", many.len()))
+            }
+        }
+    }
+}
+
+fn is_derivable_method(name: &str) -> bool {
+    matches!(
+        name,
+        "clone"
+            | "clone_from"
+            | "eq"
+            | "ne"
+            | "cmp"
+            | "partial_cmp"
+            | "lt"
+            | "le"
+            | "gt"
+            | "ge"
+            | "hash"
+            | "fmt"
+            | "default"
+            | "to_string"
+            | "to_owned"
+            | "into"
+            | "try_into"
+            | "from"
+            | "try_from"
+            | "as_ref"
+            | "as_mut"
+            | "borrow"
+            | "borrow_mut"
+            | "deref"
+            | "deref_mut"
+            | "drop"
+            | "max"
+            | "min"
+    )
+}

@@ -1,0 +1,253 @@
+//! References: how one reference binds, by its qualifier (a plain path, `self.`, `super.`, the result of
+//! a call), and macros, which Rust scopes textually and crate-wide once exported.
+
+use drsg_parsers::{DefKind, Family, Qualifier, Ref};
+
+use super::{Found, Res, Resolution, Resolver, Shape, Strategy, Target, miss};
+use crate::builtins;
+use crate::table::{SymId, SymKind};
+
+impl Resolver<'_> {
+    /// Bind one reference of file `fi`.
+    pub fn resolve_ref(&self, fi: u32, r: &Ref) -> Resolution {
+        let family = self.family(fi);
+        self.family.set(family);
+        if family == Family::Rust && r.path.last().is_some_and(|n| n.ends_with('!')) {
+            return self.resolve_macro(fi, r);
+        }
+        let run = || match &r.qualifier {
+            Qualifier::Plain => {
+                let shape = if is_rust_method_call(family, r) { Shape::Method } else { Shape::Path };
+                self.resolve_plain(fi, r.scope, &r.path, r.line, shape)
+            }
+            Qualifier::SelfValue => self.resolve_on_self(fi, r.scope, &r.path),
+            Qualifier::Super => self.resolve_on_super(fi, r.scope, &r.path),
+            Qualifier::Expr { call: Some(inner) } => match self.call_result_type(fi, r.scope, inner, r.line) {
+                Some(Target::Sym(ty)) if r.path.is_empty() => self.call_of_value(ty),
+                Some(ty) => self.walk_members(ty, &r.path).map(|t| (t, Strategy::ReceiverType)),
+                None => match self.resolve_plain(fi, r.scope, inner, r.line, Shape::Method) {
+                    Ok((Target::External(path), _)) => {
+                        miss(format!("method call: receiver is the result of external `{path}`"))
+                    }
+                    Ok((Target::Sym(id), _)) => miss(format!(
+                        "method call: receiver is the result of `{}` (return type not recorded)",
+                        self.sym_key(id)
+                    )),
+                    Err(_) => miss("method call: receiver type unknown"),
+                },
+            },
+            Qualifier::Expr { call: None }
+                if r.path.len() <= 1 && !r.path.first().is_some_and(|p| is_identifier(p)) =>
+            {
+                miss("call of a computed expression")
+            }
+            Qualifier::Expr { call: None } => miss("method call: receiver type unknown"),
+        };
+        let mut result = run();
+        // A call never binds to a module. In Rust, `mod sleep; pub use sleep::sleep;` puts a module and
+        // a function under one name; the call means the function, so resolve again skipping modules. In
+        // Python, `from .context import context` in a package's `__init__.py` rebinds the package's
+        // attribute from the submodule to the function, so `pkg.context(…)` calls the function. Nor is
+        // a Rust module ever a value or a type: `consume(task)` beside `mod task;` names a local (which
+        // the facts do not track) or a function, never the module.
+        let never_a_module = match family {
+            Family::Rust => true,
+            Family::Python => Self::is_call_site(r.kind),
+            Family::Js => false,
+        };
+        if never_a_module
+            && let Ok((target, _)) = &result
+            && self.is_module(target)
+            && let Some(name) = r.path.last()
+        {
+            let module = self.describe(target);
+            *self.value_name.borrow_mut() = Some(name.clone());
+            let again = run();
+            *self.value_name.borrow_mut() = None;
+            result = match again {
+                Ok((t, by)) if !self.is_module(&t) => Ok((t, by)),
+                _ if Self::is_call_site(r.kind) => miss(format!(
+                    "call of `{name}` binds only to the module `{module}`: no function of that name is visible"
+                )),
+                _ => miss(format!("`{name}` names only the module `{module}` here, which is no value or type")),
+            };
+        }
+        match result {
+            Ok((Target::Sym(id), by)) => Resolution::Resolved { target: id, by },
+            Ok((Target::External(path), _)) => Resolution::External(path),
+            Err(missed) => Resolution::Unresolved(self.reason(missed)),
+        }
+    }
+
+    /// A call of a value of type `ty` (`make()(x)`): the type says what the value looks like, not which
+    /// definition is called, so it is no call target itself.
+    fn call_of_value(&self, ty: SymId) -> Res<(Target, Strategy)> {
+        miss(format!("call of a value of type `{}`: which definition it holds is not known", self.sym_key(ty)))
+    }
+
+    pub(super) fn resolve_plain(
+        &self,
+        fi: u32,
+        scope: Option<u32>,
+        path: &[String],
+        line: u32,
+        shape: Shape,
+    ) -> Res<(Target, Strategy)> {
+        self.nested(|| self.resolve_plain_inner(fi, scope, path, line, shape))
+    }
+
+    fn resolve_plain_inner(
+        &self,
+        fi: u32,
+        scope: Option<u32>,
+        path: &[String],
+        line: u32,
+        shape: Shape,
+    ) -> Res<(Target, Strategy)> {
+        let Some(head) = path.first() else { return miss("empty reference") };
+        let family = self.family(fi);
+        let special = family == Family::Rust && matches!(head.as_str(), "crate" | "self" | "super" | "Self");
+        let (start, mut by) = if special {
+            (self.rust_special_head(fi, scope, head)?, Strategy::Path)
+        } else {
+            let found = if path.len() > 1 {
+                // `c.connect()` starts at a local; `task::spawn()` at an item, whatever locals share its name.
+                let locals = family != Family::Rust || shape != Shape::Path;
+                self.as_namespace(|| self.lookup(fi, scope, head, line, locals))
+            } else {
+                self.lookup_name(fi, scope, head, line)
+            };
+            match found {
+                Ok(Found::Target(target, by)) => (target, by),
+                Ok(Found::Local(_)) if path.len() == 1 => return miss("call of a local value"),
+                Ok(Found::Local(Some(ty))) => (ty, Strategy::ReceiverType),
+                Ok(Found::Local(None)) => return miss("method call: receiver type unknown"),
+                Err(missed) => {
+                    let absent = missed
+                        .text()
+                        .is_some_and(|reason| reason.starts_with("name `") && reason.ends_with("not found in scope"));
+                    if absent && path.len() > 1 {
+                        // Rust: an unknown head of a path (`serde_json::to_string`) is an extern crate.
+                        if family == Family::Rust && shape != Shape::Method {
+                            return Ok((Target::External(path.join("::")), Strategy::Path));
+                        }
+                        return miss("method call: receiver type unknown");
+                    }
+                    return Err(missed);
+                }
+            }
+        };
+        if path.len() == 1 {
+            return Ok((start, by));
+        }
+        if by == Strategy::Scope {
+            by = if self.is_namespace_or_type(&start) { Strategy::Path } else { Strategy::ReceiverType };
+        }
+        let target = self.walk_members(start, &path[1..])?;
+        Ok((target, by))
+    }
+
+    pub(super) fn resolve_on_self(&self, fi: u32, scope: Option<u32>, path: &[String]) -> Res<(Target, Strategy)> {
+        self.nested(|| self.resolve_on_self_inner(fi, scope, path))
+    }
+
+    fn resolve_on_self_inner(&self, fi: u32, scope: Option<u32>, path: &[String]) -> Res<(Target, Strategy)> {
+        let Some(ty) = self.enclosing_type(fi, scope) else {
+            return match self.enclosing_impl(fi, scope) {
+                // `impl Tr for Vec<T>`, or a type defined inside a macro the parser cannot see into.
+                Some(self_ty) => miss(format!("`self`: impl type `{}` is not defined in the tree", self_ty.join("::"))),
+                None => miss("`self` outside a type"),
+            };
+        };
+        let Some((first, rest)) = path.split_first() else { return miss("empty reference") };
+        let start = match self.member(&ty, first, 0) {
+            Ok(t) => t,
+            Err(m) => {
+                // `self.field.method()`: the field's declared type.
+                if rest.is_empty() {
+                    return Err(m);
+                }
+                match self.field_type(&ty, first) {
+                    Some(field_ty) => {
+                        let target = self.walk_members(field_ty, rest)?;
+                        return Ok((target, Strategy::ReceiverType));
+                    }
+                    None => return miss(format!("field `{first}` of `{}` has no known type", self.describe(&ty))),
+                }
+            }
+        };
+        if rest.is_empty() {
+            return Ok((start, Strategy::SelfValue));
+        }
+        // `self.method().x` is not a path: only fields continue.
+        match self.field_type(&ty, first) {
+            Some(field_ty) => Ok((self.walk_members(field_ty, rest)?, Strategy::ReceiverType)),
+            None => miss(format!("field `{first}` of `{}` has no known type", self.describe(&ty))),
+        }
+    }
+
+    fn resolve_on_super(&self, fi: u32, scope: Option<u32>, path: &[String]) -> Res<(Target, Strategy)> {
+        let Some(Target::Sym(ty)) = self.enclosing_type(fi, scope) else {
+            return miss("`super` outside a class");
+        };
+        let parents = self.supers.get(&ty).cloned().unwrap_or_default();
+        let Some(parent) = parents.into_iter().next() else {
+            return miss(format!("`super` in `{}`: no known parent class", self.sym_key(ty)));
+        };
+        let target = self.walk_members(parent, path)?;
+        Ok((target, Strategy::Super))
+    }
+
+    fn resolve_macro(&self, fi: u32, r: &Ref) -> Resolution {
+        let last = r.path.last().map(String::as_str).unwrap_or("");
+        let bare = last.trim_end_matches('!');
+        if r.path.len() > 1 {
+            let mut path = r.path.clone();
+            if let Some(l) = path.last_mut() {
+                *l = bare.to_owned();
+            }
+            return match self.resolve_plain(fi, r.scope, &path, r.line, Shape::Path) {
+                Ok((Target::Sym(id), by)) => Resolution::Resolved { target: id, by },
+                Ok((Target::External(p), _)) => Resolution::External(format!("{p}!")),
+                Err(missed) => Resolution::Unresolved(self.reason(missed)),
+            };
+        }
+        // Macros by example are scoped textually and crate-wide once exported: look in scope, then in the crate.
+        match self.lookup_item(fi, r.scope, bare, r.line) {
+            Ok((Target::Sym(id), by)) if self.t.syms[id as usize].kind == SymKind::Def(DefKind::Macro) => {
+                return Resolution::Resolved { target: id, by };
+            }
+            // `use serde_json::json;` then `json!(…)`.
+            Ok((Target::External(path), Strategy::Import)) => {
+                return Resolution::External(format!("{path}!"));
+            }
+            _ => {}
+        }
+        let crate_name =
+            self.t.layout.rust_module(&self.t.files[fi as usize].path).map(|m| m.crate_name).unwrap_or_default();
+        let candidates = self.macros.get(&(crate_name, bare.to_owned())).map(Vec::as_slice).unwrap_or(&[]);
+        match candidates {
+            [one] => Resolution::Resolved { target: *one, by: Strategy::MacroScope },
+            [] if builtins::is_builtin(Family::Rust, last) => Resolution::External(format!("std::{last}")),
+            [] => Resolution::Unresolved(format!("macro `{last}` not defined in this crate (a dependency's?)")),
+            many => Resolution::Unresolved(format!("macro `{last}` defined {} times in the crate", many.len())),
+        }
+    }
+}
+
+/// Rust method calls (`x.m()`) look like paths in the fact model; the text tells them apart from `x::m()`.
+fn is_rust_method_call(family: Family, r: &Ref) -> bool {
+    if family != Family::Rust || r.path.len() < 2 {
+        return false;
+    }
+    let text = r.text.as_str();
+    match (text.rfind('.'), text.rfind("::")) {
+        (Some(dot), Some(colons)) => dot > colons,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+fn is_identifier(text: &str) -> bool {
+    !text.is_empty() && text.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == '#')
+}
