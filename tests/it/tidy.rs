@@ -71,3 +71,29 @@ fn documents_keep_their_shape() {
     assert!(long.is_empty(), "ARCHITECTURE.md lines over 400 characters (one sentence a line): {long:?}");
     assert!(root.join("benches/RESULTS.md").is_file(), "the measurement history lives in benches/RESULTS.md");
 }
+
+/// A source file past about 800 lines usually holds two ideas (STYLE.md): none may, but test files.
+#[test]
+fn no_source_file_is_over_800_lines() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut long = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read a folder") {
+            let path = entry.expect("an entry").path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            if path.is_dir() {
+                // Build output, git, environments and test folders are not source.
+                if !name.starts_with('.') && !matches!(name, "target" | "tests" | "node_modules") {
+                    stack.push(path);
+                }
+            } else if name.ends_with(".rs") {
+                let lines = std::fs::read_to_string(&path).expect("read a source").lines().count();
+                if lines > 800 {
+                    long.push(format!("{} ({lines})", path.strip_prefix(root).unwrap_or(&path).display()));
+                }
+            }
+        }
+    }
+    assert!(long.is_empty(), "source files over 800 lines: {long:?}");
+}
