@@ -30,6 +30,9 @@ pub fn watch_plane(
     let repo = Repo::discover(Path::new(&root))
         .with_context(|| format!("{root} is not in a git checkout; `drsg watch` follows commits, so it needs one"))?;
     let cache = FactsCache::default();
+    // Watch before reconciling and warming up: a commit made meanwhile is an event the loop below
+    // folds, not a move missed until the next one.
+    let watch = GitWatch::start(&repo.git_dirs(), mode)?;
     reconcile(&mut lock(store), registry, plane, &repo, &root, &cache, log)?;
     // Parse and resolve the synced tree once now, so the first fold parses and resolves only what the
     // commit reaches.
@@ -37,7 +40,6 @@ pub fn watch_plane(
     if warmed > 0 {
         log(&format!("{warmed} files parsed and resolved for the next folds"));
     }
-    let watch = GitWatch::start(&repo.git_dirs(), mode)?;
     log(&format!("watching {} ({}) for plane {plane}", repo.git_dirs()[0].display(), watch.backend()));
     while !stop.load(Ordering::Relaxed) {
         match watch.next(TICK) {

@@ -121,7 +121,7 @@ pub enum Error {
     NoPlanes,
     #[error("no plane named `{name}`; planes: {}", .available.join(", "))]
     UnknownPlane { name: String, available: Vec<String> },
-    #[error("several code planes and none holds the working directory{}; pass --plane with one of: {}", .cwd.as_ref().map(|c| format!(" ({})", c.display())).unwrap_or_default(), .available.join(", "))]
+    #[error("several code planes and none holds the working directory{}; name one as `plane` (--plane on the command line): {}", .cwd.as_ref().map(|c| format!(" ({})", c.display())).unwrap_or_default(), .available.join(", "))]
     AmbiguousPlane { cwd: Option<PathBuf>, available: Vec<String> },
     #[error(
         "unknown edge type `{0}`; edge types: CONTAINS, HAS_METHOD, CALLS, REFERENCES, IMPORTS, IMPLEMENTS, EXTENDS, INSTANTIATES, SERVES, REQUESTS"

@@ -94,12 +94,9 @@ fn a_verb_added_to_the_table_is_a_command_a_tool_and_an_rpc_method() {
     assert!(on_cli.contains("narrow with --path DIR, or read on with --offset 1"), "{on_cli}");
 
     // MCP and /rpc, on one server over the same store.
-    let store = drsg_planes::Store::open_existing(&db).expect("open");
-    let backend = drsg_query::verbs::Backend {
-        verbs: registry(),
-        ..drsg::serving::backend(Arc::new(drsg_planes::SharedStore::new(store)))
-    };
-    let server = drsg_mcp::DrsgServer::new(backend, drsg_mcp::ToolSet::Full, drsg_mcp::Limits::default());
+    let store = Arc::new(drsg_planes::SharedStore::new(drsg_planes::Store::open_existing(&db).expect("open")));
+    let backend = || drsg_query::verbs::Backend { verbs: registry(), ..drsg::serving::backend(store.clone()) };
+    let server = drsg_mcp::DrsgServer::new(backend(), drsg_mcp::ToolSet::Full, drsg_mcp::Limits::default());
     let tool = server.tools().into_iter().find(|t| t.name == "shout").expect("listed as a tool");
     let schema = Value::Object((*tool.input_schema).clone());
     assert_eq!(schema["required"], json!(["word"]));
@@ -114,6 +111,20 @@ fn a_verb_added_to_the_table_is_a_command_a_tool_and_an_rpc_method() {
     // command line, above).
     let as_tool = runtime.block_on(server.call("grep", grep, "mcp:test")).expect("grep answers").text;
     assert!(as_tool.contains("narrow with path: DIR, or read on with offset: 1"), "{as_tool}");
+
+    // The compact tool offers it too, with its help, and takes its arguments under `args` or beside
+    // `verb` (the same one in both places is refused).
+    let compact = drsg_mcp::DrsgServer::new(backend(), drsg_mcp::ToolSet::Compact, drsg_mcp::Limits::default());
+    let call = |args: Value| {
+        let args = args.as_object().cloned().unwrap_or_default();
+        runtime.block_on(compact.call("drsg", args, "mcp:test")).map(|r| r.text).map_err(|f| f.to_string())
+    };
+    assert_eq!(call(json!({"verb": "shout", "args": {"word": "a"}})), Ok("A A\n".to_owned()));
+    assert_eq!(call(json!({"verb": "shout", "word": "b"})), Ok("B B\n".to_owned()));
+    let twice = call(json!({"verb": "shout", "word": "b", "args": {"word": "c"}})).expect_err("refused");
+    assert!(twice.contains("`word` is given twice"), "{twice}");
+    let help = call(json!({"help": "shout"})).expect("help");
+    assert!(help.starts_with("shout: Shout a word") && help.contains(r#""required":["word"]"#), "{help}");
 
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.set_nonblocking(true).expect("non-blocking");

@@ -577,7 +577,7 @@ fn the_plane_defaults_to_the_one_holding_the_working_directory() {
     };
     let err = ask(None, None).unwrap_err().to_string();
     assert!(
-        err.starts_with("several code planes and none holds the working directory; pass --plane with one of: a, b"),
+        err.starts_with("several code planes and none holds the working directory; name one as `plane` (--plane on the command line): a, b"),
         "{err}"
     );
     let inside_b = b.path().join("sub");

@@ -144,3 +144,40 @@ fn on_start_the_loop_folds_the_gap_or_rebuilds_after_rewritten_history() {
     let store = thread.join().unwrap();
     assert_matches_fresh(&store, &fx);
 }
+
+/// A commit made after the start-up reconciliation and before the loop watches (while it warms up)
+/// is folded, not missed until the next move.
+#[test]
+fn a_commit_made_while_the_loop_starts_is_folded() {
+    let fx = Fixture::inline(APP);
+    let db = fx.outside().join("w.drsg");
+    index(&fx, &db);
+    let (tx, rx) = channel();
+    let stop = Arc::new(AtomicBool::new(false));
+    let (flag, repo) = (Arc::clone(&stop), fx.path().to_path_buf());
+    let thread = std::thread::spawn(move || {
+        let store = drsg_planes::SharedStore::single(Store::open(&db).unwrap());
+        let registry = drsg_plugins::builtin();
+        let mut committed = false;
+        drsg::watching::watch_plane(&store, &registry, "repo", Mode::Events, &flag, &mut |line| {
+            if line.starts_with("in sync at") && !committed {
+                committed = true;
+                std::fs::write(repo.join("late.py"), "def late():\n    pass\n").unwrap();
+                let git = |args: &[&str]| {
+                    let ok = std::process::Command::new("git").args(args).current_dir(&repo).status().unwrap();
+                    assert!(ok.success(), "git {args:?}");
+                };
+                git(&["add", "-A"]);
+                git(&["-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-qm", "late"]);
+            }
+            let _ = tx.send(line.to_owned());
+        })
+        .unwrap();
+        store.into_inner()
+    });
+    wait_for(&rx, "watching");
+    wait_for(&rx, &format!(" to {} in ", short(&fx, "HEAD")));
+    stop.store(true, Ordering::Relaxed);
+    let store = thread.join().unwrap();
+    assert_matches_fresh(&store, &fx);
+}
