@@ -82,7 +82,8 @@ pub fn run_verb(
 ) -> anyhow::Result<i32> {
     let verb = verbs.get(name).map_err(|e| anyhow::anyhow!("{e}"))?;
     let json = args.get("format").and_then(Value::as_str) == Some("json");
-    let store = match open(verb, db) {
+    // A verb needs a plane (`rebuild` too): none creates a database.
+    let store = match crate::open_for_read(db) {
         Ok(store) => store,
         // Held by a live server: the call goes there (a write it owns, too: `rebuild`).
         Err(err) => match crate::init::holder(db, &err) {
@@ -155,10 +156,12 @@ fn forward(
     }
 }
 
-/// Opens the store for a write that a server would own (`index`, `fold`, `watch`): when a live
-/// server holds the database, one sentence on what to do instead, and nothing changes.
-pub fn open_for_owned_write(db: &Path, command: &str) -> anyhow::Result<drsg_planes::Store> {
-    crate::open_for_write(db).map_err(|err| match crate::init::holder(db, &err) {
+/// Opens the store for a write that a server would own (`index`, `fold`, `watch`), creating the
+/// database only with `create` (`fold` needs a plane, so it creates nothing): when a live server
+/// holds the database, one sentence on what to do instead, and nothing changes.
+pub fn open_for_owned_write(db: &Path, command: &str, create: bool) -> anyhow::Result<drsg_planes::Store> {
+    let opened = if create { crate::open_for_write(db) } else { crate::open_for_read(db) };
+    opened.map_err(|err| match crate::init::holder(db, &err) {
         Some(server) => anyhow::anyhow!(
             "the drsg server at {} (pid {}) holds {} and folds every commit of the checkout it watches, so \
              `drsg {command}` changed nothing: run `drsg rebuild` to have it re-read the tree, or `drsg stop` first",
@@ -168,11 +171,6 @@ pub fn open_for_owned_write(db: &Path, command: &str) -> anyhow::Result<drsg_pla
         ),
         None => err,
     })
-}
-
-/// Opens the store as the verb needs it: to read (never creating it), or to write.
-fn open(verb: &Verb, db: &Path) -> anyhow::Result<drsg_planes::Store> {
-    if verb.read_only() { crate::open_for_read(db) } else { crate::open_for_write(db) }
 }
 
 fn with_newline(mut text: String) -> String {

@@ -113,13 +113,13 @@ pub fn checkout(dir: &Path) -> anyhow::Result<PathBuf> {
 
 /// `drsg init`.
 pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
-    ignore_in_git(root)?;
     let record = Record::read(db);
     // Live: the recorded server answers `/health` with the recorded pid.
     if let Some(record) = &record
         && let Some(pid) = record.pid
         && crate::block_on(drsg_mcp::relay::served_by(&record.addr)) == Some(pid)
     {
+        ignore_in_git(root)?;
         let editor_files = upsert_editor_files(root, record)?;
         // The server holds the database: the plane is whatever it serves.
         let plane = None;
@@ -128,6 +128,7 @@ pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
         return Ok(Initialized { plane, url: url(&record.addr), pid, log, reused: true, editor_files });
     }
     // No live server: build the plane if there is none (with a progress bar), then start one.
+    let existed = db.exists();
     let plane = {
         let mut store = crate::open_for_write(db).context(
             "cannot open the database to set it up (a server that is not answering may hold it: `drsg stop`)",
@@ -139,14 +140,25 @@ pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
                 drsg_indexer::prepare_announced_dialects(root, registry);
                 let options = drsg_indexer::IndexOptions { source: Some("init".into()), ..Default::default() };
                 let bar = crate::Bar::new();
-                let report = drsg_indexer::index_tree(root, registry, &mut store, &options, &bar)
-                    .with_context(|| format!("indexing {} failed", root.display()))?;
+                let indexed = drsg_indexer::index_tree(root, registry, &mut store, &options, &bar);
                 bar.finish();
+                let report = match indexed {
+                    Ok(report) => report,
+                    Err(err) => {
+                        // Nothing set up: a database this run created goes, and nothing else was written.
+                        drop(store);
+                        if !existed {
+                            let _ = std::fs::remove_dir_all(db);
+                        }
+                        return Err(anyhow::Error::new(err).context(format!("cannot set up {}", root.display())));
+                    }
+                };
                 crate::emit(&crate::render_index_summary(&report, db));
                 report.plane
             }
         }
     };
+    ignore_in_git(root)?;
     // Only our own record is trusted for the address and token: a `.mcp.json` may come with the
     // checkout, and could name a public address or a token others know.
     let token = record.as_ref().map(|r| r.token.clone()).map_or_else(new_token, Ok)?;

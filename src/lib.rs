@@ -43,7 +43,8 @@ pub fn open_for_write(path: &Path) -> anyhow::Result<drsg_planes::Store> {
     drsg_planes::Store::open(path).with_context(|| format!("cannot open database {}", path.display()))
 }
 
-/// Open an existing database for a reading command; never creates one.
+/// Open an existing database, for reads and for the writes that need a plane (`fold`, `rebuild`);
+/// never creates one.
 pub fn open_for_read(path: &Path) -> anyhow::Result<drsg_planes::Store> {
     Ok(drsg_planes::Store::open_existing(path)?)
 }

@@ -148,12 +148,27 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             let registry = drsg::serving::registry();
             drsg_indexer::prepare_announced_dialects(&dir, registry);
-            let mut store = drsg::cli::open_for_owned_write(&db, "index")?;
+            let existed = db.exists();
+            let mut store = drsg::cli::open_for_owned_write(&db, "index", true)?;
             let options = drsg_indexer::IndexOptions { plane, max_file_size, max_commits, source: Some("cli".into()) };
             let bar = drsg::Bar::new();
-            let report = drsg_indexer::index_tree(&dir, registry, &mut store, &options, &bar)
-                .with_context(|| format!("indexing {} failed; the database is unchanged", dir.display()))?;
+            let indexed = drsg_indexer::index_tree(&dir, registry, &mut store, &options, &bar);
             bar.finish();
+            let report = match indexed {
+                Ok(report) => report,
+                Err(err) => {
+                    // A database this run created holds nothing: it goes too.
+                    drop(store);
+                    if !existed {
+                        let _ = std::fs::remove_dir_all(&db);
+                    }
+                    return Err(match err {
+                        nothing @ drsg_indexer::Error::NothingToIndex { .. } => anyhow::Error::new(nothing),
+                        other => anyhow::Error::new(other)
+                            .context(format!("indexing {} failed; the database is unchanged", dir.display())),
+                    });
+                }
+            };
             if json {
                 emit(&format!("{}\n", serde_json::to_string_pretty(&report)?));
             } else {
@@ -162,7 +177,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(EXIT_FOUND)
         }
         Command::Fold { to, plane, json } => {
-            let mut store = drsg::cli::open_for_owned_write(&db, "fold")?;
+            let mut store = drsg::cli::open_for_owned_write(&db, "fold", false)?;
             let plane = drsg_query::choose_plane(&store, plane.as_deref(), cwd.as_deref())?.meta.name;
             let registry = drsg_plugins::builtin();
             let cache = drsg_indexer::FactsCache::default();
@@ -187,7 +202,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                     root.display()
                 );
             }
-            let mut store = drsg::cli::open_for_owned_write(&db, "watch")?;
+            let mut store = drsg::cli::open_for_owned_write(&db, "watch", true)?;
             let registry = drsg_plugins::builtin();
             let plane = drsg::watching::plane_for_root(&mut store, &registry, &root, &mut |l| drsg::log_line(l))?;
             let stop = std::sync::atomic::AtomicBool::new(false);

@@ -30,6 +30,7 @@ impl Revisions for GitRevisions<'_> {
         let spec = spec.trim();
         let sha = repo.resolve(spec).map_err(|e| match e {
             drsg_indexer::GitError::UnknownRevision { .. } => RevisionError::Unknown(spec.to_owned()),
+            before @ drsg_indexer::GitError::BeforeReflog { .. } => RevisionError::Invalid(before.to_string()),
             other => read_error(other),
         })?;
         let info = repo.commit(&sha).map_err(read_error)?;

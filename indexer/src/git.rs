@@ -15,6 +15,10 @@ pub enum GitError {
         "unknown revision `{rev}`; revisions are a full sha, a sha prefix of at least 4 characters, a tag, a branch, `HEAD~n`, `<rev>^n`, a date (`2024-01-31`) or `<rev>@{{<date>}}`"
     )]
     UnknownRevision { rev: String },
+    #[error(
+        "`{rev}`: the reflog of {name} only goes back to {first}, so where it pointed before is not recorded; ask for a date since then, or a plain date (`2024-01-31`) for HEAD's history"
+    )]
+    BeforeReflog { rev: String, name: String, first: String },
     #[error("`{rev}` names a {kind}, not a commit")]
     NotACommit { rev: String, kind: String },
     #[error("the repository at {path} has no commits yet")]
@@ -254,6 +258,7 @@ impl Repo {
         }
         let rev = if rev.starts_with(['~', '^']) { format!("HEAD{rev}") } else { rev.to_owned() };
         let rev = rev.as_str();
+        self.check_reflog_reaches(rev)?;
         let id = self.repo.rev_parse_single(rev).map_err(|_| unknown())?;
         let object = id.object().map_err(|e| self.read_error(e))?;
         let kind = object.kind;
@@ -261,6 +266,23 @@ impl Repo {
             .peel_to_commit()
             .map_err(|_| GitError::NotACommit { rev: rev.to_owned(), kind: kind.to_string() })?;
         Ok(commit.id.to_string())
+    }
+
+    /// Refuses `<ref>@{<date>}` for a date before the ref's reflog begins (git would answer with the
+    /// oldest entry and a warning; an answer has no room for the warning).
+    fn check_reflog_reaches(&self, rev: &str) -> Result<(), GitError> {
+        let Some((name, date)) = rev.strip_suffix('}').and_then(|r| r.rsplit_once("@{")) else { return Ok(()) };
+        let Some(when) = parse_date(date.trim()) else { return Ok(()) };
+        let name = if name.is_empty() { "HEAD" } else { name };
+        let first = self.reflog(name).iter().map(|e| e.time).min();
+        match first {
+            Some(first) if when < first => Err(GitError::BeforeReflog {
+                rev: rev.to_owned(),
+                name: name.to_owned(),
+                first: crate::dates::iso_date(first),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// The entries of `commit`'s tree below `prefix` (paths relative to it), sorted by path.

@@ -55,4 +55,7 @@ pub enum Error {
     },
     #[error("resolution failed unexpectedly (a bug in drsg); the database is unchanged")]
     ResolvePanicked,
+    /// The tree holds no file a language plugin reads: nothing was written.
+    #[error("nothing to index in {path}: {why}")]
+    NothingToIndex { path: PathBuf, why: String },
 }

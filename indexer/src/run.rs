@@ -20,6 +20,7 @@ use crate::pipeline::prepare::{Prepared, prepare};
 use crate::pipeline::resolve::{RESOLVE_STACK, resolver};
 use crate::source::Source;
 use crate::walk;
+use crate::walk::SkipReason;
 
 /// What a run did, for the closing summary; the same figures are in the plane's ledger.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -79,6 +80,25 @@ pub fn index_tree(
     Ok(report)
 }
 
+/// Why a tree gave no file to parse, in words a user can act on.
+fn nothing_to_index(source: &Source, root: &Path, skipped: &[(String, SkipReason)]) -> Error {
+    let empty_repo = matches!(source, Source::Disk { .. })
+        && crate::git::Repo::discover(root).is_some_and(|repo| repo.head().commit.is_none());
+    let why = if empty_repo {
+        "it is a git repository with no commits yet, and drsg indexes what is committed: commit first".to_owned()
+    } else if skipped.is_empty() {
+        "no Rust, TypeScript, JavaScript or Python file was found".to_owned()
+    } else {
+        let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, reason) in skipped {
+            *reasons.entry(reason.as_str()).or_default() += 1;
+        }
+        let reasons: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        format!("no source file could be read ({} skipped: {})", skipped.len(), reasons.join(", "))
+    };
+    Error::NothingToIndex { path: root.to_path_buf(), why }
+}
+
 /// Parse (or take from `cache`), resolve and write one source into plane `plane`, then its history.
 #[allow(clippy::too_many_arguments, reason = "the pieces of one run, passed down once")]
 fn run_source(
@@ -100,6 +120,9 @@ fn run_source(
     progress.phase("walk", 0);
     let t0 = Instant::now();
     let walked = source.walk(registry, options.max_file_size);
+    if walked.candidates.is_empty() {
+        return Err(nothing_to_index(source, &root, &walked.skipped));
+    }
     let layout = Layout::load(source, tree_name, &walked.manifests, walked.python_packages.clone());
     phases.insert("walk", t0.elapsed().as_secs_f64());
     let mut memory_mb = BTreeMap::new();

@@ -30,6 +30,9 @@ pub enum RevisionError {
         "unknown revision `{0}`; accepted: a full sha, a sha prefix of at least 4 characters, a tag, a branch, `HEAD`, `<rev>~n`, `<rev>^n`, a date (`2024-01-31` or `2024-01-31T12:00:00Z`, the newest commit of HEAD's history at that time), or `<rev>@{{<date>}}` (where the ref pointed then, from the reflog)"
     )]
     Unknown(String),
+    /// A revision the repository cannot answer for, and why (a sentence).
+    #[error("{0}")]
+    Invalid(String),
     #[error("{0} is not in a git checkout, so it has no revisions")]
     NoRepository(String),
     #[error("reading the repository: {0}")]

@@ -101,6 +101,13 @@ fn exit_codes_and_bad_arguments() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("run `drsg index` or `drsg init` first"), "{}", text(&out.stderr));
     assert!(!db.exists(), "a read must not create the database");
+    // Nor do the writes that need a plane.
+    for write in [&["fold"][..], &["rebuild"]] {
+        let out = drsg(&db, write, fx.outside());
+        assert_eq!(out.status.code(), Some(2), "{write:?}");
+        assert!(text(&out.stderr).contains("no drsg database at"), "{write:?}: {}", text(&out.stderr));
+        assert!(!db.exists(), "`drsg {write:?}` must not create the database");
+    }
 
     assert!(drsg(&db, &["index", "repo"], fx.outside()).status.success());
     let out = drsg(&db, &["export", "--edges", "CALS"], fx.outside());
@@ -216,4 +223,43 @@ fn verbs_from_the_command_line_with_exit_codes() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}{}", text(&out.stdout), text(&out.stderr));
         assert!(text(&out.stdout).contains("tiny_app"), "{args:?}: {}", text(&out.stdout));
     }
+}
+
+#[test]
+fn nothing_to_index_is_an_error_that_creates_nothing() {
+    let fx = Fixture::inline("//- commit: docs only\n//- /README.md\n# nothing to parse\n");
+    let db = fx.outside().join("graph.drsg");
+    let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("nothing to index in") && err.contains("no Rust, TypeScript, JavaScript or Python file"),
+        "{err}"
+    );
+    assert!(!db.exists(), "no database is left behind");
+
+    // An empty repository: said as such, by `index` and by `init`, and nothing is written.
+    let empty = tempfile::tempdir().expect("a folder");
+    let repo = empty.path().join("fresh");
+    std::fs::create_dir(&repo).expect("mkdir");
+    assert!(Command::new("git").args(["init", "-q"]).current_dir(&repo).status().expect("git").success());
+    let out = drsg(&db, &["index", repo.to_str().expect("utf-8 path")], empty.path());
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("a git repository with no commits yet") && err.contains("commit first"), "{err}");
+    assert!(!db.exists());
+    let out = Command::new(env!("CARGO_BIN_EXE_drsg"))
+        .arg("init")
+        .current_dir(&repo)
+        .env_remove("DRSG_DB")
+        .output()
+        .expect("init");
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no commits yet"), "{err}");
+    let left: Vec<String> = std::fs::read_dir(&repo)
+        .expect("read")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, vec![".git".to_owned()], "init wrote nothing into the checkout");
 }

@@ -194,6 +194,14 @@ fn recall_refuses_bad_revisions_and_paths_out_of_the_tree() {
     let fx = repository();
     let mut store = Store::open(&fx.outside().join("g.drsg")).unwrap();
     index(&fx, &mut store);
+    // Before the reflog begins, `<ref>@{<date>}` knows nothing (a plain date before history is an
+    // error too).
+    let err =
+        check_recall(&store, q::RecallParams { path: Some("a.py".into()), ..at("main@{2020-01-01}") }).unwrap_err();
+    assert!(
+        err.to_string().starts_with("`main@{2020-01-01}`: the reflog of main only goes back to 2024-01-01"),
+        "{err}"
+    );
     let err = check_recall(&store, q::RecallParams { path: Some("a.py".into()), ..at("no-such-rev") }).unwrap_err();
     assert!(err.to_string().starts_with("unknown revision `no-such-rev`; accepted: a full sha"), "{err}");
     for path in ["../secret", "/etc/passwd", ".git/config"] {

@@ -163,6 +163,16 @@ fn a_verb_added_to_the_table_is_a_command_a_tool_and_an_rpc_method() {
         }
         other => panic!("{other:?}"),
     }
+    // The write verb over /rpc, with no arguments or its plane (it takes no `format`).
+    for params in [json!({}), json!({"plane": "repo"})] {
+        let params = params.as_object().cloned().unwrap_or_default();
+        match runtime.block_on(drsg_mcp::relay::rpc(&addr, None, "rebuild", params)).expect("answers") {
+            drsg_mcp::relay::RpcAnswer::Found { found, answer } => {
+                assert!(found && answer.get().starts_with(r#""rebuilt plane repo from "#), "{}", answer.get());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
     stop.cancel();
     runtime.block_on(serving).expect("joined").expect("served");
 }

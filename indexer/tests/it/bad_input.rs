@@ -105,11 +105,19 @@ fn unreadable_files_are_skipped_with_a_reason() {
 }
 
 #[test]
-fn an_empty_directory_gives_an_empty_plane() {
+fn a_tree_with_nothing_to_index_is_an_error_and_writes_nothing() {
+    // A fixture is a repository; with no commit yet, that is the reason given.
     let fx = Fixture::new();
-    let (report, store) = run(&fx);
-    assert_eq!((report.files, report.nodes, report.edges), (0, 0, 0));
-    assert_eq!(store.planes().expect("planes").len(), 1);
+    fx.write("notes.txt", "no source here\n");
+    let mut store = Store::in_memory().expect("store");
+    let err = index_tree(fx.path(), &drsg_plugins::builtin(), &mut store, &IndexOptions::default(), &Silent)
+        .expect_err("nothing to index");
+    assert!(
+        err.to_string().contains("nothing to index in")
+            && err.to_string().contains("no commits yet, and drsg indexes what is committed"),
+        "{err}"
+    );
+    assert!(store.planes().expect("planes").is_empty(), "no plane is written");
 }
 
 #[test]
