@@ -217,7 +217,7 @@ pub fn stop(db: &Path) -> anyhow::Result<bool> {
             None => stopped = true,
             Some(Some(holder)) if holder == pid => {
                 for signal in ["TERM", "KILL"] {
-                    tracing_signal(pid, signal);
+                    say_signal(pid, signal);
                     send_signal(pid, signal)?;
                     if wait_for_release(db, grace)? {
                         stopped = true;
@@ -279,7 +279,8 @@ fn wait_for_release(db: &Path, grace: Duration) -> anyhow::Result<bool> {
     }
 }
 
-fn tracing_signal(pid: u32, signal: &str) {
+/// One line on stderr (unless `-q`) before a signal is sent.
+fn say_signal(pid: u32, signal: &str) {
     if crate::verbosity() >= 0 {
         eprintln!("drsg: the server (pid {pid}) did not let go of the database; sending SIG{signal}");
     }
@@ -287,15 +288,15 @@ fn tracing_signal(pid: u32, signal: &str) {
 
 /// Sends `signal` (`TERM`, `KILL`) to `pid` with the system's `kill`, which every Unix has.
 fn send_signal(pid: u32, signal: &str) -> anyhow::Result<()> {
-    let status = Command::new("kill")
+    // It may have exited meanwhile: `kill` then fails, and the lock tells; only a `kill` that cannot
+    // run is an error.
+    Command::new("kill")
         .arg(format!("-{signal}"))
         .arg(pid.to_string())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
         .context("cannot run `kill` to signal the server")?;
-    // It may have exited meanwhile: `kill` then fails, and the lock tells.
-    let _ = status;
     Ok(())
 }
 

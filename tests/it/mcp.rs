@@ -8,7 +8,7 @@ use drsg_testdata::Fixture;
 
 use crate::cli::drsg;
 
-const TREE: &str = r#"
+pub(crate) const TREE: &str = r#"
 //- commit: first
 //- /pkg/__init__.py
 //- /pkg/util.py

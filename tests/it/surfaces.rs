@@ -13,19 +13,8 @@ use serde_json::{Value, json};
 
 use crate::cli::drsg;
 
-const TREE: &str = r#"
-//- commit: first
-//- /pkg/__init__.py
-//- /pkg/util.py
-def helper():
-    return 40
-//- /pkg/app.py
-from pkg.util import helper
-
-
-def main():
-    return helper()
-"#;
+/// The two-module Python tree of the MCP tests.
+use crate::mcp::TREE;
 
 /// `shout`: a verb that exists only in this test. It reads the store (its planes) and its argument.
 fn shout() -> Verb {
