@@ -21,6 +21,27 @@ pub struct CargoPackage {
     pub crate_name: String,
     /// The library root, relative to the tree root (`src/lib.rs` unless `[lib] path` says otherwise).
     pub lib: Option<String>,
+    /// Targets the manifest declares with a `path` (`[[bin]]`, `[[example]]`, `[[test]]`, `[[bench]]`, and
+    /// `package.build`): crate name and root file, relative to the tree root.
+    pub targets: Vec<(String, String)>,
+    /// Target kinds Cargo also discovers by convention here (`autobins`, `autotests`, …; all by default).
+    pub auto: AutoTargets,
+}
+
+/// Which conventional target directories Cargo searches for a package (`autobins = false` and its kin
+/// turn one off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AutoTargets {
+    pub bins: bool,
+    pub examples: bool,
+    pub tests: bool,
+    pub benches: bool,
+}
+
+impl Default for AutoTargets {
+    fn default() -> Self {
+        AutoTargets { bins: true, examples: true, tests: true, benches: true }
+    }
 }
 
 /// An npm package found in the tree.
@@ -145,36 +166,7 @@ impl Layout {
 
     pub fn rust_module(&self, path: &str) -> Option<RustModule> {
         let package = self.cargo_package(path)?;
-        let rel = strip_dir(path, &package.dir);
-        let stem_of = |file: &str| file.strip_suffix(".rs").unwrap_or(file).replace('-', "_");
-        // Which target does this file belong to, and what is the path below the target's root directory?
-        let is_lib = package.lib.as_deref() == Some(path);
-        let (crate_name, below): (String, &str) = if is_lib {
-            (package.crate_name.clone(), "")
-        } else if rel == "src/main.rs" {
-            // A binary beside a library: keyed below the library so the two roots stay apart.
-            (package.crate_name.clone(), "main.rs")
-        } else if let Some(rest) = rel.strip_prefix("src/bin/") {
-            let mut parts = rest.splitn(2, '/');
-            let first = parts.next().unwrap_or("");
-            match parts.next() {
-                None => (stem_of(first), ""),
-                Some(inner) => (stem_of(first), if inner == "main.rs" { "" } else { inner }),
-            }
-        } else if let Some(rest) = rel.strip_prefix("src/") {
-            (package.crate_name.clone(), rest)
-        } else if let Some(rest) = ["tests/", "examples/", "benches/"].iter().find_map(|d| rel.strip_prefix(d)) {
-            let mut parts = rest.splitn(2, '/');
-            let first = parts.next().unwrap_or("");
-            match parts.next() {
-                None => (stem_of(first), ""),
-                Some(inner) => (stem_of(first), if inner == "main.rs" { "" } else { inner }),
-            }
-        } else if rel == "build.rs" {
-            ("build_script_build".to_owned(), "")
-        } else {
-            return None;
-        };
+        let (crate_name, below) = target_of(package, path)?;
         let mut segments: Vec<String> = below.split('/').filter(|s| !s.is_empty()).map(str::to_owned).collect();
         let mut owns_directory = true;
         let mut is_crate_root = false;
@@ -239,6 +231,65 @@ impl Layout {
     }
 }
 
+/// The crate a file of `package` belongs to, and its path below that target's root directory (`""` for
+/// the root file itself), as Cargo would build it.
+///
+/// A target's root file is its crate's root. Below a declared target's root directory (`[[bin]] path =
+/// "crates/core/main.rs"` → `crates/core/`) files are that crate's modules, unless a conventional target
+/// directory Cargo searches claims them first (`src/bin/x.rs`, `tests/x.rs`: roots of their own crates).
+/// Under `src/` files belong to the library when there is one, else to the main binary.
+fn target_of(package: &CargoPackage, path: &str) -> Option<(String, String)> {
+    let rel = strip_dir(path, &package.dir);
+    let stem_of = |file: &str| file.strip_suffix(".rs").unwrap_or(file).replace('-', "_");
+    if package.lib.as_deref() == Some(path) {
+        return Some((package.crate_name.clone(), String::new()));
+    }
+    if let Some((name, _)) = package.targets.iter().find(|(_, root)| root == path) {
+        return Some((name.clone(), String::new()));
+    }
+    // A conventional target root: `src/bin/x.rs`, `src/bin/x/main.rs`, and the same under `tests/`,
+    // `examples/` and `benches/`; the other files of `src/bin/x/` and `tests/x/` are modules of that crate.
+    let auto = package.auto;
+    let conventional =
+        [("src/bin/", auto.bins), ("tests/", auto.tests), ("examples/", auto.examples), ("benches/", auto.benches)];
+    for (dir, searched) in conventional {
+        let Some(rest) = rel.strip_prefix(dir) else { continue };
+        if !searched {
+            break;
+        }
+        let mut parts = rest.splitn(2, '/');
+        let first = parts.next().unwrap_or("");
+        return Some(match parts.next() {
+            None => (stem_of(first), String::new()),
+            Some(inner) => (stem_of(first), if inner == "main.rs" { String::new() } else { inner.to_owned() }),
+        });
+    }
+    // The declared target whose root directory holds the file, the deepest.
+    let declared = package
+        .targets
+        .iter()
+        .filter_map(|(name, root)| {
+            let dir = parent_dir(root);
+            (is_under(path, dir) && dir != join_normalized(&package.dir, "src").unwrap_or_default())
+                .then_some((name, dir))
+        })
+        .max_by_key(|(_, dir)| dir.len());
+    if let Some((name, dir)) = declared {
+        return Some((name.clone(), strip_dir(path, dir).to_owned()));
+    }
+    if rel == "src/main.rs" {
+        // A binary beside a library: keyed below the library so the two roots stay apart.
+        return Some((package.crate_name.clone(), "main.rs".to_owned()));
+    }
+    if let Some(rest) = rel.strip_prefix("src/") {
+        return Some((package.crate_name.clone(), rest.to_owned()));
+    }
+    if rel == "build.rs" {
+        return Some(("build_script_build".to_owned(), String::new()));
+    }
+    None
+}
+
 /// A Rust file outside any Cargo target: its path as a module path under the tree.
 fn rust_fallback_key(path: &str) -> String {
     let stem = path.strip_suffix(".rs").unwrap_or(path);
@@ -297,7 +348,31 @@ fn parse_cargo(dir: &str, text: &str) -> Result<Option<CargoPackage>, String> {
     let crate_name = lib_table.and_then(|l| l.get("name")).and_then(|n| n.as_str()).unwrap_or(name).replace('-', "_");
     let lib_rel = lib_table.and_then(|l| l.get("path")).and_then(|p| p.as_str()).unwrap_or("src/lib.rs");
     let lib = join_normalized(dir, lib_rel);
-    Ok(Some(CargoPackage { dir: dir.to_owned(), crate_name, lib }))
+    let mut targets = Vec::new();
+    for section in ["bin", "example", "test", "bench"] {
+        let Some(list) = value.get(section).and_then(|t| t.as_array()) else { continue };
+        for target in list.iter().filter_map(|t| t.as_table()) {
+            let (Some(name), Some(root)) =
+                (target.get("name").and_then(|n| n.as_str()), target.get("path").and_then(|p| p.as_str()))
+            else {
+                continue;
+            };
+            if let Some(root) = join_normalized(dir, root) {
+                targets.push((name.replace('-', "_"), root));
+            }
+        }
+    }
+    if let Some(build) = package.get("build").and_then(|b| b.as_str()).and_then(|b| join_normalized(dir, b)) {
+        targets.push(("build_script_build".to_owned(), build));
+    }
+    let flag = |key: &str| package.get(key).and_then(|v| v.as_bool()).unwrap_or(true);
+    let auto = AutoTargets {
+        bins: flag("autobins"),
+        examples: flag("autoexamples"),
+        tests: flag("autotests"),
+        benches: flag("autobenches"),
+    };
+    Ok(Some(CargoPackage { dir: dir.to_owned(), crate_name, lib, targets, auto }))
 }
 
 fn parse_package_json(dir: &str, text: &str) -> Result<Option<NpmPackage>, String> {
@@ -441,8 +516,16 @@ mod tests {
             dir: "crates/net".into(),
             crate_name: "my_net".into(),
             lib: Some("crates/net/src/lib.rs".into()),
+            targets: vec![],
+            auto: AutoTargets::default(),
         });
-        l.cargo.push(CargoPackage { dir: "".into(), crate_name: "app".into(), lib: Some("src/main.rs".into()) });
+        l.cargo.push(CargoPackage {
+            dir: "".into(),
+            crate_name: "app".into(),
+            lib: Some("src/main.rs".into()),
+            targets: vec![],
+            auto: AutoTargets::default(),
+        });
         l.npm.push(NpmPackage { dir: "web".into(), name: "@acme/web".into(), entries: vec![] });
         l.python_packages.extend(["pkg".to_owned(), "pkg/core".to_owned(), "src/lib2".to_owned()]);
         l
@@ -458,6 +541,40 @@ mod tests {
         assert_eq!(l.module_key("src/bin/drsg-mcp.rs", Family::Rust), "drsg_mcp");
         assert_eq!(l.module_key("crates/net/tests/it/main.rs", Family::Rust), "it");
         assert_eq!(l.module_key("crates/net/tests/it/fold.rs", Family::Rust), "it::fold");
+    }
+
+    #[test]
+    fn declared_targets_are_crate_roots() {
+        // ripgrep's layout: the binary's root is `crates/core/main.rs`, its integration test is declared
+        // with `autotests = false`, and the build script is named in `[package]`.
+        let manifest = r#"
+            [package]
+            name = "ripgrep"
+            build = "tools/build.rs"
+            autotests = false
+            [[bin]]
+            name = "rg"
+            path = "crates/core/main.rs"
+            [[test]]
+            name = "integration"
+            path = "tests/tests.rs"
+        "#;
+        let package = parse_cargo("", manifest).expect("manifest parses").expect("a package");
+        let l = Layout { tree_name: "tree".into(), cargo: vec![package], ..Layout::default() };
+        let key = |path: &str| l.module_key(path, Family::Rust);
+        assert_eq!(key("crates/core/main.rs"), "rg");
+        assert_eq!(key("crates/core/flags/mod.rs"), "rg::flags");
+        assert_eq!(key("crates/core/flags/defs.rs"), "rg::flags::defs");
+        assert_eq!(key("tests/tests.rs"), "integration");
+        assert_eq!(key("tests/util.rs"), "integration::util");
+        assert_eq!(key("tools/build.rs"), "build_script_build");
+        assert!(l.rust_module("crates/core/main.rs").is_some_and(|m| m.is_crate_root));
+        assert!(l.rust_module("tests/util.rs").is_some_and(|m| !m.is_crate_root));
+        // With test discovery on, each file directly under `tests/` is a crate of its own.
+        let mut auto = l.cargo[0].clone();
+        auto.auto.tests = true;
+        let l = Layout { cargo: vec![auto], ..l };
+        assert_eq!(l.module_key("tests/util.rs", Family::Rust), "util");
     }
 
     #[test]

@@ -201,6 +201,10 @@ pub enum Qualifier {
     /// The receiver is an expression with no name; when it is itself a call, the callee path
     /// (`Client::new().connect()` → `Some(["Client", "new"])`, path `["connect"]`).
     Expr { call: Option<Vec<String>> },
+    /// Rust: `name(…)` among the tokens of a macro invocation that do not read as Rust (`tap_inner!(self,
+    /// mut this => …)`). Which definition it names, if it is a call at all, depends on the macro's
+    /// expansion: never bound, it is an unresolved site that counts toward every symbol of its name.
+    Tokens,
 }
 
 /// A use of a name: a call site, an instantiation, a type mention.
@@ -215,6 +219,9 @@ pub struct Ref {
     pub scope: Option<u32>,
     /// The reference as written (callee text), at most about 120 characters.
     pub text: String,
+    /// Rust: the macro invocation whose tokens this site was read from (`assert_eq!`), the innermost one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<String>,
 }
 
 /// A name brought into scope from another module.

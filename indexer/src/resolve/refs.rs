@@ -42,6 +42,7 @@ impl Resolver<'_> {
                 miss("call of a computed expression")
             }
             Qualifier::Expr { call: None } => miss("method call: receiver type unknown"),
+            Qualifier::Tokens => miss("its tokens do not read as Rust, so what it calls depends on the expansion"),
         };
         let mut result = run();
         // A call never binds to a module. In Rust, `mod sleep; pub use sleep::sleep;` puts a module and
@@ -75,7 +76,10 @@ impl Resolver<'_> {
         match result {
             Ok((Target::Sym(id), by)) => Resolution::Resolved { target: id, by },
             Ok((Target::External(path), _)) => Resolution::External(path),
-            Err(missed) => Resolution::Unresolved(self.reason(missed)),
+            Err(missed) => Resolution::Unresolved(match &r.within {
+                Some(name) => format!("inside macro `{name}`: {}", self.reason(missed)),
+                None => self.reason(missed),
+            }),
         }
     }
 

@@ -331,3 +331,71 @@ pub fn spawn(_: u8) {}
     assert_has(&refs, &["REFERENCES rt::later -> rt::item L22 [scope]"]);
     assert!(!refs.iter().any(|r| r.starts_with("REFERENCES rt::run -> rt::")), "{refs:#?}");
 }
+
+#[test]
+fn calls_in_macro_arguments_bind_and_tokens_stay_unresolved_naming_the_macro() {
+    let ix = index(
+        r#"
+//- /Cargo.toml
+[package]
+name = "web"
+version = "0.1.0"
+edition = "2021"
+//- /src/lib.rs
+pub struct Inner;
+impl Inner { pub fn route(&mut self) {} }
+pub fn validate(_: u8) -> bool { true }
+macro_rules! tap { ($s:ident, mut $i:ident => { $($st:stmt)* }) => {{ let mut $i = $s; $($st)*; }} }
+pub fn check(x: u8) {
+    assert!(validate(x), "bad {}", describe(x));
+    tap!(x, mut this => { this.route(); });
+    weird!(a => validate(x));
+}
+fn describe(_: u8) -> String { String::new() }
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS web::check -> web::validate L6 [scope]",
+            "CALLS web::check -> web::describe L6 [scope]",
+            "CALLS web::check -> web::tap L7 [scope]",
+            // `this` is bound by the macro's expansion, which is not read: the site stays unresolved.
+            "CALLS web::check -> ?route L7 (inside macro `tap!`: method call: receiver type unknown)",
+            "CALLS web::check -> ?validate L8 (inside macro `weird!`: its tokens do not read as Rust, so what it calls depends on the expansion)",
+        ],
+    );
+    let a = &ix.report.accounting;
+    assert_eq!(a.call_sites, a.resolved + a.external + a.unresolved);
+    assert_eq!(a.call_sites as usize, calls.len());
+}
+
+#[test]
+fn a_declared_binary_target_is_a_crate_root() {
+    // ripgrep's layout: `[[bin]] path = "crates/core/main.rs"`, its modules beside it, and no library.
+    let ix = index(
+        r#"
+//- /Cargo.toml
+[package]
+name = "ripgrep"
+version = "0.1.0"
+edition = "2021"
+[[bin]]
+name = "rg"
+path = "crates/core/main.rs"
+//- /crates/core/main.rs
+mod search;
+fn main() {
+    crate::search::run();
+    search::run();
+}
+//- /crates/core/search.rs
+pub fn run() {}
+"#,
+    );
+    assert_has(
+        &ix.calls(),
+        &["CALLS rg::main -> rg::search::run L3 [path]", "CALLS rg::main -> rg::search::run L4 [path]"],
+    );
+}

@@ -61,6 +61,7 @@ pub(super) fn call(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut
             line: line(site),
             scope,
             text: collapse(node_text(function, source), 120),
+            within: None,
         });
     }
     argument_values(node, scope, source, facts);
@@ -148,6 +149,7 @@ fn push_named(ref_kind: RefKind, node: Node<'_>, site: u32, scope: Option<u32>, 
         line: site,
         scope,
         text: collapse(node_text(node, source), 120),
+        within: None,
     });
 }
 
@@ -159,7 +161,15 @@ pub(super) fn annotation(ty: Node<'_>, scope: Option<u32>, source: &str, facts: 
             return;
         }
         let text = collapse(&path.join("."), 120);
-        facts.refs.push(Ref { kind: RefKind::Type, path, qualifier: Qualifier::Plain, line: line(at), scope, text });
+        facts.refs.push(Ref {
+            kind: RefKind::Type,
+            path,
+            qualifier: Qualifier::Plain,
+            line: line(at),
+            scope,
+            text,
+            within: None,
+        });
     };
     let mut stack = vec![ty];
     while let Some(node) = stack.pop() {

@@ -8,6 +8,7 @@
 mod bindings;
 mod defs;
 mod imports;
+mod macros;
 mod paths;
 mod refs;
 
@@ -157,7 +158,7 @@ impl Language for RustPlugin {
         "rust"
     }
     fn version(&self) -> &'static str {
-        "0.1.0"
+        "0.2.0"
     }
     fn lang_for(&self, path: &str) -> Option<Lang> {
         (crate::extension(path) == "rs").then_some(Lang::Rust)
@@ -308,40 +309,26 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
     for (node, owner) in captured.types {
         refs::types(node, owner, &captured.containers, source, &mut refs);
     }
+    let mut invocations = Vec::new();
     for (node, kind) in captured.sites {
         match kind {
-            Capture::Call => refs.extend(refs::call(node, source)),
-            Capture::Macro => refs.extend(refs::macro_call(node, source)),
-            Capture::Instantiate => refs.extend(refs::instantiate(node, source)),
-            Capture::Arguments => {
-                for argument in named_children(node) {
-                    if matches!(argument.kind_name(), "identifier" | "scoped_identifier") {
-                        refs.extend(refs::value(argument, source));
-                    }
-                }
-            }
             Capture::Use => imports::use_declaration(node, source, &mut imports),
             Capture::ExternCrate => imports.extend(imports::extern_crate(node, source)),
-            Capture::Let => bindings::let_binding(node, source, &mut bindings),
-            Capture::Param => bindings::parameter(node, source, &mut bindings),
-            Capture::ClosureParameters => {
-                for parameter in named_children(node) {
-                    match parameter.kind_name() {
-                        "parameter" => bindings::parameter(parameter, source, &mut bindings),
-                        _ => bindings::pattern_names(Some(parameter), source, &mut bindings),
-                    }
-                }
-            }
-            Capture::Pattern => bindings::pattern_binding(node, source, &mut bindings),
             Capture::Field => bindings.extend(bindings::field(node, source)),
             Capture::ImplTrait => facts.inherits.extend(bindings::impl_trait(node, source)),
             Capture::Supertraits => {
                 let child_def = table.by_node.get(&node.id()).copied();
                 bindings::supertraits(node, source, child_def, &mut facts.inherits);
             }
-            _ => {}
+            kind => {
+                if kind == Capture::Macro {
+                    invocations.extend(macros::Pending::of_invocation(node, source));
+                }
+                read_expression_site(node, kind, source, &mut refs, &mut bindings);
+            }
         }
     }
+    macros::read(invocations, source, &mut refs, &mut bindings);
     facts.refs = with_scopes(refs, &table.spans, |r, scope| r.scope = scope);
     facts.imports = with_scopes(imports, &table.spans, |i, scope| i.scope = scope);
     facts.bindings = with_scopes(bindings, &table.spans, |b, scope| b.scope = scope);
@@ -353,6 +340,40 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
         });
     }
     facts
+}
+
+/// The sites and bindings of a capture that code, in a function body or a macro's arguments, holds.
+fn read_expression_site<'t>(
+    node: Node<'t>,
+    kind: Capture,
+    source: &str,
+    refs: &mut Vec<Positioned<drsg_parsers::Ref>>,
+    bindings: &mut Vec<Positioned<drsg_parsers::Binding>>,
+) {
+    match kind {
+        Capture::Call => refs.extend(refs::call(node, source)),
+        Capture::Macro => refs.extend(refs::macro_call(node, source)),
+        Capture::Instantiate => refs.extend(refs::instantiate(node, source)),
+        Capture::Arguments => {
+            for argument in named_children(node) {
+                if matches!(argument.kind_name(), "identifier" | "scoped_identifier") {
+                    refs.extend(refs::value(argument, source));
+                }
+            }
+        }
+        Capture::Let => bindings::let_binding(node, source, bindings),
+        Capture::Param => bindings::parameter(node, source, bindings),
+        Capture::ClosureParameters => {
+            for parameter in named_children(node) {
+                match parameter.kind_name() {
+                    "parameter" => bindings::parameter(parameter, source, bindings),
+                    _ => bindings::pattern_names(Some(parameter), source, bindings),
+                }
+            }
+        }
+        Capture::Pattern => bindings::pattern_binding(node, source, bindings),
+        _ => {}
+    }
 }
 
 /// Sorts items by position and sets each one's scope to the innermost def whose span contains it

@@ -25,6 +25,7 @@ fn make_ref(kind: RefKind, path: Vec<String>, qualifier: Qualifier, line_node: N
         line: line_node.start_position().row as u32 + 1,
         scope: None,
         text: collapse(text, 120),
+        within: None,
     }
 }
 

@@ -54,6 +54,7 @@ impl Refs<'_> {
                 line: syntax::line(line),
                 scope: self.scopes.innermost(at.start_byte()),
                 text: collapse(node_text(text, self.source), 120),
+                within: None,
             },
         ));
     }

@@ -77,6 +77,7 @@ fn render(facts: &FileFacts, show: &[Show]) -> String {
                 Qualifier::Super => " super".to_owned(),
                 Qualifier::Expr { call: Some(call) } => format!(" expr({})", call.join(".")),
                 Qualifier::Expr { call: None } => " expr(-)".to_owned(),
+                Qualifier::Tokens => " tokens".to_owned(),
             };
             out.push(format!(
                 "{:?} {} L{} scope={}{qualifier}",

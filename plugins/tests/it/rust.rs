@@ -70,9 +70,11 @@ fn render_refs(facts: &FileFacts) -> Vec<String> {
                 Qualifier::Super => "super".to_owned(),
                 Qualifier::Expr { call: Some(call) } => format!("expr({})", join(call)),
                 Qualifier::Expr { call: None } => "expr(-)".to_owned(),
+                Qualifier::Tokens => "tokens".to_owned(),
             };
+            let within = r.within.as_deref().map(|m| format!(" within={m}")).unwrap_or_default();
             format!(
-                "{:?} {} L{} in={} {} `{}`",
+                "{:?} {} L{} in={} {} `{}`{within}",
                 r.kind,
                 join(&r.path),
                 r.line,
@@ -532,10 +534,84 @@ impl Client {
 "#,
         r#"
         Call println! L3 in=run plain `println!`
+        Call inner L3 in=run plain `inner` within=println!
         Call crate_x::mac! L4 in=run plain `crate_x::mac!`
         Instantiate Client L5 in=run plain `Client`
         Instantiate net::Client L6 in=run plain `net::Client`
         Instantiate Self L9 in=new plain `Self`
+        "#,
+    );
+}
+
+#[test]
+fn calls_in_macro_arguments_are_sites() {
+    // Expressions in the formatting and assertion families, `vec!`, `write!` and nested invocations; a
+    // closure's binding inside one; the lines of multi-line arguments.
+    check(
+        "refs",
+        r#"
+fn run(f: &mut Out) {
+    assert_eq!(parse(x), expected(),
+        "{}", describe(y));
+    let v = vec![make(1); count()];
+    write!(f, "{}", format!("{}", inner.get()))?;
+    assert!(items.iter().any(|it| it.ok()));
+}
+"#,
+        r#"
+        Type Out L2 in=run plain `Out`
+        Call assert_eq! L3 in=run plain `assert_eq!`
+        Call parse L3 in=run plain `parse` within=assert_eq!
+        Value x L3 in=run plain `x` within=assert_eq!
+        Call expected L3 in=run plain `expected` within=assert_eq!
+        Call describe L4 in=run plain `describe` within=assert_eq!
+        Value y L4 in=run plain `y` within=assert_eq!
+        Call vec! L5 in=run plain `vec!`
+        Call make L5 in=run plain `make` within=vec!
+        Call count L5 in=run plain `count` within=vec!
+        Call write! L6 in=run plain `write!`
+        Call format! L6 in=run plain `format!` within=write!
+        Call inner::get L6 in=run plain `inner.get` within=format!
+        Call assert! L7 in=run plain `assert!`
+        Call any L7 in=run expr(-) `items.iter().any` within=assert!
+        Call items::iter L7 in=run plain `items.iter` within=assert!
+        Call it::ok L7 in=run plain `it.ok` within=assert!
+        "#,
+    );
+}
+
+#[test]
+fn macro_tokens_that_are_no_expression() {
+    // `tap_inner!`'s tokens do not parse; the block nested in them does, and the call in it is read. Among
+    // tokens that do not parse, `name(…)` is a site left to the resolver as tokens and `m!(…)` a macro call.
+    // Opaque macros (`quote!`, `stringify!`) and the items a macro declares are left alone.
+    check(
+        "refs",
+        r#"
+fn route(self) -> Self {
+    tap_inner!(self, mut this => {
+        panic_on_err!(this.path_router.route(path, handler));
+    })
+}
+fn other() {
+    weird!(a => helper(x), Upper(y), nested!(z));
+    quote!(generated());
+    stringify!(not_a_call());
+    cfg_rt! { pub fn spawn() { hidden() } }
+}
+"#,
+        r#"
+        Call tap_inner! L3 in=route plain `tap_inner!`
+        Call panic_on_err! L4 in=route plain `panic_on_err!` within=tap_inner!
+        Call this::path_router::route L4 in=route plain `this.path_router.route` within=panic_on_err!
+        Value path L4 in=route plain `path` within=panic_on_err!
+        Value handler L4 in=route plain `handler` within=panic_on_err!
+        Call weird! L8 in=other plain `weird!`
+        Call helper L8 in=other tokens `helper(x)` within=weird!
+        Call nested! L8 in=other plain `nested!` within=weird!
+        Call quote! L9 in=other plain `quote!`
+        Call stringify! L10 in=other plain `stringify!`
+        Call cfg_rt! L11 in=other plain `cfg_rt!`
         "#,
     );
 }

@@ -19,6 +19,7 @@ fn render_qualifier(q: &Qualifier) -> String {
         Qualifier::Super => " super".to_owned(),
         Qualifier::Expr { call: Some(call) } => format!(" expr(call={})", call.join(".")),
         Qualifier::Expr { call: None } => " expr".to_owned(),
+        Qualifier::Tokens => " tokens".to_owned(),
     }
 }
 

@@ -1,0 +1,336 @@
+//! Calls inside macro invocations. A macro's token tree is no syntax tree, but most invocations in code
+//! hold Rust: `format!`'s and `assert_eq!`'s arguments, `vec![…]`, `write!(f, …)`, `matches!(x, …)`, a
+//! crate's own wrappers around its internals.
+//!
+//! Each invocation's token tree is parsed again, as the argument of a call (`_m((a, b))`, `_m([x; n])`,
+//! `_m({ … })`), many invocations of a file in one synthetic source whose segments copy the file's bytes
+//! verbatim, so every node maps back to the file by a constant offset per segment. What parses without
+//! error yields ordinary sites and bindings, marked with the macro they sit in. A token tree that does not
+//! parse is read as tokens: its nested token trees are tried in turn (`tap_inner!(self, mut this => { … })`
+//! holds a block that parses), and each `name(…)` among its own tokens is a site of kind
+//! [`Qualifier::Tokens`], which the resolver never binds and counts as unresolved.
+//! Invocations whose tokens are not code of this crate (`quote!`, `stringify!`, `include_str!`, …) are
+//! left alone, and so are the sites inside items a macro declares (`cfg_rt! { pub fn spawn… }`), whose
+//! definitions the file's facts do not hold.
+
+use std::cell::RefCell;
+
+use drsg_parsers::text::{collapse, node_text};
+use drsg_parsers::{Binding, Qualifier, Ref, RefKind};
+use tree_sitter::{Node, Parser, Tree};
+
+use super::refs::Positioned;
+use super::{Capture, Field, capture, read_expression_site};
+use crate::fields::ChildInField;
+use crate::kinds::KindName;
+
+/// Macros whose tokens are not code of the crate that invokes them: generated code, strings of tokens,
+/// compile-time inputs.
+const OPAQUE: &[&str] = &[
+    "quote",
+    "quote_spanned",
+    "parse_quote",
+    "parse_quote_spanned",
+    "stringify",
+    "concat",
+    "concat_idents",
+    "include",
+    "include_str",
+    "include_bytes",
+    "env",
+    "option_env",
+    "cfg",
+    "compile_error",
+    "line",
+    "column",
+    "file",
+    "module_path",
+    "asm",
+    "global_asm",
+    "naked_asm",
+    "macro_rules",
+];
+
+/// Nesting of token trees read, beyond which the rest of an invocation is left unread.
+const MAX_ROUNDS: usize = 8;
+
+/// The glue around a segment of the expression source; a segment is the token tree between them.
+const EXPR_OPEN: &str = "_m(";
+const EXPR_CLOSE: &str = ");\n";
+/// The glue of the token source, which parses any token tree (as a macro invocation's).
+const TOKENS_OPEN: &str = "_m!";
+const TOKENS_CLOSE: &str = ";\n";
+const PROLOGUE: &str = "fn _m() {\n";
+const EPILOGUE: &str = "}\n";
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+/// A token tree still to read: its bytes and first row in the file, and the macro it belongs to.
+#[derive(Debug, Clone)]
+pub(super) struct Pending {
+    start: usize,
+    end: usize,
+    row: usize,
+    within: String,
+}
+
+impl Pending {
+    /// The token tree of a macro invocation of the file, unless the macro's tokens are no code here.
+    pub(super) fn of_invocation(node: Node<'_>, source: &str) -> Option<Pending> {
+        let name = node.field(Field::Macro)?;
+        let last = node_text(name, source).rsplit("::").next().unwrap_or("");
+        if OPAQUE.contains(&last) {
+            return None;
+        }
+        let tree = last_token_tree(node)?;
+        Some(Pending {
+            start: tree.start_byte(),
+            end: tree.end_byte(),
+            row: tree.start_position().row,
+            within: format!("{last}!"),
+        })
+    }
+}
+
+fn last_token_tree(node: Node<'_>) -> Option<Node<'_>> {
+    (0..node.child_count()).rev().filter_map(|i| node.child(i)).find(|c| c.kind_name() == "token_tree")
+}
+
+/// A segment of a synthetic source: where its copy starts there and in the file.
+#[derive(Debug, Clone, Copy)]
+struct Segment {
+    synthetic: usize,
+    original: usize,
+    len: usize,
+    /// The segment's first row in the synthetic source and in the file.
+    synthetic_row: usize,
+    original_row: usize,
+    pending: usize,
+}
+
+/// A synthetic source: the copies of token trees between glue, and where each copy came from.
+struct Synthetic {
+    text: String,
+    segments: Vec<Segment>,
+}
+
+impl Synthetic {
+    fn build(pending: &[Pending], source: &str, open: &str, close: &str) -> Synthetic {
+        let len = pending.iter().map(|p| p.end - p.start + open.len() + close.len()).sum::<usize>();
+        let mut text = String::with_capacity(PROLOGUE.len() + len + EPILOGUE.len());
+        text.push_str(PROLOGUE);
+        let mut row = 1;
+        let mut segments = Vec::with_capacity(pending.len());
+        for (i, p) in pending.iter().enumerate() {
+            text.push_str(open);
+            let copy = &source[p.start..p.end];
+            segments.push(Segment {
+                synthetic: text.len(),
+                original: p.start,
+                len: copy.len(),
+                synthetic_row: row,
+                original_row: p.row,
+                pending: i,
+            });
+            text.push_str(copy);
+            text.push_str(close);
+            row += copy.bytes().filter(|&b| b == b'\n').count() + 1;
+        }
+        text.push_str(EPILOGUE);
+        Synthetic { text, segments }
+    }
+
+    /// The segment holding synthetic byte `at`, when a copy holds it (not the glue).
+    fn segment_at(&self, at: usize) -> Option<&Segment> {
+        let i = self.segments.partition_point(|s| s.synthetic <= at).checked_sub(1)?;
+        let s = &self.segments[i];
+        (at < s.synthetic + s.len).then_some(s)
+    }
+
+    /// The file's byte and line for a synthetic byte and line in the same segment.
+    fn map(s: &Segment, at: usize, line: u32) -> (usize, u32) {
+        let line = (line as usize + s.original_row).saturating_sub(s.synthetic_row);
+        (at - s.synthetic + s.original, u32::try_from(line).unwrap_or(u32::MAX))
+    }
+
+    fn parse(&self) -> Option<Tree> {
+        PARSER.with(|parser| {
+            let mut parser = parser.borrow_mut();
+            if parser.is_none() {
+                let mut fresh = Parser::new();
+                fresh.set_language(&tree_sitter_rust::LANGUAGE.into()).ok()?;
+                *parser = Some(fresh);
+            }
+            parser.as_mut()?.parse(&self.text, None)
+        })
+    }
+
+    /// The statements of the synthetic function's body that are exactly one segment's glue and copy, by
+    /// segment, when they parsed without error.
+    fn statements<'t>(&self, tree: &'t Tree, open: &str, close: &str) -> Vec<Option<Node<'t>>> {
+        let mut found = vec![None; self.segments.len()];
+        let body = tree
+            .root_node()
+            .named_child(0)
+            .filter(|f| f.kind_name() == "function_item")
+            .and_then(|f| f.field(Field::Body));
+        let Some(body) = body else { return found };
+        let close_len = close.trim_end().len();
+        let mut cursor = body.walk();
+        for statement in body.named_children(&mut cursor) {
+            let start = statement.start_byte() + open.len();
+            let Ok(i) = self.segments.binary_search_by(|s| s.synthetic.cmp(&start)) else { continue };
+            let s = &self.segments[i];
+            if statement.end_byte() == s.synthetic + s.len + close_len && !statement.has_error() {
+                found[i] = Some(statement);
+            }
+        }
+        found
+    }
+}
+
+/// Sites and bindings read from the macro invocations `pending` of a file, appended to `refs` and
+/// `bindings` in the file's coordinates.
+pub(super) fn read(
+    mut pending: Vec<Pending>,
+    source: &str,
+    refs: &mut Vec<Positioned<Ref>>,
+    bindings: &mut Vec<Positioned<Binding>>,
+) {
+    for _ in 0..MAX_ROUNDS {
+        if pending.is_empty() {
+            return;
+        }
+        let mut next = Vec::new();
+        let failed = read_expressions(&pending, source, refs, bindings, &mut next);
+        if !failed.is_empty() {
+            read_tokens(&failed, source, refs, &mut next);
+        }
+        pending = next;
+    }
+}
+
+/// Parses each pending token tree as an expression; the sites of those that parse are read, nested
+/// invocations are queued in `next`, and the token trees that do not parse are returned.
+fn read_expressions(
+    pending: &[Pending],
+    source: &str,
+    refs: &mut Vec<Positioned<Ref>>,
+    bindings: &mut Vec<Positioned<Binding>>,
+    next: &mut Vec<Pending>,
+) -> Vec<Pending> {
+    let synthetic = Synthetic::build(pending, source, EXPR_OPEN, EXPR_CLOSE);
+    let Some(tree) = synthetic.parse() else { return Vec::new() };
+    let statements = synthetic.statements(&tree, EXPR_OPEN, EXPR_CLOSE);
+    let mut failed = Vec::new();
+    let text = synthetic.text.as_str();
+    for (segment, statement) in synthetic.segments.iter().zip(statements) {
+        let within = &pending[segment.pending].within;
+        let Some(statement) = statement else {
+            failed.push(pending[segment.pending].clone());
+            continue;
+        };
+        let captured = capture(statement, text);
+        // Sites inside items the macro declares belong to definitions the facts do not hold.
+        let items: Vec<(usize, usize)> = captured.defs.iter().map(|(d, _)| (d.start_byte(), d.end_byte())).collect();
+        let outside = |at: usize| !items.iter().any(|&(start, end)| start <= at && at < end);
+        let mut found_refs = Vec::new();
+        let mut found_bindings = Vec::new();
+        for (node, kind) in captured.sites {
+            if !outside(node.start_byte()) {
+                continue;
+            }
+            if kind == Capture::Macro
+                && let Some(mut p) = Pending::of_invocation(node, text)
+            {
+                let (start, _) = Synthetic::map(segment, p.start, 1);
+                p.row = p.row + segment.original_row - segment.synthetic_row;
+                p.end = start + (p.end - p.start);
+                p.start = start;
+                next.push(p);
+            }
+            read_expression_site(node, kind, text, &mut found_refs, &mut found_bindings);
+        }
+        for (node, owner) in captured.types {
+            if outside(node.start_byte()) {
+                super::refs::types(node, owner, &captured.containers, text, &mut found_refs);
+            }
+        }
+        for (at, mut r) in found_refs {
+            let Some(s) = synthetic.segment_at(at).filter(|s| s.pending == segment.pending) else { continue };
+            let (at, line) = Synthetic::map(s, at, r.line);
+            r.line = line;
+            r.within.get_or_insert_with(|| within.clone());
+            refs.push((at, r));
+        }
+        for (at, mut b) in found_bindings {
+            let Some(s) = synthetic.segment_at(at).filter(|s| s.pending == segment.pending) else { continue };
+            let (at, line) = Synthetic::map(s, at, b.line);
+            b.line = line;
+            bindings.push((at, b));
+        }
+    }
+    failed
+}
+
+/// Reads the token trees that are no expression as tokens: each nested token tree is queued in `next`,
+/// each `name(…)` is a [`Qualifier::Tokens`] site and each `name!(…)` a macro call.
+fn read_tokens(failed: &[Pending], source: &str, refs: &mut Vec<Positioned<Ref>>, next: &mut Vec<Pending>) {
+    let synthetic = Synthetic::build(failed, source, TOKENS_OPEN, TOKENS_CLOSE);
+    let Some(tree) = synthetic.parse() else { return };
+    let statements = synthetic.statements(&tree, TOKENS_OPEN, TOKENS_CLOSE);
+    let text = synthetic.text.as_str();
+    for (segment, statement) in synthetic.segments.iter().zip(statements) {
+        let within = &failed[segment.pending].within;
+        let Some(tokens) = statement.and_then(|s| s.named_child(0)).and_then(last_token_tree) else { continue };
+        let children: Vec<Node<'_>> = (0..tokens.child_count()).filter_map(|i| tokens.child(i)).collect();
+        for (i, child) in children.iter().enumerate() {
+            if child.kind_name() != "token_tree" {
+                continue;
+            }
+            let (start, _) = Synthetic::map(segment, child.start_byte(), 1);
+            let row = child.start_position().row + segment.original_row - segment.synthetic_row;
+            next.push(Pending { start, end: start + child.byte_range().len(), row, within: within.clone() });
+            let before = |back: usize| i.checked_sub(back).map(|j| children[j]);
+            let site = match (before(1), before(2)) {
+                (Some(bang), name) if bang.kind_name() == "!" => identifier(name).map(|name| (name, true)),
+                (name, _) => identifier(name)
+                    .filter(|n| node_text(*n, text).starts_with(|c: char| !c.is_ascii_uppercase()))
+                    .filter(|_| node_text(*child, text).starts_with('('))
+                    .map(|name| (name, false)),
+            };
+            let Some((name, is_macro)) = site else { continue };
+            let (at, line) = Synthetic::map(segment, name.start_byte(), name.start_position().row as u32 + 1);
+            let written = node_text(name, text);
+            let r = if is_macro {
+                Ref {
+                    kind: RefKind::Call,
+                    path: vec![format!("{written}!")],
+                    qualifier: Qualifier::Plain,
+                    line,
+                    scope: None,
+                    text: format!("{written}!"),
+                    within: Some(within.clone()),
+                }
+            } else {
+                let call = &text[name.start_byte()..child.end_byte()];
+                Ref {
+                    kind: RefKind::Call,
+                    path: vec![written.to_owned()],
+                    qualifier: Qualifier::Tokens,
+                    line,
+                    scope: None,
+                    text: collapse(call, 120),
+                    within: Some(within.clone()),
+                }
+            };
+            refs.push((at, r));
+        }
+    }
+}
+
+fn identifier(node: Option<Node<'_>>) -> Option<Node<'_>> {
+    node.filter(|n| n.kind_name() == "identifier")
+}
