@@ -52,12 +52,10 @@ impl Resolver<'_> {
                             return Ok(Found::Local(None));
                         }
                     }
-                    if let Some(sym) = self.t.sym_of_def(fi, di) {
-                        match self.t.members(sym, name) {
-                            [one] => return Ok(Found::Target(Target::Sym(*one), Strategy::Scope)),
-                            [] => {}
-                            many => return miss(format!("name `{name}` defined {} times in scope", many.len())),
-                        }
+                    if let Some(sym) = self.t.sym_of_def(fi, di)
+                        && let Some(one) = self.pick(self.t.members(sym, name), name)?
+                    {
+                        return Ok(Found::Target(Target::Sym(one), Strategy::Scope));
                     }
                     if let Some(list) = ix.imports.get(&(Some(di), name.to_owned())) {
                         return self.resolve_import_list(fi, list).map(|t| Found::Target(t, Strategy::Import));

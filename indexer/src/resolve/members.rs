@@ -222,6 +222,16 @@ impl Resolver<'_> {
                         .max_by_key(|&i| self.t.def_of(i).map(|d| d.end_line - d.line).unwrap_or(0));
                     return Ok(best);
                 }
+                // Rust keeps modules apart from values and types: `mod search;` beside `fn search` is one
+                // module and one function. A path's head means the module; the value pass of a call
+                // (`wants_value`) the function.
+                if self.family(first.file) == Family::Rust {
+                    let is_namespace = |i: SymId| self.t.syms[i as usize].kind.is_namespace();
+                    let (modules, values): (Vec<SymId>, Vec<SymId>) = many.iter().partition(|&&i| is_namespace(i));
+                    if let ([module], [value]) = (modules.as_slice(), values.as_slice()) {
+                        return Ok(Some(if self.wants_value(name) { *value } else { *module }));
+                    }
+                }
                 miss(format!("name `{name}` defined {} times in scope", many.len()))
             }
         }

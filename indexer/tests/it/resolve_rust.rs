@@ -399,3 +399,32 @@ pub fn run() {}
         &["CALLS rg::main -> rg::search::run L3 [path]", "CALLS rg::main -> rg::search::run L4 [path]"],
     );
 }
+
+#[test]
+fn a_module_and_a_function_of_one_name_are_told_apart() {
+    // ripgrep's main.rs: `mod search;` and `fn search`, side by side in one module.
+    let ix = index(
+        r#"
+//- /Cargo.toml
+[package]
+name = "app"
+version = "0.1.0"
+edition = "2021"
+//- /src/main.rs
+mod search;
+fn main() {
+    search(1);
+    search::worker();
+}
+fn search(_: u8) {}
+//- /src/search.rs
+pub fn worker() {}
+"#,
+    );
+    let calls = ix.calls();
+    // The function keeps the plain key; the module is `app::search#2`, its items keyed under `app::search::`.
+    assert_has(
+        &calls,
+        &["CALLS app::main -> app::search L3 [scope]", "CALLS app::main -> app::search::worker L4 [path]"],
+    );
+}

@@ -11,7 +11,7 @@
 //! [`Qualifier::Tokens`], which the resolver never binds and counts as unresolved.
 //! Invocations whose tokens are not code of this crate (`quote!`, `stringify!`, `include_str!`, …) are
 //! left alone, and so are the sites inside items a macro declares (`cfg_rt! { pub fn spawn… }`), whose
-//! definitions the file's facts do not hold.
+//! definitions the file's facts do not hold: a braced invocation among items is not parsed at all.
 
 use std::cell::RefCell;
 
@@ -85,6 +85,11 @@ impl Pending {
             return None;
         }
         let tree = last_token_tree(node)?;
+        // `cfg_rt! { pub fn spawn… }` among items holds items, whose sites are left alone: not parsed at all.
+        let among_items = node.parent().is_some_and(|p| matches!(p.kind_name(), "source_file" | "declaration_list"));
+        if among_items && source.as_bytes().get(tree.start_byte()) == Some(&b'{') {
+            return None;
+        }
         Some(Pending {
             start: tree.start_byte(),
             end: tree.end_byte(),
