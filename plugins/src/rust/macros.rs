@@ -86,8 +86,16 @@ impl Pending {
         }
         let tree = last_token_tree(node)?;
         // `cfg_rt! { pub fn spawn… }` among items holds items, whose sites are left alone: not parsed at all.
-        let among_items = node.parent().is_some_and(|p| matches!(p.kind_name(), "source_file" | "declaration_list"));
-        if among_items && source.as_bytes().get(tree.start_byte()) == Some(&b'{') {
+        // (`Node::parent` searches down from the root, so it is asked only of braced invocations.)
+        if source.as_bytes().get(tree.start_byte()) == Some(&b'{')
+            && node.parent().is_some_and(|p| matches!(p.kind_name(), "source_file" | "declaration_list"))
+        {
+            return None;
+        }
+        // Without a nested token tree there is no call, literal or block to read (`assert!(ok)`, `vec![1, 2]`,
+        // `println!("{}", x)`): nothing to parse.
+        let mut cursor = tree.walk();
+        if !tree.children(&mut cursor).any(|c| c.kind_name() == "token_tree") {
             return None;
         }
         Some(Pending {
