@@ -270,8 +270,7 @@ fn target_of(package: &CargoPackage, path: &str) -> Option<(String, String)> {
         .iter()
         .filter_map(|(name, root)| {
             let dir = parent_dir(root);
-            (is_under(path, dir) && dir != join_normalized(&package.dir, "src").unwrap_or_default())
-                .then_some((name, dir))
+            (is_under(path, dir) && strip_dir(dir, &package.dir) != "src").then_some((name, dir))
         })
         .max_by_key(|(_, dir)| dir.len());
     if let Some((name, dir)) = declared {
@@ -510,22 +509,15 @@ fn utf8_len(first: u8) -> usize {
 mod tests {
     use super::*;
 
+    fn package(dir: &str, crate_name: &str, lib: &str) -> CargoPackage {
+        let (dir, crate_name, lib) = (dir.into(), crate_name.into(), Some(lib.into()));
+        CargoPackage { dir, crate_name, lib, targets: vec![], auto: AutoTargets::default() }
+    }
+
     fn layout() -> Layout {
         let mut l = Layout { tree_name: "tree".into(), ..Layout::default() };
-        l.cargo.push(CargoPackage {
-            dir: "crates/net".into(),
-            crate_name: "my_net".into(),
-            lib: Some("crates/net/src/lib.rs".into()),
-            targets: vec![],
-            auto: AutoTargets::default(),
-        });
-        l.cargo.push(CargoPackage {
-            dir: "".into(),
-            crate_name: "app".into(),
-            lib: Some("src/main.rs".into()),
-            targets: vec![],
-            auto: AutoTargets::default(),
-        });
+        l.cargo.push(package("crates/net", "my_net", "crates/net/src/lib.rs"));
+        l.cargo.push(package("", "app", "src/main.rs"));
         l.npm.push(NpmPackage { dir: "web".into(), name: "@acme/web".into(), entries: vec![] });
         l.python_packages.extend(["pkg".to_owned(), "pkg/core".to_owned(), "src/lib2".to_owned()]);
         l

@@ -123,6 +123,40 @@ struct Segment {
     pending: usize,
 }
 
+impl Segment {
+    /// Whether synthetic byte `at` lies in this segment's copy (not in the glue around it).
+    fn holds(&self, at: usize) -> bool {
+        self.synthetic <= at && at < self.synthetic + self.len
+    }
+
+    /// The file's byte and line for a synthetic byte and line of this segment.
+    fn map(&self, at: usize, line: u32) -> (usize, u32) {
+        let line = (line as usize + self.original_row).saturating_sub(self.synthetic_row);
+        (at - self.synthetic + self.original, u32::try_from(line).unwrap_or(u32::MAX))
+    }
+
+    /// A token tree of this segment, found in the synthetic source, in the file's coordinates.
+    fn pending_in_file(&self, p: Pending) -> Pending {
+        let start = p.start - self.synthetic + self.original;
+        Pending { start, end: start + (p.end - p.start), row: p.row + self.original_row - self.synthetic_row, ..p }
+    }
+
+    /// Moves the items found in this segment's copy to `out`, in the file's coordinates (each one's
+    /// line through `line`); those of the glue are dropped.
+    fn items_to_file<T>(
+        &self,
+        found: Vec<Positioned<T>>,
+        line: impl Fn(&mut T) -> &mut u32,
+        out: &mut Vec<Positioned<T>>,
+    ) {
+        for (at, mut item) in found.into_iter().filter(|(at, _)| self.holds(*at)) {
+            let (at, mapped) = self.map(at, *line(&mut item));
+            *line(&mut item) = mapped;
+            out.push((at, item));
+        }
+    }
+}
+
 /// A synthetic source: the copies of token trees between glue, and where each copy came from.
 struct Synthetic {
     text: String,
@@ -153,19 +187,6 @@ impl Synthetic {
         }
         text.push_str(EPILOGUE);
         Synthetic { text, segments }
-    }
-
-    /// The segment holding synthetic byte `at`, when a copy holds it (not the glue).
-    fn segment_at(&self, at: usize) -> Option<&Segment> {
-        let i = self.segments.partition_point(|s| s.synthetic <= at).checked_sub(1)?;
-        let s = &self.segments[i];
-        (at < s.synthetic + s.len).then_some(s)
-    }
-
-    /// The file's byte and line for a synthetic byte and line in the same segment.
-    fn map(s: &Segment, at: usize, line: u32) -> (usize, u32) {
-        let line = (line as usize + s.original_row).saturating_sub(s.synthetic_row);
-        (at - s.synthetic + s.original, u32::try_from(line).unwrap_or(u32::MAX))
     }
 
     fn parse(&self) -> Option<Tree> {
@@ -255,14 +276,8 @@ fn read_expressions(
             if !outside(node.start_byte()) {
                 continue;
             }
-            if kind == Capture::Macro
-                && let Some(mut p) = Pending::of_invocation(node, text)
-            {
-                let (start, _) = Synthetic::map(segment, p.start, 1);
-                p.row = p.row + segment.original_row - segment.synthetic_row;
-                p.end = start + (p.end - p.start);
-                p.start = start;
-                next.push(p);
+            if kind == Capture::Macro {
+                next.extend(Pending::of_invocation(node, text).map(|p| segment.pending_in_file(p)));
             }
             read_expression_site(node, kind, text, &mut found_refs, &mut found_bindings);
         }
@@ -271,19 +286,11 @@ fn read_expressions(
                 super::refs::types(node, owner, &captured.containers, text, &mut found_refs);
             }
         }
-        for (at, mut r) in found_refs {
-            let Some(s) = synthetic.segment_at(at).filter(|s| s.pending == segment.pending) else { continue };
-            let (at, line) = Synthetic::map(s, at, r.line);
-            r.line = line;
+        for (_, r) in &mut found_refs {
             r.within.get_or_insert_with(|| within.clone());
-            refs.push((at, r));
         }
-        for (at, mut b) in found_bindings {
-            let Some(s) = synthetic.segment_at(at).filter(|s| s.pending == segment.pending) else { continue };
-            let (at, line) = Synthetic::map(s, at, b.line);
-            b.line = line;
-            bindings.push((at, b));
-        }
+        segment.items_to_file(found_refs, |r| &mut r.line, refs);
+        segment.items_to_file(found_bindings, |b| &mut b.line, bindings);
     }
     failed
 }
@@ -303,9 +310,8 @@ fn read_tokens(failed: &[Pending], source: &str, refs: &mut Vec<Positioned<Ref>>
             if child.kind_name() != "token_tree" {
                 continue;
             }
-            let (start, _) = Synthetic::map(segment, child.start_byte(), 1);
-            let row = child.start_position().row + segment.original_row - segment.synthetic_row;
-            next.push(Pending { start, end: start + child.byte_range().len(), row, within: within.clone() });
+            let (start, end, row) = (child.start_byte(), child.end_byte(), child.start_position().row);
+            next.push(segment.pending_in_file(Pending { start, end, row, within: within.clone() }));
             let before = |back: usize| i.checked_sub(back).map(|j| children[j]);
             let site = match (before(1), before(2)) {
                 (Some(bang), name) if bang.kind_name() == "!" => identifier(name).map(|name| (name, true)),
@@ -315,7 +321,7 @@ fn read_tokens(failed: &[Pending], source: &str, refs: &mut Vec<Positioned<Ref>>
                     .map(|name| (name, false)),
             };
             let Some((name, is_macro)) = site else { continue };
-            let (at, line) = Synthetic::map(segment, name.start_byte(), name.start_position().row as u32 + 1);
+            let (at, line) = segment.map(name.start_byte(), name.start_position().row as u32 + 1);
             let written = node_text(name, text);
             let r = if is_macro {
                 Ref {
