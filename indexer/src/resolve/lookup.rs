@@ -105,13 +105,12 @@ impl Resolver<'_> {
     pub(super) fn rust_special_head(&self, fi: u32, scope: Option<u32>, head: &str) -> Res<Target> {
         match head {
             "crate" => {
-                let file = &self.t.files[fi as usize];
-                let Some(m) = self.t.layout.rust_module(&file.path) else {
+                let Some(crate_name) = self.crate_of(fi) else {
                     return miss("`crate` outside a Cargo target");
                 };
-                match self.t.module_by_key.get(&m.crate_name) {
+                match self.t.module_by_key.get(crate_name) {
                     Some(&id) => Ok(Target::Sym(id)),
-                    None => miss(format!("crate root of `{}` not in the tree", m.crate_name)),
+                    None => miss(format!("crate root of `{crate_name}` not in the tree")),
                 }
             }
             "self" => Ok(Target::Sym(self.current_namespace(fi, scope))),

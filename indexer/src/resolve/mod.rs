@@ -200,6 +200,8 @@ pub struct Resolver<'t> {
     crates: HashMap<String, SymId>,
     /// Rust: macros by example, by (crate, name).
     macros: HashMap<(String, String), Vec<SymId>>,
+    /// Rust: each file's crate, found when first asked (macro calls and `crate::` paths ask often).
+    file_crates: Vec<std::cell::OnceCell<Option<String>>>,
     /// The language family being resolved: it decides how external paths are joined.
     family: std::cell::Cell<Family>,
     /// Rust keeps modules and values in separate namespaces: while a call `x::name(…)` that first
@@ -244,7 +246,15 @@ impl<'t> Resolver<'t> {
             depth: std::cell::Cell::new(0),
             family: std::cell::Cell::new(Family::Rust),
             value_name: RefCell::new(None),
+            file_crates: vec![std::cell::OnceCell::new(); t.files.len()],
         }
+    }
+
+    /// The crate of Rust file `fi`, if it is in a Cargo target.
+    fn crate_of(&self, fi: u32) -> Option<&str> {
+        self.file_crates[fi as usize]
+            .get_or_init(|| self.t.layout.rust_module(&self.t.files[fi as usize].path).map(|m| m.crate_name))
+            .as_deref()
     }
 
     /// The per-file indexes, impl self types and types' parents, to build a later resolver from.

@@ -227,8 +227,7 @@ impl Resolver<'_> {
             }
             _ => {}
         }
-        let crate_name =
-            self.t.layout.rust_module(&self.t.files[fi as usize].path).map(|m| m.crate_name).unwrap_or_default();
+        let crate_name = self.crate_of(fi).unwrap_or_default().to_owned();
         let candidates = self.macros.get(&(crate_name, bare.to_owned())).map(Vec::as_slice).unwrap_or(&[]);
         match candidates {
             [one] => Resolution::Resolved { target: *one, by: Strategy::MacroScope },

@@ -5,8 +5,9 @@
 //! Each invocation's token tree is parsed again, as the argument of a call (`_m((a, b))`, `_m([x; n])`,
 //! `_m({ … })`), many invocations of a file in one synthetic source whose segments copy the file's bytes
 //! verbatim, so every node maps back to the file by a constant offset per segment. What parses without
-//! error yields ordinary sites and bindings, marked with the macro they sit in. A token tree that does not
-//! parse is read as tokens: its nested token trees are tried in turn (`tap_inner!(self, mut this => { … })`
+//! error yields ordinary sites and bindings, marked with the macro they sit in. A token tree whose own
+//! tokens already show it is no expression ([`Shape`]: `=>` arms, `field: value`, `biased;`) is not parsed
+//! but read as tokens at once, and so is a token tree that does not parse: its nested token trees are tried in turn (`tap_inner!(self, mut this => { … })`
 //! holds a block that parses), and each `name(…)` among its own tokens is a site of kind
 //! [`Qualifier::Tokens`], which the resolver never binds and counts as unresolved.
 //! Invocations whose tokens are not code of this crate (`quote!`, `stringify!`, `include_str!`, …) are
@@ -67,7 +68,7 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-/// A token tree still to read: its bytes and first row in the file, and the macro it belongs to.
+/// A token tree still to parse: its bytes and first row in the file, and the macro it belongs to.
 #[derive(Debug, Clone)]
 pub(super) struct Pending {
     start: usize,
@@ -77,33 +78,100 @@ pub(super) struct Pending {
 }
 
 impl Pending {
-    /// The token tree of a macro invocation of the file, unless the macro's tokens are no code here.
-    pub(super) fn of_invocation(node: Node<'_>, source: &str) -> Option<Pending> {
-        let name = node.field(Field::Macro)?;
-        let last = node_text(name, source).rsplit("::").next().unwrap_or("");
-        if OPAQUE.contains(&last) {
-            return None;
-        }
-        let tree = last_token_tree(node)?;
-        // `cfg_rt! { pub fn spawn… }` among items holds items, whose sites are left alone: not parsed at all.
-        // (`Node::parent` searches down from the root, so it is asked only of braced invocations.)
-        if source.as_bytes().get(tree.start_byte()) == Some(&b'{')
-            && node.parent().is_some_and(|p| matches!(p.kind_name(), "source_file" | "declaration_list"))
-        {
-            return None;
-        }
-        // Without a nested token tree there is no call, literal or block to read (`assert!(ok)`, `vec![1, 2]`,
-        // `println!("{}", x)`): nothing to parse.
+    fn new(tree: Node<'_>, within: String) -> Pending {
+        Pending { start: tree.start_byte(), end: tree.end_byte(), row: tree.start_position().row, within }
+    }
+}
+
+/// Takes in a macro invocation of `text`, unless the macro's tokens are no code here: a token tree whose
+/// own tokens show it is no expression is read as tokens now (its sites into `refs`), any other is queued
+/// in `pending` to be parsed. Positions are those of `text`.
+pub(super) fn invocation(node: Node<'_>, text: &str, refs: &mut Vec<Positioned<Ref>>, pending: &mut Vec<Pending>) {
+    let Some(name) = node.field(Field::Macro) else { return };
+    let last = node_text(name, text).rsplit("::").next().unwrap_or("");
+    if OPAQUE.contains(&last) {
+        return;
+    }
+    let Some(tree) = last_token_tree(node) else { return };
+    // `cfg_rt! { pub fn spawn… }` among items holds items, whose sites are left alone: not parsed at all.
+    // (`Node::parent` searches down from the root, so it is asked only of braced invocations.)
+    if text.as_bytes().get(tree.start_byte()) == Some(&b'{')
+        && node.parent().is_some_and(|p| matches!(p.kind_name(), "source_file" | "declaration_list"))
+    {
+        return;
+    }
+    let within = format!("{last}!");
+    match Shape::of(tree, text) {
+        Shape::Tokens => token_tree(tree, text, &within, 0, refs, pending),
+        Shape::Unknown => pending.push(Pending::new(tree, within)),
+        Shape::Items | Shape::Flat => {}
+    }
+}
+
+/// What a token tree's own tokens (not those of the trees nested in it) show it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Items (`pub fn`, `impl`, `static`): their sites belong to definitions the facts do not hold.
+    Items,
+    /// No expression list: `select!`'s `=>` arms, `join!(biased; …)`, `assert_fn!(path(_): Send)`,
+    /// `span!(parent: None, …)`, metavariables. Such a tree is read as tokens at once: parsing it as an
+    /// expression would fail, slowly (the parser's error recovery), and could take the well-formed trees
+    /// parsed beside it down with it.
+    Tokens,
+    /// No nested token tree, so no call, literal or block to read (`assert!(ok)`, `vec![1, 2]`,
+    /// `println!("{}", x)`): nothing to parse.
+    Flat,
+    /// Perhaps expressions: parsed to find out.
+    Unknown,
+}
+
+impl Shape {
+    fn of(tree: Node<'_>, source: &str) -> Shape {
+        let open = source.as_bytes().get(tree.start_byte()).copied();
         let mut cursor = tree.walk();
-        if !tree.children(&mut cursor).any(|c| c.kind_name() == "token_tree") {
-            return None;
+        let mut closure = false;
+        let mut semicolons = 0;
+        let mut nested = false;
+        let (mut previous, mut before) = ("", "");
+        for (i, token) in tree.children(&mut cursor).enumerate() {
+            let kind = token.kind_name();
+            if i == 1 && begins_item(kind, token, source) {
+                return Shape::Items;
+            }
+            match kind {
+                "=>" | "metavariable" | "token_repetition" => return Shape::Tokens,
+                "|" | "||" => closure = true,
+                "token_tree" => nested = true,
+                // A label (`'a: loop`) or a closure's typed parameter; otherwise a field or type ascription,
+                // which no expression in parentheses or brackets holds (a block may: `let x: T`).
+                ":" if open != Some(b'{') && !closure && before != "'" => return Shape::Tokens,
+                ";" if open == Some(b'(') => return Shape::Tokens,
+                ";" => semicolons += 1,
+                _ => {}
+            }
+            (before, previous) = (previous, kind);
         }
-        Some(Pending {
-            start: tree.start_byte(),
-            end: tree.end_byte(),
-            row: tree.start_position().row,
-            within: format!("{last}!"),
-        })
+        if open == Some(b'[') && semicolons > 1 {
+            Shape::Tokens
+        } else if nested {
+            Shape::Unknown
+        } else {
+            Shape::Flat
+        }
+    }
+}
+
+/// Whether the first token of a tree begins an item, which no expression does.
+fn begins_item(kind: &str, token: Node<'_>, source: &str) -> bool {
+    match kind {
+        "pub" | "fn" | "impl" | "struct" | "enum" | "static" | "trait" | "type" | "use" | "mod" | "extern" | "#" => {
+            true
+        }
+        // `async fn`, `unsafe fn`, `unsafe impl`; `async { … }` and `unsafe { … }` are expressions.
+        "async" | "unsafe" => {
+            token.next_sibling().is_some_and(|next| matches!(node_text(next, source), "fn" | "impl" | "trait"))
+        }
+        _ => false,
     }
 }
 
@@ -272,15 +340,17 @@ fn read_expressions(
         let outside = |at: usize| !items.iter().any(|&(start, end)| start <= at && at < end);
         let mut found_refs = Vec::new();
         let mut found_bindings = Vec::new();
+        let mut nested = Vec::new();
         for (node, kind) in captured.sites {
             if !outside(node.start_byte()) {
                 continue;
             }
             if kind == Capture::Macro {
-                next.extend(Pending::of_invocation(node, text).map(|p| segment.pending_in_file(p)));
+                invocation(node, text, &mut found_refs, &mut nested);
             }
             read_expression_site(node, kind, text, &mut found_refs, &mut found_bindings);
         }
+        next.extend(nested.into_iter().map(|p| segment.pending_in_file(p)));
         for (node, owner) in captured.types {
             if outside(node.start_byte()) {
                 super::refs::types(node, owner, &captured.containers, text, &mut found_refs);
@@ -295,8 +365,7 @@ fn read_expressions(
     failed
 }
 
-/// Reads the token trees that are no expression as tokens: each nested token tree is queued in `next`,
-/// each `name(…)` is a [`Qualifier::Tokens`] site and each `name!(…)` a macro call.
+/// Reads the token trees that did not parse as expressions as tokens.
 fn read_tokens(failed: &[Pending], source: &str, refs: &mut Vec<Positioned<Ref>>, next: &mut Vec<Pending>) {
     let synthetic = Synthetic::build(failed, source, TOKENS_OPEN, TOKENS_CLOSE);
     let Some(tree) = synthetic.parse() else { return };
@@ -305,48 +374,67 @@ fn read_tokens(failed: &[Pending], source: &str, refs: &mut Vec<Positioned<Ref>>
     for (segment, statement) in synthetic.segments.iter().zip(statements) {
         let within = &failed[segment.pending].within;
         let Some(tokens) = statement.and_then(|s| s.named_child(0)).and_then(last_token_tree) else { continue };
-        let children: Vec<Node<'_>> = (0..tokens.child_count()).filter_map(|i| tokens.child(i)).collect();
-        for (i, child) in children.iter().enumerate() {
-            if child.kind_name() != "token_tree" {
-                continue;
-            }
-            let (start, end, row) = (child.start_byte(), child.end_byte(), child.start_position().row);
-            next.push(segment.pending_in_file(Pending { start, end, row, within: within.clone() }));
-            let before = |back: usize| i.checked_sub(back).map(|j| children[j]);
-            let site = match (before(1), before(2)) {
-                (Some(bang), name) if bang.kind_name() == "!" => identifier(name).map(|name| (name, true)),
-                (name, _) => identifier(name)
-                    .filter(|n| node_text(*n, text).starts_with(|c: char| !c.is_ascii_uppercase()))
-                    .filter(|_| node_text(*child, text).starts_with('('))
-                    .map(|name| (name, false)),
-            };
-            let Some((name, is_macro)) = site else { continue };
-            let (at, line) = segment.map(name.start_byte(), name.start_position().row as u32 + 1);
-            let written = node_text(name, text);
-            let r = if is_macro {
-                Ref {
-                    kind: RefKind::Call,
-                    path: vec![format!("{written}!")],
-                    qualifier: Qualifier::Plain,
-                    line,
-                    scope: None,
-                    text: format!("{written}!"),
-                    within: Some(within.clone()),
-                }
-            } else {
-                let call = &text[name.start_byte()..child.end_byte()];
-                Ref {
-                    kind: RefKind::Call,
-                    path: vec![written.to_owned()],
-                    qualifier: Qualifier::Tokens,
-                    line,
-                    scope: None,
-                    text: collapse(call, 120),
-                    within: Some(within.clone()),
-                }
-            };
-            refs.push((at, r));
+        let (mut found, mut nested) = (Vec::new(), Vec::new());
+        token_tree(tokens, text, within, 0, &mut found, &mut nested);
+        segment.items_to_file(found, |r| &mut r.line, refs);
+        next.extend(nested.into_iter().map(|p| segment.pending_in_file(p)));
+    }
+}
+
+/// Reads a token tree that is no expression, in the coordinates of `text`: each `name(…)` among its own
+/// tokens is a [`Qualifier::Tokens`] site and each `name!(…)` a macro call; a nested token tree that is
+/// no expression either is read the same way, and any other is queued in `pending` to be parsed.
+fn token_tree(
+    tokens: Node<'_>,
+    text: &str,
+    within: &str,
+    depth: usize,
+    refs: &mut Vec<Positioned<Ref>>,
+    pending: &mut Vec<Pending>,
+) {
+    let children: Vec<Node<'_>> = (0..tokens.child_count()).filter_map(|i| tokens.child(i)).collect();
+    for (i, child) in children.iter().enumerate() {
+        if child.kind_name() != "token_tree" {
+            continue;
         }
+        match Shape::of(*child, text) {
+            Shape::Tokens if depth < MAX_ROUNDS => token_tree(*child, text, within, depth + 1, refs, pending),
+            Shape::Unknown => pending.push(Pending::new(*child, within.to_owned())),
+            _ => {}
+        }
+        let before = |back: usize| i.checked_sub(back).map(|j| children[j]);
+        let site = match (before(1), before(2)) {
+            (Some(bang), name) if bang.kind_name() == "!" => identifier(name).map(|name| (name, true)),
+            (name, _) => identifier(name)
+                .filter(|n| node_text(*n, text).starts_with(|c: char| !c.is_ascii_uppercase()))
+                .filter(|_| node_text(*child, text).starts_with('('))
+                .map(|name| (name, false)),
+        };
+        let Some((name, is_macro)) = site else { continue };
+        let line = name.start_position().row as u32 + 1;
+        let written = node_text(name, text);
+        let r = if is_macro {
+            Ref {
+                kind: RefKind::Call,
+                path: vec![format!("{written}!")],
+                qualifier: Qualifier::Plain,
+                line,
+                scope: None,
+                text: format!("{written}!"),
+                within: Some(within.to_owned()),
+            }
+        } else {
+            Ref {
+                kind: RefKind::Call,
+                path: vec![written.to_owned()],
+                qualifier: Qualifier::Tokens,
+                line,
+                scope: None,
+                text: collapse(&text[name.start_byte()..child.end_byte()], 120),
+                within: Some(within.to_owned()),
+            }
+        };
+        refs.push((name.start_byte(), r));
     }
 }
 

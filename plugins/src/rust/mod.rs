@@ -322,7 +322,7 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
             }
             kind => {
                 if kind == Capture::Macro {
-                    invocations.extend(macros::Pending::of_invocation(node, source));
+                    macros::invocation(node, source, &mut refs, &mut invocations);
                 }
                 read_expression_site(node, kind, source, &mut refs, &mut bindings);
             }

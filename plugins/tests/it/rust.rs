@@ -617,6 +617,49 @@ fn other() {
 }
 
 #[test]
+fn token_trees_that_show_they_are_no_expression_are_read_as_tokens() {
+    // `=>` arms, a `;` or a `field: value` in parentheses: read as tokens at once (an item: left alone), so the
+    // well-formed invocations beside them still parse as expressions (`f.is_woken()` is a method call,
+    // not tokens). A closure's typed parameter, a label and a block's `let x: T` are expressions.
+    check(
+        "refs",
+        r#"
+fn run() {
+    select! { v = recv() => { handle(v) } }
+    assert_fn!(net::accept(_): Send & !Unpin);
+    join!(biased; first(), second());
+    span!(parent: None, "name", kind = kind());
+    mac!(pub fn hidden() {});
+    assert!(f.is_woken());
+    spawn!(move |n: u32| grow(n));
+    run!({ let x: u32 = start(); x });
+}
+"#,
+        r#"
+        Call select! L3 in=run plain `select!`
+        Call recv L3 in=run tokens `recv()` within=select!
+        Call handle L3 in=run plain `handle` within=select!
+        Value v L3 in=run plain `v` within=select!
+        Call assert_fn! L4 in=run plain `assert_fn!`
+        Call accept L4 in=run tokens `accept(_)` within=assert_fn!
+        Call join! L5 in=run plain `join!`
+        Call first L5 in=run tokens `first()` within=join!
+        Call second L5 in=run tokens `second()` within=join!
+        Call span! L6 in=run plain `span!`
+        Call kind L6 in=run tokens `kind()` within=span!
+        Call mac! L7 in=run plain `mac!`
+        Call assert! L8 in=run plain `assert!`
+        Call f::is_woken L8 in=run plain `f.is_woken` within=assert!
+        Call spawn! L9 in=run plain `spawn!`
+        Call grow L9 in=run plain `grow` within=spawn!
+        Value n L9 in=run plain `n` within=spawn!
+        Call run! L10 in=run plain `run!`
+        Call start L10 in=run plain `start` within=run!
+        "#,
+    );
+}
+
+#[test]
 fn values_passed_as_arguments() {
     check(
         "refs",
