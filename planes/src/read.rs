@@ -215,6 +215,39 @@ impl Store {
             .ctx(&self.shown, context)
     }
 
+    /// A page of the edges that [`Store::unresolved_sites_named`] counts, for any of `names`: `limit`
+    /// edges from `offset`, by the file of the symbol holding the site, then the site's line.
+    pub fn unresolved_sites_of(
+        &self,
+        plane_id: i64,
+        names: &[&str],
+        types: &[&str],
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<Edge>> {
+        if names.is_empty() || types.is_empty() {
+            return Ok(Vec::new());
+        }
+        let list = |from: usize, n: usize| (from..from + n).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
+        let (names_at, types_at) = (4, 4 + names.len());
+        let from = format!(
+            "nodes n JOIN edges e ON e.dst = n.id JOIN nodes s ON s.id = e.src
+             WHERE n.plane = ?1 AND n.name COLLATE NOCASE IN ({names}) AND n.name IN ({names})
+               AND +n.label = 'UnresolvedRef' AND e.type IN ({types})
+             ORDER BY s.file, json_extract(e.props, '$.line'), e.id LIMIT ?2 OFFSET ?3",
+            names = list(names_at, names.len()),
+            types = list(types_at, types.len()),
+        );
+        let values = [
+            SqlValue::Integer(plane_id),
+            SqlValue::Integer(i64::try_from(limit).unwrap_or(i64::MAX)),
+            SqlValue::Integer(i64::try_from(offset).unwrap_or(i64::MAX)),
+        ]
+        .into_iter()
+        .chain(names.iter().chain(types).map(|t| SqlValue::Text((*t).to_owned())));
+        self.query_edges("listing unresolved sites", &from, params_from_iter(values))
+    }
+
     /// A plane reduced to hashes, read as stored text (no JSON decoding): each node's labels, name,
     /// span and properties by key, and the edges as a multiset of (type, source key, target key,
     /// properties). Two digests compare what changed between two writes of a plane.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::describe::Symbol;
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{Group, NodeLine, Page, Text, one_line, site_lines};
+use crate::unresolved::{self, UnresolvedSite};
 use crate::walk::bfs;
 use crate::{Answer, Result, Session, is_test};
 
@@ -30,6 +31,8 @@ pub struct ContextParams {
     pub limit: Option<usize>,
     /// Callers and callees skipped before the page.
     pub offset: Option<usize>,
+    /// Also list the unresolved call sites behind a lower bound (file, line, why), paged like the callers.
+    pub unresolved: Option<bool>,
     pub plane: Option<String>,
 }
 
@@ -54,11 +57,14 @@ pub struct Callers {
     pub symbols: usize,
     /// Calling symbols, depth 1 first.
     pub by_symbol: Group<Caller>,
-    /// Call sites anywhere in the plane that could not be bound and name the symbol: they may be
-    /// calls to it, and are not in `sites`.
+    /// Call sites anywhere in the plane that could not be bound and name the symbol (or, with depth
+    /// above 1, a caller above the last level): they may be calls to it, and are not in `sites`.
     pub unresolved_same_name: u64,
     /// True when `unresolved_same_name` is 0: every call to the symbol is listed.
     pub complete: bool,
+    /// Those sites, by file and line, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unresolved: Option<Group<UnresolvedSite>>,
     /// Levels listed.
     pub depth: u32,
     /// Each level kept its own share of the first page (depth above 1, no page asked for), so the
@@ -128,7 +134,8 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
     ids.dedup();
     let ends: HashMap<i64, Node> = s.store.nodes_by_ids(&ids)?.into_iter().map(|n| (n.id, n)).collect();
 
-    let callers = callers(s.store, plane.id, &node, &incoming, &ends, depth, page)?;
+    let ask = Ask { depth, page, list: p.unresolved.unwrap_or(false) };
+    let callers = callers(s.store, plane.id, &node, &incoming, &ends, ask)?;
     let callees = callees(&outgoing, &ends, page);
     let line_of = |id: i64| ends.get(&id).map(NodeLine::of);
     let contained_by =
@@ -181,40 +188,69 @@ fn prop(e: &Edge, name: &str) -> Option<String> {
     e.props.get(name).and_then(|v| v.as_str()).map(str::to_owned)
 }
 
+/// What the callers are asked for: levels, the page, and whether the unresolved sites are listed.
+#[derive(Debug, Clone, Copy)]
+struct Ask {
+    depth: u32,
+    page: Page,
+    list: bool,
+}
+
 fn callers(
     store: &Store,
     plane: i64,
     node: &Node,
     incoming: &[Edge],
     ends: &HashMap<i64, Node>,
-    depth: u32,
-    page: Page,
+    ask: Ask,
 ) -> Result<Callers> {
+    let Ask { depth, page, list } = ask;
     let calls: Vec<&Edge> = incoming.iter().filter(|e| CALL_TYPES.contains(&e.ty.as_str())).collect();
     let mut by_src: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
     for e in &calls {
         let lines = by_src.entry(e.src).or_default();
         lines.extend(site_line(e));
     }
+    // Names of the callers above the last level: unresolved sites named like them may add callers.
+    let mut above: Vec<String> = Vec::new();
     let mut rows: Vec<Caller> = by_src
         .into_iter()
         .filter_map(|(src, mut lines)| {
             let n = ends.get(&src)?;
+            if depth > 1 {
+                above.push(n.name.clone());
+            }
             lines.sort_unstable();
             lines.dedup();
             Some(Caller { node: NodeLine::of(n), depth: 1, lines, is_test: is_test(n) })
         })
         .collect();
+    let mut cut = false;
     if depth > 1 {
         let walk = bfs(store, node.id, &[Direction::In], CALL_TYPES, depth, 2_000, |_| Ok(true))?;
+        cut = walk.stop == crate::walk::Stop::Nodes;
         let deeper: Vec<i64> = walk.reached.iter().filter(|r| r.depth > 1).map(|r| r.node).collect();
         let depth_of: HashMap<i64, u32> = walk.reached.iter().map(|r| (r.node, r.depth)).collect();
         for n in store.nodes_by_ids(&deeper)? {
             let d = depth_of.get(&n.id).copied().unwrap_or(2);
+            if d < depth {
+                above.push(n.name.clone());
+            }
             rows.push(Caller { node: NodeLine::of(&n), depth: d, lines: Vec::new(), is_test: is_test(&n) });
         }
     }
     let symbols = rows.len();
+    // Unresolved sites named like the symbol, or like a caller above the last level, may add callers.
+    let mut names: Vec<&str> = Vec::new();
+    if node.label() != "External" && node.label() != "UnresolvedRef" {
+        names.push(&node.name);
+        names.extend(above.iter().map(String::as_str));
+        let mut seen = std::collections::HashSet::new();
+        names.retain(|n| seen.insert(*n));
+    }
+    let count = unresolved::count(store, plane, &names)?;
+    let listed = if list { Some(unresolved::list(store, plane, &names, count.sites, page, GROUP_CAP)?) } else { None };
+    let names_cut = count.names_cut;
     rows.sort_by(|a, b| a.depth.cmp(&b.depth).then(a.is_test.cmp(&b.is_test)).then(a.node.key.cmp(&b.node.key)));
     // On the first page each level keeps its own share of the cap, so deeper callers are not
     // crowded out; a page asked for is a slice of the list in its order.
@@ -228,17 +264,14 @@ fn callers(
             kept[r.depth as usize] <= share
         });
     }
-    let mut unresolved = 0;
-    if node.label() != "External" && node.label() != "UnresolvedRef" {
-        unresolved = store.unresolved_sites_named(plane, &node.name, CALL_TYPES)?;
-    }
     let by_symbol = if levels_shared { Group::of_page(rows, 0, total) } else { Group::paged(rows, page, GROUP_CAP) };
     Ok(Callers {
         sites: calls.len(),
         symbols,
         by_symbol,
-        unresolved_same_name: unresolved,
-        complete: unresolved == 0,
+        unresolved_same_name: count.sites,
+        complete: count.sites == 0 && !names_cut && !cut,
+        unresolved: listed,
         depth,
         levels_shared,
     })
@@ -301,10 +334,15 @@ impl Answer for ContextOutput {
         let c = &self.callers;
         let completeness = if c.complete {
             "complete".to_owned()
+        } else if c.unresolved_same_name == 0 {
+            "a lower bound: the walk stopped at its node cap".to_owned()
         } else {
+            let named = if c.depth > 1 { "like these callers".to_owned() } else { format!("`{}`", self.symbol.name) };
+            let listed =
+                if c.unresolved.is_some() { String::new() } else { format!(" ({} lists them)", unresolved::hint(t)) };
             format!(
-                "lower bound: {} unresolved call sites named `{}` elsewhere may also call it, not counted",
-                c.unresolved_same_name, self.symbol.name
+                "lower bound: {} unresolved call sites named {named} elsewhere may also call it, not counted{listed}",
+                c.unresolved_same_name
             )
         };
         if c.by_symbol.is_empty() {
@@ -333,6 +371,9 @@ impl Answer for ContextOutput {
             } else {
                 t.page(&c.by_symbol, row);
             }
+        }
+        if let Some(sites) = &c.unresolved {
+            unresolved::render(t, sites);
         }
         let k = &self.callees;
         if k.sites == 0 {

@@ -7,9 +7,9 @@ use std::collections::{HashMap, HashSet};
 use drsg_planes::Direction;
 use serde::{Deserialize, Serialize};
 
-use crate::context::CALL_TYPES;
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{Group, NodeLine, Page, Text};
+use crate::unresolved::{self, UnresolvedSite};
 use crate::walk::{Stop, bfs};
 use crate::{Answer, Error, Result, Session, is_test};
 
@@ -17,8 +17,6 @@ pub(crate) const IMPACT_TYPES: &[&str] = &["CALLS", "REFERENCES", "INSTANTIATES"
 const MAX_DEPTH: u32 = 6;
 const MAX_NODES: usize = 20_000;
 const GROUP_CAP: usize = 30;
-/// Names looked up for unresolved sites; beyond this the count is a lower bound.
-const MAX_NAMES: usize = 300;
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 pub struct ImpactParams {
@@ -31,6 +29,8 @@ pub struct ImpactParams {
     pub limit: Option<usize>,
     /// Rows of each group skipped before the page.
     pub offset: Option<usize>,
+    /// Also list the unresolved call sites behind a lower bound (file, line, why), paged like the groups.
+    pub unresolved: Option<bool>,
     pub plane: Option<String>,
 }
 
@@ -51,6 +51,9 @@ pub struct ImpactOutput {
     /// Unresolved call sites named like the target or a symbol at a shallower depth: they may reach
     /// it too, and are not in `total`.
     pub unresolved_sites: u64,
+    /// Those sites, by file and line, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unresolved: Option<Group<UnresolvedSite>>,
     /// False when a bound cut the walk or the unresolved count.
     pub complete: bool,
     pub stop: Stop,
@@ -101,11 +104,11 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
     );
     let mut seen = HashSet::new();
     names.retain(|n| seen.insert(*n));
-    let names_cut = names.len() > MAX_NAMES;
-    let mut unresolved_sites = 0;
-    for name in names.iter().take(MAX_NAMES) {
-        unresolved_sites += s.store.unresolved_sites_named(plane.id, name, CALL_TYPES)?;
-    }
+    let count = unresolved::count(s.store, plane.id, &names)?;
+    let listed = match p.unresolved {
+        Some(true) => Some(unresolved::list(s.store, plane.id, &names, count.sites, page, GROUP_CAP)?),
+        _ => None,
+    };
 
     let mut levels = Vec::new();
     let (mut production, mut tests, mut importers) = (0, 0, 0);
@@ -148,8 +151,9 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
         tests,
         importers,
         levels,
-        unresolved_sites,
-        complete: unresolved_sites == 0 && !names_cut && walk.stop != Stop::Nodes,
+        unresolved_sites: count.sites,
+        unresolved: listed,
+        complete: count.sites == 0 && !count.names_cut && walk.stop != Stop::Nodes,
         stop: walk.stop,
         across: p.across.clone(),
     }))
@@ -170,12 +174,17 @@ impl Answer for ImpactOutput {
             self.total, self.depth, self.production, self.tests
         ));
         if self.unresolved_sites > 0 {
+            let listed =
+                if self.unresolved.is_some() { String::new() } else { format!("; {} lists them", unresolved::hint(t)) };
             t.line(format_args!(
-                "lower bound: {} unresolved call sites named like these symbols may also reach it (not counted)",
+                "lower bound: {} unresolved call sites named like these symbols may also reach it (not counted{listed})",
                 self.unresolved_sites
             ));
         } else if self.complete {
             t.line(format_args!("complete: no unresolved call site names any of these symbols"));
+        }
+        if let Some(sites) = &self.unresolved {
+            unresolved::render(t, sites);
         }
         for level in &self.levels {
             t.line(format_args!("depth {}:", level.depth));

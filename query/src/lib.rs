@@ -26,6 +26,7 @@ mod search;
 mod snippet;
 mod trace;
 mod traverse;
+mod unresolved;
 pub mod verbs;
 mod walk;
 
@@ -50,6 +51,7 @@ pub use search::{SearchOutput, SearchParams, search};
 pub use snippet::{SnippetOutput, SnippetParams, snippet};
 pub use trace::{TraceOutput, TraceParams, trace};
 pub use traverse::{TraverseOutput, TraverseParams, traverse};
+pub use unresolved::UnresolvedSite;
 
 use std::path::{Path, PathBuf};
 

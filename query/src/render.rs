@@ -137,6 +137,14 @@ impl Surface {
         }
     }
 
+    /// A flag set, as the surface spells it: `--all-files`, or `all_files: true`.
+    pub fn flag(self, name: &str) -> String {
+        match self {
+            Surface::Cli => format!("--{}", name.replace('_', "-")),
+            Surface::Mcp => format!("{name}: true"),
+        }
+    }
+
     /// A call as a hint shows it: a command line in backquotes; an MCP call as it is spelled.
     pub fn quote(self, call: &str) -> String {
         match self {

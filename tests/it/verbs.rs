@@ -288,6 +288,39 @@ fn impact_separates_tests_from_production() {
 }
 
 #[test]
+fn the_unresolved_sites_behind_a_lower_bound_are_listed_with_file_and_line() {
+    let w = app();
+    // `handler.process()` in `middle` has no receiver type: it may call `Processor.process`.
+    let (text, _) = check_context(&w, "Processor.process", None);
+    assert!(text.contains("(lower bound: 1 unresolved call sites named `process` elsewhere may also call it, not counted (--unresolved lists them))"), "{text}");
+    let listed = |p: q::ContextParams| q::render(&q::context(&w.session(), &p).expect("context answers"), None);
+    let p = q::ContextParams { name: "Processor.process".into(), unresolved: Some(true), ..Default::default() };
+    let text = listed(p.clone());
+    assert!(
+        text.contains("unresolved sites that may reach it: 1 (by file and line)\n  app/flow.py:10  in app.flow.middle  `handler.process`  (method call: receiver type unknown)\n"),
+        "{text}"
+    );
+    // Paged like the callers: a page past the end holds none and says there are no more.
+    let past = q::context(&w.session(), &q::ContextParams { offset: Some(1), ..p }).expect("context answers");
+    let json = serde_json::to_value(&past).unwrap();
+    assert_eq!(json["callers"]["unresolved"]["total"], 1, "{json}");
+    assert_eq!(json["callers"]["unresolved"]["items"].as_array().map(Vec::len), Some(0), "{json}");
+    assert_eq!(json["callers"]["unresolved"]["more"], false, "{json}");
+
+    // `finish` has one caller, whose own callers may include that site: complete at depth 1 only.
+    let (one, _) = check_context(&w, "finish", None);
+    assert!(one.contains("callers: 1 call sites from 1 symbols (complete)"), "{one}");
+    let (two, _) = check_context(&w, "finish", Some(2));
+    assert!(
+        two.contains("(lower bound: 1 unresolved call sites named like these callers elsewhere may also call it"),
+        "{two}"
+    );
+    let p = q::ImpactParams { name: "finish".into(), unresolved: Some(true), ..Default::default() };
+    let impact = q::render(&q::impact(&w.session(), &p).expect("impact answers"), None);
+    assert!(impact.contains("lower bound: 1 unresolved call sites named like these symbols may also reach it (not counted)\nunresolved sites that may reach it: 1 (by file and line)\n  app/flow.py:10  in app.flow.middle"), "{impact}");
+}
+
+#[test]
 fn two_hundred_callers_are_capped_with_exact_counts() {
     let mut spec = String::from(APP);
     spec.push_str("//- /app/many.py\nfrom app.core import popular\n");

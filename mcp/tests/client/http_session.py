@@ -112,7 +112,7 @@ async def first_session(s):
     templates = await s.list_resource_templates()
     assert [t.uri_template for t in templates.resource_templates] == ["drsg://planes/{plane}/schema"], templates
     guide = (await s.read_resource("drsg://guide")).contents[0].text
-    assert "`context(name, depth?, limit?, offset?)`" in guide and "`rebuild(" in guide, guide
+    assert "`context(name, depth?, limit?, offset?, unresolved?)`" in guide and "`rebuild(" in guide, guide
     planes = json.loads(text_of(await s.call_tool("planes", {"format": "json"})))
     plane = next(p["name"] for p in planes["planes"] if p["kind"] == "code")
     schema = (await s.read_resource(f"drsg://planes/{plane}/schema")).contents[0].text
@@ -230,7 +230,7 @@ async def newest_revision():
                 context = await client.call_tool("context", {"name": "util.helper"})
                 assert not context.is_error and "pkg.app.main" in text_of(context), (mode, path, text_of(context))
                 guide = await client.read_resource("drsg://guide")
-                assert "`context(name, depth?, limit?, offset?)`" in guide.contents[0].text, (mode, path)
+                assert "`context(name, depth?, limit?, offset?, unresolved?)`" in guide.contents[0].text, (mode, path)
                 negotiated[f"{mode}/{path}"] = client.protocol_version
             if http is not None:
                 await http.aclose()

@@ -32,7 +32,7 @@ async def full(command, db, tree):
                 assert t.annotations is not None and t.annotations.read_only_hint is (not writes), t
                 assert t.annotations.destructive_hint is (False if writes else None), t
             guide = (await s.read_resource("drsg://guide")).contents[0].text
-            assert "`impact(name, depth?, across?, limit?, offset?)`" in guide, guide
+            assert "`impact(name, depth?, across?, limit?, offset?, unresolved?)`" in guide, guide
             templates = await s.list_resource_templates()
             assert [t.uri_template for t in templates.resource_templates] == ["drsg://planes/{plane}/schema"]
             size = len(json.dumps(tools.model_dump(by_alias=True, mode="json", exclude_none=True), separators=(",", ":")))

@@ -11,11 +11,13 @@ const OFFSET: Param = Param::integer("offset", "Rows of each list skipped before
 
 const NAME: Param = Param::text("name", "A key, a key segment (`Client.connect`, `src/App`) or a name.").required();
 
+const UNRESOLVED: Param = Param::flag("unresolved", "List the unresolved sites behind a lower bound.");
 const CONTEXT: &[Param] = &[
     NAME.brief("key, key part (Client.connect) or name"),
     Param::integer("depth", "Levels of callers to list (1-3).").brief("caller levels 1-3").default("1"),
     LIMIT.default("50"),
     OFFSET,
+    UNRESOLVED,
 ];
 const IMPACT: &[Param] = &[
     NAME,
@@ -23,6 +25,7 @@ const IMPACT: &[Param] = &[
     Param::choice("across", "`attached` or `all`: other planes that reach it.", &["attached", "all"]),
     LIMIT.default("30"),
     OFFSET,
+    UNRESOLVED,
 ];
 const TRACE: &[Param] = &[
     Param::text("from", "The symbol the path starts from.").required(),
