@@ -159,6 +159,10 @@ pub struct Def {
     pub impl_block: Option<ImplBlock>,
     /// The declared return type, as a path (`-> Client`, `-> Self`, `: Promise<Client>` gives `Client`? no: only plain paths).
     pub returns: Option<Vec<String>>,
+    /// Rust: the `T` of a declared `Result<T, _>` or `Option<T>` return type, which `?` and `unwrap()`
+    /// give (`-> io::Result<Self>` gives `Self`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub returns_ok: Option<Vec<String>>,
     /// Rust: a `mod foo;` declaration whose body lives in another file.
     pub external_body: bool,
 }
@@ -199,12 +203,26 @@ pub enum Qualifier {
     /// in JS and `["__init__"]` in Python.
     Super,
     /// The receiver is an expression with no name; when it is itself a call, the callee path
-    /// (`Client::new().connect()` → `Some(["Client", "new"])`, path `["connect"]`).
-    Expr { call: Option<Vec<String>> },
+    /// (`Client::new().connect()` → `Some(["Client", "new"])`, path `["connect"]`), and (Rust) what
+    /// the chain did to that call's result before this call, in order: a method called on it, or `?`
+    /// for its `Ok`/`Some` value (`Router::new().route(a)?.layer(l)`: call `Router::new`, then
+    /// `["route", "?"]`, path `["layer"]`).
+    Expr {
+        call: Option<Vec<String>>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        then: Vec<String>,
+    },
     /// Rust: `name(…)` among the tokens of a macro invocation that do not read as Rust (`tap_inner!(self,
     /// mut this => …)`). Which definition it names, if it is a call at all, depends on the macro's
     /// expansion: never bound, it is an unresolved site that counts toward every symbol of its name.
     Tokens,
+}
+
+impl Qualifier {
+    /// A receiver expression: the result of `call` when it is a call, no steps after it.
+    pub fn expr(call: Option<Vec<String>>) -> Qualifier {
+        Qualifier::Expr { call, then: Vec::new() }
+    }
 }
 
 /// A use of a name: a call site, an instantiation, a type mention.
@@ -281,6 +299,9 @@ pub enum TypeHint {
     /// `Client::new()`, `make()`, `Client()` in Python: the type is what the callee returns
     /// (or the class itself when the callee is a class).
     CallResult(Vec<String>),
+    /// Rust: a call chain, `Client::new(a)?.with(b)`: the innermost callee, then the steps on its
+    /// result (as [`Qualifier::Expr`]'s `then`; never empty).
+    CallChain(Vec<String>, Vec<String>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

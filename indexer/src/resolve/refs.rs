@@ -22,9 +22,10 @@ impl Resolver<'_> {
             }
             Qualifier::SelfValue => self.resolve_on_self(fi, r.scope, &r.path),
             Qualifier::Super => self.resolve_on_super(fi, r.scope, &r.path),
-            Qualifier::Expr { call: Some(inner) } => match self.call_result_type(fi, r.scope, inner, r.line) {
+            Qualifier::Expr { call: Some(inner), then } => match self.chain_type(fi, r.scope, inner, then, r.line) {
                 Some(Target::Sym(ty)) if r.path.is_empty() => self.call_of_value(ty),
                 Some(ty) => self.walk_members(ty, &r.path).map(|t| (t, Strategy::ReceiverType)),
+                None if !then.is_empty() => miss(self.lost_at(fi, r.scope, inner, then, r.line)),
                 None => match self.resolve_plain(fi, r.scope, inner, r.line, Shape::Method) {
                     Ok((Target::External(path), _)) => {
                         miss(format!("method call: receiver is the result of external `{path}`"))
@@ -36,12 +37,12 @@ impl Resolver<'_> {
                     Err(_) => miss("method call: receiver type unknown"),
                 },
             },
-            Qualifier::Expr { call: None }
+            Qualifier::Expr { call: None, .. }
                 if r.path.len() <= 1 && !r.path.first().is_some_and(|p| is_identifier(p)) =>
             {
                 miss("call of a computed expression")
             }
-            Qualifier::Expr { call: None } => miss("method call: receiver type unknown"),
+            Qualifier::Expr { call: None, .. } => miss("method call: receiver type unknown"),
             Qualifier::Tokens => miss("its tokens do not read as Rust, so what it calls depends on the expansion"),
         };
         let mut result = run();

@@ -2,10 +2,18 @@
 //! constructor calls, recorded return types); and the self types, traits and parents of Rust impls and
 //! classes, resolved before any reference.
 
-use drsg_parsers::{Family, Inherit, TypeHint};
+use drsg_parsers::{DefKind, Family, Inherit, TypeHint};
 
 use super::{Miss, Res, Resolver, Shape, Target, Why};
-use crate::table::{SymId, separator};
+use crate::table::{SymId, SymKind, separator};
+
+/// A value's type as far as it is known, and for a `Result<T, _>` or `Option<T>` the `T` that `?` and
+/// `unwrap()` give.
+#[derive(Debug, Clone)]
+struct Typed {
+    ty: Option<Target>,
+    ok: Option<Target>,
+}
 
 impl Resolver<'_> {
     pub(super) fn binding_type(&self, fi: u32, bi: u32) -> Option<Target> {
@@ -20,6 +28,7 @@ impl Resolver<'_> {
                 self.resolve_type_path(fi, b.scope, path, b.line.saturating_sub(1))
             }
             TypeHint::CallResult(path) => self.call_result_type(fi, b.scope, path, b.line.saturating_sub(1)),
+            TypeHint::CallChain(path, then) => self.chain_type(fi, b.scope, path, then, b.line.saturating_sub(1)),
         }
     }
 
@@ -35,6 +44,65 @@ impl Resolver<'_> {
 
     /// The type of `callee(…)`: the class itself for a constructor call, else the callee's declared return type.
     pub(super) fn call_result_type(&self, fi: u32, scope: Option<u32>, callee: &[String], line: u32) -> Option<Target> {
+        self.call_result(fi, scope, callee, line)?.ty
+    }
+
+    /// The type of a call chain's result: `callee(…)`, then each step of `then` (a method called on the
+    /// result so far, or `?`).
+    pub(super) fn chain_type(
+        &self,
+        fi: u32,
+        scope: Option<u32>,
+        callee: &[String],
+        then: &[String],
+        line: u32,
+    ) -> Option<Target> {
+        let mut typed = self.call_result(fi, scope, callee, line)?;
+        for step in then {
+            typed = self.step(typed, step)?;
+        }
+        typed.ty
+    }
+
+    /// Why a chain's type is not known: its first call's, or the step after which it is lost.
+    pub(super) fn lost_at(&self, fi: u32, scope: Option<u32>, callee: &[String], then: &[String], line: u32) -> String {
+        let lost = |step: &String| {
+            let step = if step == "?" { "?".to_owned() } else { format!(".{step}(…)") };
+            format!("method call: receiver is a call chain whose type is lost at `{step}`")
+        };
+        let Some(mut typed) = self.call_result(fi, scope, callee, line) else {
+            return "method call: receiver is a call chain whose first call's type is unknown".to_owned();
+        };
+        for step in then {
+            match self.step(typed, step) {
+                Some(next) => typed = next,
+                None => return lost(step),
+            }
+        }
+        then.last().map(lost).unwrap_or_default()
+    }
+
+    /// The result of one step of a chain on a value of type `typed`.
+    fn step(&self, typed: Typed, step: &str) -> Option<Typed> {
+        if typed.ok.is_some() && matches!(step, "?" | "unwrap" | "expect" | "unwrap_or_default" | "unwrap_or_else") {
+            return Some(Typed { ty: typed.ok, ok: None });
+        }
+        let ty = typed.ty?;
+        match self.walk_members(ty.clone(), &[step.to_owned()]) {
+            Ok(Target::Sym(id))
+                if matches!(self.t.syms[id as usize].kind, SymKind::Def(DefKind::Function | DefKind::Method)) =>
+            {
+                self.returned(id)
+            }
+            // `Clone::clone` and `ToOwned::to_owned` give the receiver's type, derived or not.
+            _ if matches!(step, "clone" | "to_owned") => Some(Typed { ty: Some(ty), ok: None }),
+            _ => None,
+        }
+    }
+
+    /// What `callee(…)` gives: the class itself for a constructor call, else the callee's declared
+    /// return type and, for a `Result` or an `Option`, the type inside.
+    fn call_result(&self, fi: u32, scope: Option<u32>, callee: &[String], line: u32) -> Option<Typed> {
         let family = self.family(fi);
         // `self.make().run()`: plugins write the inner callee as a path starting at the receiver.
         let on_self = callee.len() > 1 && matches!(callee[0].as_str(), "self" | "this" | "cls");
@@ -48,29 +116,34 @@ impl Resolver<'_> {
             Target::Sym(id) => {
                 let sym = &self.t.syms[id as usize];
                 if sym.kind.is_type() {
-                    return Some(Target::Sym(id));
+                    return Some(Typed { ty: Some(Target::Sym(id)), ok: None });
                 }
-                self.return_type(id)
+                self.returned(id)
             }
             Target::External(path) => {
                 // `Vec::new()`, `HashMap::with_capacity(…)`: by convention a constructor of its type; `a.clone()`
                 // of a value of an external type: `Clone::clone` returns `Self`.
                 let (ty, last) = path.rsplit_once(separator(family))?;
                 (family == Family::Rust && matches!(last, "new" | "default" | "with_capacity" | "from" | "clone"))
-                    .then(|| Target::External(ty.to_owned()))
+                    .then(|| Typed { ty: Some(Target::External(ty.to_owned())), ok: None })
             }
         }
     }
 
-    fn return_type(&self, callee: SymId) -> Option<Target> {
+    /// The declared return type of function `callee`, and the type inside a returned `Result` or `Option`.
+    fn returned(&self, callee: SymId) -> Option<Typed> {
         let sym = &self.t.syms[callee as usize];
         let def = self.t.def_of(callee)?;
-        let returns = def.returns.as_ref()?;
         let di = sym.def?;
-        if returns.len() == 1 && returns[0] == "Self" {
-            return self.enclosing_type(sym.file, Some(di));
-        }
-        self.resolve_type_path(sym.file, def.parent, returns, def.line)
+        let declared = |path: &Option<Vec<String>>| {
+            let path = path.as_ref()?;
+            if path.len() == 1 && path[0] == "Self" {
+                return self.enclosing_type(sym.file, Some(di));
+            }
+            self.resolve_type_path(sym.file, def.parent, path, def.line)
+        };
+        let typed = Typed { ty: declared(&def.returns), ok: declared(&def.returns_ok) };
+        (typed.ty.is_some() || typed.ok.is_some()).then_some(typed)
     }
 
     /// The declared type of a field of a type (struct field, class property, `self.x = …` in a method).

@@ -210,7 +210,16 @@ pub(super) fn passes_on(facts: &FileFacts, names: &Names<'_>, add: &mut dyn FnMu
 fn hint_path(hint: &Option<TypeHint>) -> &[String] {
     match hint {
         Some(TypeHint::Annotated(p) | TypeHint::Constructed(p) | TypeHint::CallResult(p)) => p,
+        Some(TypeHint::CallChain(call, _)) => call,
         None => &[],
+    }
+}
+
+/// The method names of a binding's call chain: a change of any of them can change the binding's type.
+fn hint_steps(hint: &Option<TypeHint>) -> &[String] {
+    match hint {
+        Some(TypeHint::CallChain(_, then)) => then,
+        _ => &[],
     }
 }
 
@@ -219,11 +228,11 @@ fn hint_path(hint: &Option<TypeHint>) -> &[String] {
 /// types, return types and impl blocks. [`passes_on`] looks at a subset of these.
 fn mentions(facts: &FileFacts) -> impl Iterator<Item = &str> {
     let refs = facts.refs.iter().flat_map(|r| {
-        let call: &[String] = match &r.qualifier {
-            Qualifier::Expr { call: Some(call) } => call,
-            _ => &[],
+        let (call, then): (&[String], &[String]) = match &r.qualifier {
+            Qualifier::Expr { call: Some(call), then } => (call, then),
+            _ => (&[], &[]),
         };
-        strs(&r.path).chain(strs(call))
+        strs(&r.path).chain(strs(call)).chain(strs(then))
     });
     let imports = facts
         .imports
@@ -231,10 +240,12 @@ fn mentions(facts: &FileFacts) -> impl Iterator<Item = &str> {
         .flat_map(|i| source_parts(&i.source).chain(i.name.as_deref()).chain(std::iter::once(i.alias.as_str())));
     let exports = facts.exports.iter().flat_map(|e| [e.local.as_str(), e.exported.as_str()]);
     let inherits = facts.inherits.iter().flat_map(|i| strs(&i.target).chain(strs(&i.child)));
-    let bindings = facts.bindings.iter().flat_map(|b| std::iter::once(b.name.as_str()).chain(strs(hint_path(&b.hint))));
+    let bindings = facts.bindings.iter().flat_map(|b| {
+        std::iter::once(b.name.as_str()).chain(strs(hint_path(&b.hint))).chain(strs(hint_steps(&b.hint)))
+    });
     let defs = facts.defs.iter().flat_map(|d| {
         let block = d.impl_block.iter().flat_map(|b| strs(&b.self_ty).chain(b.trait_.iter().flat_map(|t| strs(t))));
-        d.returns.iter().flat_map(|r| strs(r)).chain(block)
+        d.returns.iter().chain(&d.returns_ok).flat_map(|r| strs(r)).chain(block)
     });
     refs.chain(imports).chain(exports).chain(inherits).chain(bindings).chain(defs)
 }

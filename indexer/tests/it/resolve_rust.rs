@@ -428,3 +428,64 @@ pub fn worker() {}
         &["CALLS app::main -> app::search L3 [scope]", "CALLS app::main -> app::search::worker L4 [path]"],
     );
 }
+
+#[test]
+fn builder_chains_keep_their_type() {
+    // `-> Self`, `-> &mut Self`, `Result<Self, _>` through `?` and `unwrap()`, a turbofish head, a
+    // binding from a chain; `?` on a plain `Self` gives nothing, and an `Option` method (`map`) is not
+    // taken for the wrapped type's.
+    let ix = index(
+        r#"
+//- /Cargo.toml
+[package]
+name = "app"
+version = "0.1.0"
+edition = "2021"
+//- /src/lib.rs
+pub struct Router<S> { s: S }
+impl<S> Router<S> {
+    pub fn new(s: S) -> Self { Router { s } }
+    pub fn route(self, _p: &str) -> Self { self }
+    pub fn layer(&mut self) -> &mut Self { self }
+    pub fn build(self) -> std::io::Result<Self> { Ok(self) }
+    pub fn find(&self) -> Option<Self> { None }
+    pub fn map(&self) {}
+    pub fn serve(self) {}
+}
+pub fn run() -> std::io::Result<()> {
+    Router::<()>::new(()).route("/a").route("/b").layer().layer();
+    Router::new(()).build()?.serve();
+    Router::new(()).find().unwrap().serve();
+    let r = Router::new(()).route("/c").build()?;
+    r.serve();
+    Router::new(()).route("/d")?.serve();
+    Router::new(()).find().map();
+    Ok(())
+}
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS app::run -> app::Router::route L12 [receiver-type]",
+            "CALLS app::run -> app::Router::layer L12 [receiver-type]",
+            "CALLS app::run -> app::Router::build L13 [receiver-type]",
+            "CALLS app::run -> app::Router::serve L13 [receiver-type]",
+            "CALLS app::run -> app::Router::find L14 [receiver-type]",
+            "CALLS app::run -> app::Router::serve L14 [receiver-type]",
+            "CALLS app::run -> app::Router::serve L16 [receiver-type]",
+        ],
+    );
+    // Two `route`s and two `layer`s on line 12, each bound.
+    let on = |line: &str, callee: &str| calls.iter().filter(|c| c.contains(callee) && c.contains(line)).count();
+    assert_eq!(on(" L12 ", "-> app::Router::route "), 2, "{calls:#?}");
+    assert_eq!(on(" L12 ", "-> app::Router::layer "), 2, "{calls:#?}");
+    // `?` on a `Self` that is no `Result`: the chain's type is lost, and the site says where.
+    assert_has(
+        &calls,
+        &["CALLS app::run -> ?serve L17 (method call: receiver is a call chain whose type is lost at `?`)"],
+    );
+    // `Option::map`, not `Router::map`.
+    assert!(!calls.iter().any(|c| c.contains("-> app::Router::map")), "{calls:#?}");
+}

@@ -129,6 +129,7 @@ pub(super) fn build(
             is_test,
             impl_block: None,
             returns,
+            returns_ok: None,
             external_body: false,
         });
         if matches!(kind, DefKind::Function | DefKind::Method | DefKind::Class) {

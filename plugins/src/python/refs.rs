@@ -49,7 +49,7 @@ pub(super) fn call(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut
             (!names.is_empty()).then(|| receiver(base, names, source))
         }
         // `f()()`, `handlers[k]()`: still a call site, named by its text.
-        _ => Some((vec![collapse(node_text(function, source), 120)], Qualifier::Expr { call: None })),
+        _ => Some((vec![collapse(node_text(function, source), 120)], Qualifier::expr(None))),
     };
     if let Some((path, qualifier)) = callee {
         // A chained call spanning lines is reported on the line of its own name.
@@ -103,10 +103,10 @@ fn receiver(base: Node<'_>, names: Vec<String>, source: &str) -> (Vec<String>, Q
             if callee.is_some_and(|c| kind(c) == Kind::Identifier && node_text(c, source) == "super") {
                 (names, Qualifier::Super)
             } else {
-                (names, Qualifier::Expr { call: callee.and_then(|c| name_path(c, source)) })
+                (names, Qualifier::expr(callee.and_then(|c| name_path(c, source))))
             }
         }
-        _ => (names, Qualifier::Expr { call: None }),
+        _ => (names, Qualifier::expr(None)),
     }
 }
 

@@ -7,7 +7,7 @@ use drsg_parsers::{Binding, Inherit, InheritKind, TypeHint};
 use tree_sitter::Node;
 
 use super::Field;
-use super::paths::{callee_path, impl_self_type, method_path, segments, type_path, unwrap_try};
+use super::paths::{call_chain, impl_self_type, segments, type_path, unwrap_try};
 use super::refs::Positioned;
 use crate::children::named_children;
 use crate::fields::ChildInField;
@@ -43,11 +43,14 @@ fn let_type(node: Node<'_>, source: &str) -> Option<TypeHint> {
     if let Some(ty) = node.field(Field::Type) {
         return type_path(ty, source).map(TypeHint::Annotated);
     }
-    let value = unwrap_try(node.field(Field::Value)?);
+    let value = node.field(Field::Value)?;
+    match call_chain(value, source) {
+        Some((call, then)) if then.is_empty() => return Some(TypeHint::CallResult(call)),
+        Some((call, then)) => return Some(TypeHint::CallChain(call, then)),
+        None => {}
+    }
+    let value = unwrap_try(value);
     match value.kind_name() {
-        "call_expression" => {
-            Some(TypeHint::CallResult(callee_path(value, source).or_else(|| method_path(value, source))?))
-        }
         "struct_expression" => Some(TypeHint::Constructed(segments(value.field(Field::Name)?, source)?)),
         _ => None,
     }

@@ -7,7 +7,7 @@ use drsg_parsers::text::{clean_doc, collapse, lines, node_text};
 use drsg_parsers::{Def, DefKind, ImplBlock, Visibility};
 use tree_sitter::Node;
 
-use super::paths::{impl_self_type, segments, type_path};
+use super::paths::{impl_self_type, ok_type, segments, type_path};
 use super::{Container, Field};
 use crate::children::named_children;
 use crate::fields::ChildInField;
@@ -123,10 +123,12 @@ pub(super) fn build(
                 None => external_body = true,
             }
         }
-        let returns = match kind {
-            DefKind::Function | DefKind::Method => node.field(Field::ReturnType).and_then(|t| type_path(t, source)),
+        let return_type = match kind {
+            DefKind::Function | DefKind::Method => node.field(Field::ReturnType),
             _ => None,
         };
+        let returns = return_type.and_then(|t| type_path(t, source));
+        let returns_ok = return_type.and_then(|t| ok_type(t, source));
         let (line, end_line) = lines(node);
         let index = defs.len() as u32;
         defs.push(Def {
@@ -141,6 +143,7 @@ pub(super) fn build(
             is_test,
             impl_block,
             returns,
+            returns_ok,
             external_body,
         });
         table.spans.push((node.start_byte(), node.end_byte()));

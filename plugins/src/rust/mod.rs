@@ -46,6 +46,7 @@ crate::fields::fields!(enum Field in [tree_sitter_rust::LANGUAGE] {
     ReturnType = "return_type",
     Trait = "trait",
     Type = "type",
+    TypeArguments = "type_arguments",
     TypeParameters = "type_parameters",
     Value = "value",
 });
@@ -158,7 +159,7 @@ impl Language for RustPlugin {
         "rust"
     }
     fn version(&self) -> &'static str {
-        "0.2.0"
+        "0.3.0"
     }
     fn lang_for(&self, path: &str) -> Option<Lang> {
         (crate::extension(path) == "rs").then_some(Lang::Rust)

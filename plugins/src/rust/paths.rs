@@ -75,6 +75,57 @@ pub(super) fn type_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
     }
 }
 
+/// The `T` of a `Result<T, _>` or `Option<T>` type (any path ending in `Result` or `Option`: `io::Result<T>`),
+/// as a plain path: what `?` and `unwrap()` give.
+pub(super) fn ok_type(node: Node<'_>, source: &str) -> Option<Vec<String>> {
+    if node.kind_name() != "generic_type" {
+        return None;
+    }
+    let outer = segments(node.field(Field::Type)?, source)?;
+    if !matches!(outer.last().map(String::as_str), Some("Result" | "Option")) {
+        return None;
+    }
+    type_path(node.field(Field::TypeArguments)?.named_child(0)?, source)
+}
+
+/// Steps a call chain holds at most; a longer chain is not followed.
+const MAX_STEPS: usize = 16;
+
+/// A call chain read from its last link: the path of its innermost call (`Router::new`, `self.make`,
+/// `conn.dup`), then each step on that call's result in order, a method called on it or `?` (`.await`
+/// and parentheses are transparent). `Router::new().route(a)?.layer(l)` gives `[Router, new]` and
+/// `[route, ?, layer]`. `None` when the chain does not start at a named call.
+pub(super) fn call_chain(node: Node<'_>, source: &str) -> Option<(Vec<String>, Vec<String>)> {
+    let mut reversed = Vec::new();
+    let mut node = node;
+    // Each step moves to a child, so this ends.
+    loop {
+        if reversed.len() > MAX_STEPS {
+            return None;
+        }
+        node = match node.kind_name() {
+            "try_expression" => {
+                reversed.push("?".to_owned());
+                node.named_child(0)?
+            }
+            "await_expression" | "parenthesized_expression" => node.named_child(0)?,
+            "call_expression" => {
+                if let Some(head) = callee_path(node, source).or_else(|| method_path(node, source)) {
+                    reversed.reverse();
+                    return Some((head, reversed));
+                }
+                let function = unwrap_generic(node.field(Field::Function)?);
+                if function.kind_name() != "field_expression" {
+                    return None;
+                }
+                reversed.push(node_text(function.field(Field::Member)?, source).to_owned());
+                function.field(Field::Value)?
+            }
+            _ => return None,
+        };
+    }
+}
+
 /// The self type of an `impl` as a path; a type with no path (`u8`, `[T]`, `(A, B)`) is kept as its
 /// collapsed text in one segment so that its methods still have a distinct owner.
 pub(super) fn impl_self_type(node: Node<'_>, source: &str) -> Vec<String> {

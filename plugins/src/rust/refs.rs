@@ -12,7 +12,7 @@ use super::{Container, Field};
 use crate::children::named_children;
 use crate::fields::ChildInField;
 
-use super::paths::{callee_path, is_primitive, segments, unwrap_generic, unwrap_try};
+use super::paths::{call_chain, is_primitive, segments, unwrap_generic};
 
 /// A reference with its byte position, before scopes are assigned.
 pub(super) type Positioned<T> = (usize, T);
@@ -37,11 +37,11 @@ pub(super) fn call(node: Node<'_>, source: &str) -> Option<Positioned<Ref>> {
     let (path, qualifier, line_node) = match function.kind_name() {
         "identifier" | "scoped_identifier" => match segments(function, source) {
             Some(path) => (path, Qualifier::Plain, function),
-            None => (vec![collapse(text, 120)], Qualifier::Expr { call: None }, function),
+            None => (vec![collapse(text, 120)], Qualifier::expr(None), function),
         },
         "field_expression" => method_call(function, source)?,
         // A call of a computed value (`(self.f)()`, `fs[0]()`, `make()()`): no name to bind.
-        _ => (vec![collapse(text, 120)], Qualifier::Expr { call: None }, function),
+        _ => (vec![collapse(text, 120)], Qualifier::expr(None), function),
     };
     Some((node.start_byte(), make_ref(RefKind::Call, path, qualifier, line_node, text)))
 }
@@ -63,11 +63,10 @@ fn method_call<'t>(function: Node<'t>, source: &str) -> Option<(Vec<String>, Qua
             reversed.push(node_text(receiver, source).to_owned());
             Qualifier::Plain
         }
-        _ => {
-            let inner = unwrap_try(receiver);
-            let call = (inner.kind_name() == "call_expression").then(|| callee_path(inner, source)).flatten();
-            Qualifier::Expr { call }
-        }
+        _ => match call_chain(receiver, source) {
+            Some((call, then)) => Qualifier::Expr { call: Some(call), then },
+            None => Qualifier::expr(None),
+        },
     };
     reversed.reverse();
     Some((reversed, qualifier, method))

@@ -139,6 +139,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
             is_test: path_is_test || tests.contains(d.start, d.end),
             impl_block: None,
             returns,
+            returns_ok: None,
             external_body: false,
         });
     }

@@ -76,13 +76,13 @@ fn classify<'t>(node: Node<'t>, source: &str) -> (Qualifier, Vec<String>, Node<'
         Base::Super => (Qualifier::Super, c.props),
         Base::Call(inner) => {
             let call = inner.field(Field::Function).and_then(|f| maker_path(f, source));
-            (Qualifier::Expr { call }, c.props)
+            (Qualifier::expr(call), c.props)
         }
         Base::New(inner) => {
             let call = inner.field(Field::Constructor).and_then(|f| maker_path(f, source));
-            (Qualifier::Expr { call }, c.props)
+            (Qualifier::expr(call), c.props)
         }
-        Base::Other => (Qualifier::Expr { call: None }, c.props),
+        Base::Other => (Qualifier::expr(None), c.props),
     };
     (qualifier, path, line)
 }

@@ -75,8 +75,8 @@ fn render(facts: &FileFacts, show: &[Show]) -> String {
                 Qualifier::Plain => String::new(),
                 Qualifier::SelfValue => " self".to_owned(),
                 Qualifier::Super => " super".to_owned(),
-                Qualifier::Expr { call: Some(call) } => format!(" expr({})", call.join(".")),
-                Qualifier::Expr { call: None } => " expr(-)".to_owned(),
+                Qualifier::Expr { call: Some(call), .. } => format!(" expr({})", call.join(".")),
+                Qualifier::Expr { call: None, .. } => " expr(-)".to_owned(),
                 Qualifier::Tokens => " tokens".to_owned(),
             };
             out.push(format!(
@@ -109,6 +109,7 @@ fn render(facts: &FileFacts, show: &[Show]) -> String {
                 Some(TypeHint::Annotated(p)) => format!("annotated {}", p.join(".")),
                 Some(TypeHint::Constructed(p)) => format!("constructed {}", p.join(".")),
                 Some(TypeHint::CallResult(p)) => format!("call {}", p.join(".")),
+                Some(TypeHint::CallChain(..)) => unreachable!("only Rust writes call chains"),
             };
             out.push(format!("bind {} scope={} L{} {hint}", b.name, qualified(facts, b.scope), b.line));
         }

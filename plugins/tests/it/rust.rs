@@ -68,8 +68,9 @@ fn render_refs(facts: &FileFacts) -> Vec<String> {
                 Qualifier::Plain => "plain".to_owned(),
                 Qualifier::SelfValue => "self".to_owned(),
                 Qualifier::Super => "super".to_owned(),
-                Qualifier::Expr { call: Some(call) } => format!("expr({})", join(call)),
-                Qualifier::Expr { call: None } => "expr(-)".to_owned(),
+                Qualifier::Expr { call: Some(call), then } if then.is_empty() => format!("expr({})", join(call)),
+                Qualifier::Expr { call: Some(call), then } => format!("expr({} then {})", join(call), then.join(" ")),
+                Qualifier::Expr { call: None, .. } => "expr(-)".to_owned(),
                 Qualifier::Tokens => "tokens".to_owned(),
             };
             let within = r.within.as_deref().map(|m| format!(" within={m}")).unwrap_or_default();
@@ -120,6 +121,7 @@ fn render_bindings(facts: &FileFacts) -> Vec<String> {
                 Some(TypeHint::Annotated(p)) => format!("Annotated({})", join(p)),
                 Some(TypeHint::Constructed(p)) => format!("Constructed({})", join(p)),
                 Some(TypeHint::CallResult(p)) => format!("CallResult({})", join(p)),
+                Some(TypeHint::CallChain(p, then)) => format!("CallChain({} then {})", join(p), then.join(" ")),
             };
             format!("{} {} L{} in={}", b.name, hint, b.line, scope_name(facts, b.scope))
         })
@@ -488,13 +490,62 @@ impl Client {
         Call a::b::m L7 in=go plain `a.b.m`
         Call connect L8 in=go expr(Client::new) `Client::new().connect`
         Call Client::new L8 in=go plain `Client::new`
-        Call m L9 in=go expr(f) `f()?.m`
+        Call m L9 in=go expr(f then ?) `f()?.m`
         Call f L9 in=go plain `f`
         Call m L10 in=go expr(-) `items[0].m`
         Call len L11 in=go expr(-) `"lit".len`
         Call x::m L12 in=go plain `x.m::<u8>`
-        Call m L13 in=go expr(-) `self.get().m`
+        Call m L13 in=go expr(self::get) `self.get().m`
         Call get L13 in=go self `self.get`
+        "#,
+    );
+}
+
+#[test]
+fn call_chains_keep_each_step() {
+    // A builder chain, `?` and `.await` in it, a turbofish head, a chain from a named receiver, and a
+    // binding from a chain; a chain that starts at no named call has no head.
+    check(
+        "refs",
+        r#"
+async fn run() {
+    Router::new().route(a).route(b);
+    Client::<()>::connect(u)?.send(m).await?.close();
+    conn.dup().unwrap().flush();
+    (make)().go();
+}
+"#,
+        r#"
+        Call route L3 in=run expr(Router::new then route) `Router::new().route(a).route`
+        Call route L3 in=run expr(Router::new) `Router::new().route`
+        Call Router::new L3 in=run plain `Router::new`
+        Value a L3 in=run plain `a`
+        Value b L3 in=run plain `b`
+        Call close L4 in=run expr(Client::connect then ? send ?) `Client::<()>::connect(u)?.send(m).await?.close`
+        Call send L4 in=run expr(Client::connect then ?) `Client::<()>::connect(u)?.send`
+        Call Client::connect L4 in=run plain `Client::<()>::connect`
+        Value u L4 in=run plain `u`
+        Value m L4 in=run plain `m`
+        Call flush L5 in=run expr(conn::dup then unwrap) `conn.dup().unwrap().flush`
+        Call unwrap L5 in=run expr(conn::dup) `conn.dup().unwrap`
+        Call conn::dup L5 in=run plain `conn.dup`
+        Call go L6 in=run expr(-) `(make)().go`
+        Call (make) L6 in=run expr(-) `(make)`
+        "#,
+    );
+    check(
+        "bindings",
+        r#"
+fn run() {
+    let r = Router::new().route(a);
+    let c = Client::connect(u)?;
+    let d = Client::connect(u).await;
+}
+"#,
+        r#"
+        r CallChain(Router::new then route) L4 in=run
+        c CallChain(Client::connect then ?) L5 in=run
+        d CallResult(Client::connect) L6 in=run
         "#,
     );
 }
@@ -511,7 +562,7 @@ fn run() {
 }
 ",
         "
-        Call send L5 in=run expr(-) `client .connect() .send`
+        Call send L5 in=run expr(client::connect) `client .connect() .send`
         Call client::connect L4 in=run plain `client .connect`
         ",
     );
@@ -573,7 +624,7 @@ fn run(f: &mut Out) {
         Call format! L6 in=run plain `format!` within=write!
         Call inner::get L6 in=run plain `inner.get` within=format!
         Call assert! L7 in=run plain `assert!`
-        Call any L7 in=run expr(-) `items.iter().any` within=assert!
+        Call any L7 in=run expr(items::iter) `items.iter().any` within=assert!
         Call items::iter L7 in=run plain `items.iter` within=assert!
         Call it::ok L7 in=run plain `it.ok` within=assert!
         "#,
@@ -728,7 +779,7 @@ fn run(items: Vec<u8>) {
 ",
         "
         Type Vec L2 in=run plain `Vec`
-        Call map L3 in=run expr(-) `items.iter().map`
+        Call map L3 in=run expr(items::iter) `items.iter().map`
         Call items::iter L3 in=run plain `items.iter`
         Call helper L3 in=run plain `helper`
         Value x L3 in=run plain `x`
@@ -841,8 +892,8 @@ trait Outlet { fn send(&self, to: Addr, n: u8); }
         c CallResult(make) L8 in=run
         d CallResult(a::b) L9 in=run
         e Constructed(Config) L10 in=run
-        f CallResult(open) L11 in=run
-        g CallResult(fetch) L12 in=run
+        f CallChain(open then ?) L11 in=run
+        g CallChain(fetch then ?) L12 in=run
         h CallResult(y::m) L13 in=run
         k CallResult(Vec::new) L14 in=run
         p Untyped L15 in=run

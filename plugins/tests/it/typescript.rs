@@ -17,8 +17,8 @@ fn render_qualifier(q: &Qualifier) -> String {
         Qualifier::Plain => String::new(),
         Qualifier::SelfValue => " this".to_owned(),
         Qualifier::Super => " super".to_owned(),
-        Qualifier::Expr { call: Some(call) } => format!(" expr(call={})", call.join(".")),
-        Qualifier::Expr { call: None } => " expr".to_owned(),
+        Qualifier::Expr { call: Some(call), .. } => format!(" expr(call={})", call.join(".")),
+        Qualifier::Expr { call: None, .. } => " expr".to_owned(),
         Qualifier::Tokens => " tokens".to_owned(),
     }
 }
@@ -91,6 +91,7 @@ fn render(facts: &FileFacts, what: &str) -> String {
                         Some(TypeHint::Annotated(p)) => format!("Annotated({})", p.join(".")),
                         Some(TypeHint::Constructed(p)) => format!("Constructed({})", p.join(".")),
                         Some(TypeHint::CallResult(p)) => format!("CallResult({})", p.join(".")),
+                        Some(TypeHint::CallChain(..)) => unreachable!("only Rust writes call chains"),
                     };
                     out.push(format!("{} scope={} {} L{}", b.name, scope_name(facts, b.scope), hint, b.line));
                 }
