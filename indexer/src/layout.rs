@@ -26,6 +26,16 @@ pub struct CargoPackage {
     pub targets: Vec<(String, String)>,
     /// Target kinds Cargo also discovers by convention here (`autobins`, `autotests`, …; all by default).
     pub auto: AutoTargets,
+    /// The crates the manifest depends on, as code names them (`-` → `_`): normal, dev and build
+    /// dependencies, platform-specific ones included; sorted.
+    pub dependencies: Vec<String>,
+}
+
+impl CargoPackage {
+    /// Whether code of this package may name crate `name` as a dependency.
+    pub fn depends_on(&self, name: &str) -> bool {
+        self.dependencies.binary_search_by(|d| d.as_str().cmp(name)).is_ok()
+    }
 }
 
 /// Which conventional target directories Cargo searches for a package (`autobins = false` and its kin
@@ -371,7 +381,18 @@ fn parse_cargo(dir: &str, text: &str) -> Result<Option<CargoPackage>, String> {
         tests: flag("autotests"),
         benches: flag("autobenches"),
     };
-    Ok(Some(CargoPackage { dir: dir.to_owned(), crate_name, lib, targets, auto }))
+    let mut dependencies = Vec::new();
+    let platforms = value.get("target").and_then(|t| t.as_table()).into_iter().flat_map(|t| t.values());
+    for table in std::iter::once(&value).chain(platforms.filter_map(|p| p.as_table())) {
+        for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
+            if let Some(deps) = table.get(section).and_then(|d| d.as_table()) {
+                dependencies.extend(deps.keys().map(|k| k.replace('-', "_")));
+            }
+        }
+    }
+    dependencies.sort_unstable();
+    dependencies.dedup();
+    Ok(Some(CargoPackage { dir: dir.to_owned(), crate_name, lib, targets, auto, dependencies }))
 }
 
 fn parse_package_json(dir: &str, text: &str) -> Result<Option<NpmPackage>, String> {
@@ -511,7 +532,7 @@ mod tests {
 
     fn package(dir: &str, crate_name: &str, lib: &str) -> CargoPackage {
         let (dir, crate_name, lib) = (dir.into(), crate_name.into(), Some(lib.into()));
-        CargoPackage { dir, crate_name, lib, targets: vec![], auto: AutoTargets::default() }
+        CargoPackage { dir, crate_name, lib, targets: vec![], auto: AutoTargets::default(), dependencies: vec![] }
     }
 
     fn layout() -> Layout {
@@ -533,6 +554,26 @@ mod tests {
         assert_eq!(l.module_key("src/bin/drsg-mcp.rs", Family::Rust), "drsg_mcp");
         assert_eq!(l.module_key("crates/net/tests/it/main.rs", Family::Rust), "it");
         assert_eq!(l.module_key("crates/net/tests/it/fold.rs", Family::Rust), "it::fold");
+    }
+
+    #[test]
+    fn dependencies_are_read_from_every_section() {
+        let manifest = r#"
+            [package]
+            name = "app"
+            [dependencies]
+            serde-json = "1"
+            tokio = { workspace = true }
+            [dev-dependencies]
+            tower = "0.5"
+            [build-dependencies]
+            cc = "1"
+            [target.'cfg(unix)'.dependencies]
+            libc = "0.2"
+        "#;
+        let package = parse_cargo("", manifest).expect("manifest parses").expect("a package");
+        assert_eq!(package.dependencies, ["cc", "libc", "serde_json", "tokio", "tower"]);
+        assert!(package.depends_on("serde_json") && !package.depends_on("Router"));
     }
 
     #[test]

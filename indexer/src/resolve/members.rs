@@ -97,7 +97,14 @@ impl Resolver<'_> {
                 }
                 match self.resolve_import(fi, g) {
                     Ok(Target::Sym(module)) => {
-                        if let Ok((t, _)) = self.member_of(module, name, depth + 1)
+                        // `use super::*` (a glob of an enclosing module) also takes that module's private
+                        // items and imports, which its descendants may name; any other glob, what it exports.
+                        let seen = if family == Family::Rust && module != ns && self.encloses(module, ns) {
+                            self.namespace_member(module, name, true, depth + 1)
+                        } else {
+                            self.member_of(module, name, depth + 1)
+                        };
+                        if let Ok((t, _)) = seen
                             && !found.contains(&t)
                         {
                             found.push(t);
@@ -117,6 +124,20 @@ impl Resolver<'_> {
             }
         }
         Err(Miss(Why::NotIn(name.into(), ns)))
+    }
+
+    /// Whether namespace `outer` is `inner` or one of the modules around it.
+    fn encloses(&self, outer: SymId, inner: SymId) -> bool {
+        let mut current = Some(inner);
+        // Module parents form a tree; the bound only guards against a malformed table.
+        for _ in 0..64 {
+            match current {
+                Some(id) if id == outer => return true,
+                Some(id) => current = self.t.syms[id as usize].parent,
+                None => return false,
+            }
+        }
+        false
     }
 
     /// A namespace's or type's member, seen from outside.

@@ -132,9 +132,17 @@ impl Resolver<'_> {
                         .text()
                         .is_some_and(|reason| reason.starts_with("name `") && reason.ends_with("not found in scope"));
                     if absent && path.len() > 1 {
-                        // Rust: an unknown head of a path (`serde_json::to_string`) is an extern crate.
+                        // Rust: an unknown head of a path (`serde_json::to_string`) is an extern crate, when
+                        // the package's manifest depends on one of that name (or no manifest is known).
                         if family == Family::Rust && shape != Shape::Method {
-                            return Ok((Target::External(path.join("::")), Strategy::Path));
+                            let package = self.t.layout.cargo_package(&self.t.files[fi as usize].path);
+                            return match package {
+                                Some(p) if !p.depends_on(head) => miss(format!(
+                                    "name `{head}` not found in scope, and `{}` has no dependency of that name",
+                                    p.crate_name
+                                )),
+                                _ => Ok((Target::External(path.join("::")), Strategy::Path)),
+                            };
                         }
                         return miss("method call: receiver type unknown");
                     }

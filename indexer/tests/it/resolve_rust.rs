@@ -489,3 +489,63 @@ pub fn run() -> std::io::Result<()> {
     // `Option::map`, not `Router::map`.
     assert!(!calls.iter().any(|c| c.contains("-> app::Router::map")), "{calls:#?}");
 }
+
+#[test]
+fn a_glob_of_an_enclosing_module_takes_its_private_imports() {
+    // axum's routing tests: `tests/mod.rs` imports `crate::Router` privately, and `tests/merge.rs` and an
+    // inline `mod inner` reach it through `use super::*`. A glob of a module that does not enclose the
+    // importer takes only what that module exports.
+    let ix = index(
+        r#"
+//- /Cargo.toml
+[package]
+name = "app"
+version = "0.1.0"
+edition = "2021"
+//- /src/lib.rs
+pub mod routing;
+pub mod other;
+pub use routing::Router;
+//- /src/routing/mod.rs
+pub struct Router;
+impl Router {
+    pub fn new() -> Self { Router }
+    pub fn route(self) -> Self { self }
+}
+pub mod tests;
+//- /src/routing/tests/mod.rs
+use crate::Router;
+mod merge;
+fn helper() {}
+mod inner {
+    use super::*;
+    fn t() { Router::new(); helper(); }
+}
+//- /src/routing/tests/merge.rs
+use super::*;
+fn t() { Router::new().route(); helper(); }
+//- /src/other.rs
+use crate::routing::tests::*;
+fn o() { Router::new(); }
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS app::routing::tests::inner::t -> app::routing::Router::new L6 [import]",
+            "CALLS app::routing::tests::inner::t -> app::routing::tests::helper L6 [import]",
+            "CALLS app::routing::tests::merge::t -> app::routing::Router::new L2 [import]",
+            "CALLS app::routing::tests::merge::t -> app::routing::Router::route L2 [receiver-type]",
+            "CALLS app::routing::tests::merge::t -> app::routing::tests::helper L2 [import]",
+        ],
+    );
+    // `other` is outside `tests`: its glob does not take the private `use crate::Router`, and `Router` is no
+    // dependency either, so the call is unresolved, not an `External` stand-in.
+    assert_has(
+        &calls,
+        &[
+            "CALLS app::other::o -> ?new L2 (name `Router` not found in scope, and `app` has no dependency of that name)",
+        ],
+    );
+}
