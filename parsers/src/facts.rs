@@ -60,6 +60,10 @@ pub struct FileFacts {
     pub diagnostics: Vec<Diagnostic>,
     /// The file's own doc (Rust `//!`, a Python module docstring, a leading JSDoc).
     pub module_doc: Option<String>,
+    /// Rust: the first and last lines of the macro invocations outside any function whose arguments were
+    /// read (`rgtest!(name, |dir: Dir| { … })`); a binding read from one means something only within it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub macro_blocks: Vec<(u32, u32)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -62,6 +62,9 @@ impl Resolver<'_> {
                     }
                 }
                 DefKind::Module => {
+                    if let Some(found) = locals.then(|| self.macro_local(fi, Some(di), name, line)).flatten() {
+                        return Ok(found);
+                    }
                     if let Some(sym) = self.t.sym_of_def(fi, di) {
                         match self.namespace_member(sym, name, true, 0) {
                             Ok((t, by)) => return Ok(Found::Target(t, by)),
@@ -78,12 +81,26 @@ impl Resolver<'_> {
             }
             cur = def.parent;
         }
+        if let Some(found) = locals.then(|| self.macro_local(fi, None, name, line)).flatten() {
+            return Ok(found);
+        }
         let module = self.t.file_module[fi as usize];
         match self.namespace_member(module, name, true, 0) {
             Ok((t, by)) => Ok(Found::Target(t, by)),
             Err(m) if !m.is_not_found() => Err(m),
             Err(_) => self.builtin_or_miss(fi, name),
         }
+    }
+
+    /// A binding read from the arguments of a macro invocation outside any function, in the same
+    /// invocation as the use at `line` (`rgtest!(name, |dir: Dir| { dir.create(…) })`), in namespace `scope`.
+    fn macro_local(&self, fi: u32, scope: Option<u32>, name: &str, line: u32) -> Option<Found> {
+        let file = &self.t.files[fi as usize];
+        let &(first, _) = file.facts.macro_blocks.iter().find(|&&(first, last)| first <= line && line <= last)?;
+        let list = self.index[fi as usize].bindings.get(&(scope, name.to_owned()))?;
+        let line_of = |b: u32| file.facts.bindings[b as usize].line;
+        let best = list.iter().filter(|&&b| (first..=line).contains(&line_of(b))).max_by_key(|&&b| (line_of(b), b))?;
+        Some(Found::Local(self.binding_type(fi, *best)))
     }
 
     fn builtin_or_miss(&self, fi: u32, name: &str) -> Res<Found> {

@@ -549,3 +549,45 @@ fn o() { Router::new(); }
         ],
     );
 }
+
+#[test]
+fn a_closure_in_an_item_level_macro_binds_its_typed_parameters() {
+    // ripgrep's integration tests: `rgtest!(name, |dir: Dir, mut cmd: TestCommand| { … })` among items.
+    // The parameters type the calls in that closure only: the invocation after it binds its own.
+    let ix = index(
+        r#"
+//- /Cargo.toml
+[package]
+name = "app"
+version = "0.1.0"
+edition = "2021"
+//- /tests/feature.rs
+mod util {
+    pub struct Dir;
+    impl Dir { pub fn create(&self) {} }
+    pub struct Cmd;
+    impl Cmd { pub fn arg(&mut self) -> &mut Cmd { self } pub fn run(&self) {} }
+}
+use util::{Cmd, Dir};
+rgtest!(first, |dir: Dir, mut cmd: Cmd| {
+    dir.create();
+    cmd.arg().run();
+});
+rgtest!(second, |cmd: Cmd| {
+    dir.create();
+});
+dir.create();
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS feature -> feature::util::Dir::create L9 [receiver-type]",
+            "CALLS feature -> feature::util::Cmd::arg L10 [receiver-type]",
+            "CALLS feature -> feature::util::Cmd::run L10 [receiver-type]",
+        ],
+    );
+    // `dir` in the second invocation is not the first one's parameter.
+    assert!(!calls.iter().any(|c| c.contains("Dir::create L13")), "{calls:#?}");
+}

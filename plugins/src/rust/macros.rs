@@ -293,6 +293,19 @@ impl Synthetic {
     }
 }
 
+/// The first and last lines (1-based) of each invocation still to parse, for
+/// [`drsg_parsers::FileFacts::macro_blocks`].
+pub(super) fn blocks(pending: &[Pending], source: &str) -> Vec<(u32, u32)> {
+    let line = |row: usize| u32::try_from(row + 1).unwrap_or(u32::MAX);
+    pending
+        .iter()
+        .map(|p| {
+            let rows = source[p.start..p.end].bytes().filter(|&b| b == b'\n').count();
+            (line(p.row), line(p.row + rows))
+        })
+        .collect()
+}
+
 /// Sites and bindings read from the macro invocations `pending` of a file, appended to `refs` and
 /// `bindings` in the file's coordinates.
 pub(super) fn read(

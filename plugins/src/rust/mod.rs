@@ -329,7 +329,17 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
             }
         }
     }
+    let blocks = macros::blocks(&invocations, source);
     macros::read(invocations, source, &mut refs, &mut bindings);
+    // Only the invocations outside any function matter: inside one, its bindings are the function's.
+    let functions: Vec<(u32, u32)> = facts
+        .defs
+        .iter()
+        .filter(|d| matches!(d.kind, DefKind::Function | DefKind::Method))
+        .map(|d| (d.line, d.end_line))
+        .collect();
+    facts.macro_blocks =
+        blocks.into_iter().filter(|&(a, b)| !functions.iter().any(|&(s, e)| s <= a && b <= e)).collect();
     facts.refs = with_scopes(refs, &table.spans, |r, scope| r.scope = scope);
     facts.imports = with_scopes(imports, &table.spans, |i, scope| i.scope = scope);
     facts.bindings = with_scopes(bindings, &table.spans, |b, scope| b.scope = scope);

@@ -135,6 +135,7 @@ impl Language for TypeScriptPlugin {
             parse_errors: 0,
             diagnostics,
             module_doc: built.module_doc,
+            macro_blocks: Vec::new(),
         }
     }
 }

@@ -1004,3 +1004,26 @@ fn deeply_nested_source_does_not_overflow() {
     let facts = parse(&nested_source(30_000));
     assert_eq!(render_refs(&facts), ["Call f L2 in=deep plain `f`", "Call g L5 in=after plain `g`"]);
 }
+
+#[test]
+fn bindings_in_item_level_macro_arguments_hold_within_the_invocation() {
+    let src = r#"
+rgtest!(first, |dir: Dir, mut cmd: Cmd| {
+    dir.create();
+});
+fn f() {
+    check!(|x: X| x.go());
+}
+"#;
+    check(
+        "bindings",
+        src,
+        r#"
+        dir Annotated(Dir) L2 in=-
+        cmd Annotated(Cmd) L2 in=-
+        x Annotated(X) L6 in=f
+        "#,
+    );
+    // The invocation outside any function is a block; the one inside `f` is not.
+    assert_eq!(parse(src).macro_blocks, [(2, 4)]);
+}
