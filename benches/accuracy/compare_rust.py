@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""compare_rust.py INDEX.scip EXPORT.jsonl TREE: drsg's call bindings against rust-analyzer's.
+"""compare_rust.py INDEX.scip EXPORT.jsonl TREE [--misses]: drsg's call bindings against rust-analyzer's.
+
+With `--misses`, each library site drsg does not bind as rust-analyzer does is printed too, with what
+drsg has there (its stand-in and reason).
 
 The reference is rust-analyzer's SCIP index of TREE. A reference site is an occurrence, not a definition,
 of a function or method (a SCIP descriptor ending in `().`) whose definition is in the tree, written as a
@@ -111,6 +114,7 @@ def is_test_path(path):
 
 def main():
     scip_path, export_path, tree = sys.argv[1:4]
+    show_misses = "--misses" in sys.argv[4:]
     docs = read_scip(scip_path)
     definitions = {}
     for rel, occurrences in docs.items():
@@ -148,7 +152,9 @@ def main():
         src, dst = row["src"], row["dst"]
         label = dst["labels"][0] if dst.get("labels") else ""
         name = dst["key"].rsplit("::", 1)[-1].split("#")[0]
-        edges[(src.get("file"), row["site_line"])].append((dst.get("file"), dst.get("line"), name, label))
+        edges[(src.get("file"), row["site_line"])].append(
+            (dst.get("file"), dst.get("line"), name, label, dst["key"], row.get("reason"))
+        )
 
     def enclosing(file, line):
         best = None
@@ -171,6 +177,9 @@ def main():
                 unresolved += 1
             elif any(e[3] == "External" for e in at):
                 external += 1
+        if show_misses and library and not hit:
+            had = "; ".join(f"{e[4]} ({e[5]})" if e[5] else e[4] for e in at) or "no edge of the name"
+            print(f"miss {file}:{line} {name} -> {dfile}:{dline}: {had}")
         for group in ("all", "library") if library else ("all",):
             t = totals[group]
             t[0] += 1

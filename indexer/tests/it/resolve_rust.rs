@@ -80,6 +80,14 @@ pub fn untyped<T>(x: T) {
 }
 "#;
 
+/// A fixture of one Cargo package named `name` (edition 2021) and the files of `rest`.
+fn package(name: &str, rest: &str) -> String {
+    format!(
+        "//- /Cargo.toml\n[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n{}",
+        rest.trim_start_matches('\n')
+    )
+}
+
 #[test]
 fn keys_follow_the_crate_and_module_path() {
     let ix = index(CRATE);
@@ -154,13 +162,9 @@ fn trait_impls_are_recorded() {
 #[test]
 fn a_call_binds_to_the_function_not_the_module_of_the_same_name() {
     // `mod sleep; pub use sleep::sleep;`: one name, a module and a function (tokio's layout).
-    let ix = index(
+    let ix = index(&package(
+        "rt",
         r#"
-//- /Cargo.toml
-[package]
-name = "rt"
-version = "0.1.0"
-edition = "2021"
 //- /src/lib.rs
 pub mod time;
 
@@ -186,7 +190,7 @@ pub fn by_import() {
     nap(5);
 }
 "#,
-    );
+    ));
     let calls = ix.calls();
     assert_has(
         &calls,
@@ -207,13 +211,9 @@ pub fn by_import() {
 /// of that name beside the module is what a value of that name means.
 #[test]
 fn a_value_named_like_a_module_never_references_the_module() {
-    let ix = index(
+    let ix = index(&package(
+        "rt",
         r#"
-//- /Cargo.toml
-[package]
-name = "rt"
-version = "0.1.0"
-edition = "2021"
 //- /src/lib.rs
 pub mod task;
 pub mod hook;
@@ -242,7 +242,7 @@ pub struct Task;
 //- /src/hook.rs
 pub fn hook() {}
 "#,
-    );
+    ));
     let refs = ix.edges_of(&["REFERENCES"]);
     assert!(!refs.iter().any(|r| r.contains("-> rt::task L") || r.contains("-> rt::inline L")), "{refs:#?}");
     assert_has(&refs, &["REFERENCES rt::spawn -> rt::hook::hook L13 [import]"]);
@@ -253,13 +253,9 @@ pub fn hook() {}
 fn a_local_shadows_a_function_of_its_name_but_not_a_path() {
     // Locals from `let`, loops, match arms and closure parameters are values of their own: a call or a
     // value of their name is not the crate's function. A path (`task::spawn`) never starts at a local.
-    let ix = index(
+    let ix = index(&package(
+        "rt",
         r#"
-//- /Cargo.toml
-[package]
-name = "rt"
-version = "0.1.0"
-edition = "2021"
 //- /src/lib.rs
 pub mod task;
 
@@ -304,7 +300,7 @@ pub fn again(conn: Conn) {
 //- /src/task.rs
 pub fn spawn(_: u8) {}
 "#,
-    );
+    ));
     let calls = ix.calls();
     assert_has(
         &calls,
@@ -334,13 +330,9 @@ pub fn spawn(_: u8) {}
 
 #[test]
 fn calls_in_macro_arguments_bind_and_tokens_stay_unresolved_naming_the_macro() {
-    let ix = index(
+    let ix = index(&package(
+        "web",
         r#"
-//- /Cargo.toml
-[package]
-name = "web"
-version = "0.1.0"
-edition = "2021"
 //- /src/lib.rs
 pub struct Inner;
 impl Inner { pub fn route(&mut self) {} }
@@ -353,7 +345,7 @@ pub fn check(x: u8) {
 }
 fn describe(_: u8) -> String { String::new() }
 "#,
-    );
+    ));
     let calls = ix.calls();
     assert_has(
         &calls,
@@ -374,13 +366,9 @@ fn describe(_: u8) -> String { String::new() }
 #[test]
 fn a_declared_binary_target_is_a_crate_root() {
     // ripgrep's layout: `[[bin]] path = "crates/core/main.rs"`, its modules beside it, and no library.
-    let ix = index(
+    let ix = index(&package(
+        "ripgrep",
         r#"
-//- /Cargo.toml
-[package]
-name = "ripgrep"
-version = "0.1.0"
-edition = "2021"
 [[bin]]
 name = "rg"
 path = "crates/core/main.rs"
@@ -393,7 +381,7 @@ fn main() {
 //- /crates/core/search.rs
 pub fn run() {}
 "#,
-    );
+    ));
     assert_has(
         &ix.calls(),
         &["CALLS rg::main -> rg::search::run L3 [path]", "CALLS rg::main -> rg::search::run L4 [path]"],
@@ -403,13 +391,9 @@ pub fn run() {}
 #[test]
 fn a_module_and_a_function_of_one_name_are_told_apart() {
     // ripgrep's main.rs: `mod search;` and `fn search`, side by side in one module.
-    let ix = index(
+    let ix = index(&package(
+        "app",
         r#"
-//- /Cargo.toml
-[package]
-name = "app"
-version = "0.1.0"
-edition = "2021"
 //- /src/main.rs
 mod search;
 fn main() {
@@ -420,7 +404,7 @@ fn search(_: u8) {}
 //- /src/search.rs
 pub fn worker() {}
 "#,
-    );
+    ));
     let calls = ix.calls();
     // The function keeps the plain key; the module is `app::search#2`, its items keyed under `app::search::`.
     assert_has(
@@ -434,13 +418,9 @@ fn builder_chains_keep_their_type() {
     // `-> Self`, `-> &mut Self`, `Result<Self, _>` through `?` and `unwrap()`, a turbofish head, a
     // binding from a chain; `?` on a plain `Self` gives nothing, and an `Option` method (`map`) is not
     // taken for the wrapped type's.
-    let ix = index(
+    let ix = index(&package(
+        "app",
         r#"
-//- /Cargo.toml
-[package]
-name = "app"
-version = "0.1.0"
-edition = "2021"
 //- /src/lib.rs
 pub struct Router<S> { s: S }
 impl<S> Router<S> {
@@ -463,7 +443,7 @@ pub fn run() -> std::io::Result<()> {
     Ok(())
 }
 "#,
-    );
+    ));
     let calls = ix.calls();
     assert_has(
         &calls,
@@ -495,13 +475,9 @@ fn a_glob_of_an_enclosing_module_takes_its_private_imports() {
     // axum's routing tests: `tests/mod.rs` imports `crate::Router` privately, and `tests/merge.rs` and an
     // inline `mod inner` reach it through `use super::*`. A glob of a module that does not enclose the
     // importer takes only what that module exports.
-    let ix = index(
+    let ix = index(&package(
+        "app",
         r#"
-//- /Cargo.toml
-[package]
-name = "app"
-version = "0.1.0"
-edition = "2021"
 //- /src/lib.rs
 pub mod routing;
 pub mod other;
@@ -528,7 +504,7 @@ fn t() { Router::new().route(); helper(); }
 use crate::routing::tests::*;
 fn o() { Router::new(); }
 "#,
-    );
+    ));
     let calls = ix.calls();
     assert_has(
         &calls,
@@ -554,13 +530,9 @@ fn o() { Router::new(); }
 fn a_closure_in_an_item_level_macro_binds_its_typed_parameters() {
     // ripgrep's integration tests: `rgtest!(name, |dir: Dir, mut cmd: TestCommand| { … })` among items.
     // The parameters type the calls in that closure only: the invocation after it binds its own.
-    let ix = index(
+    let ix = index(&package(
+        "app",
         r#"
-//- /Cargo.toml
-[package]
-name = "app"
-version = "0.1.0"
-edition = "2021"
 //- /tests/feature.rs
 mod util {
     pub struct Dir;
@@ -578,7 +550,7 @@ rgtest!(second, |cmd: Cmd| {
 });
 dir.create();
 "#,
-    );
+    ));
     let calls = ix.calls();
     assert_has(
         &calls,
