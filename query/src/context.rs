@@ -11,7 +11,7 @@ use crate::describe::Symbol;
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{Group, NodeLine, Page, Text, one_line, site_lines};
 use crate::unresolved::{self, UnresolvedSite};
-use crate::walk::bfs;
+use crate::walk::{Start, bfs};
 use crate::{Answer, Result, Session, is_test};
 
 /// Edge types that are calls: a call site binds to a function, or to a type it instantiates.
@@ -65,6 +65,9 @@ pub struct Callers {
     /// Those sites, by file and line, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unresolved: Option<Group<UnresolvedSite>>,
+    /// For a constructor, the key of its class, whose instantiations (`new C(…)`, `C(…)`) are among the sites.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instantiated: Option<String>,
     /// Levels listed.
     pub depth: u32,
     /// Each level kept its own share of the first page (depth above 1, no page asked for), so the
@@ -127,14 +130,18 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
         Ok(node) => node,
         Err(not) => return Ok(not),
     };
-    let incoming = s.store.edges_in(node.id, None)?;
+    let class = constructor_class(s.store, &node)?;
+    let mut incoming = s.store.edges_in(node.id, None)?;
+    if let Some(class) = &class {
+        incoming.extend(s.store.edges_in(class.id, Some("INSTANTIATES"))?);
+    }
     let outgoing = s.store.edges_out(node.id, None)?;
     let mut ids: Vec<i64> = incoming.iter().map(|e| e.src).chain(outgoing.iter().map(|e| e.dst)).collect();
     ids.sort_unstable();
     ids.dedup();
     let ends: HashMap<i64, Node> = s.store.nodes_by_ids(&ids)?.into_iter().map(|n| (n.id, n)).collect();
 
-    let ask = Ask { depth, page, list: p.unresolved.unwrap_or(false) };
+    let ask = Ask { depth, page, list: p.unresolved.unwrap_or(false), class: class.as_ref() };
     let callers = callers(s.store, plane.id, &node, &incoming, &ends, ask)?;
     let callees = callees(&outgoing, &ends, page);
     let line_of = |id: i64| ends.get(&id).map(NodeLine::of);
@@ -188,12 +195,31 @@ fn prop(e: &Edge, name: &str) -> Option<String> {
     e.props.get(name).and_then(|v| v.as_str()).map(str::to_owned)
 }
 
-/// What the callers are asked for: levels, the page, and whether the unresolved sites are listed.
+/// What the callers are asked for: levels, the page, whether the unresolved sites are listed, and the
+/// class whose instantiations are calls of the symbol (a constructor's).
 #[derive(Debug, Clone, Copy)]
-struct Ask {
+struct Ask<'n> {
     depth: u32,
     page: Page,
     list: bool,
+    class: Option<&'n Node>,
+}
+
+/// The edge types through which a constructor's class is instantiated.
+const INSTANTIATIONS: &[&str] = &["INSTANTIATES"];
+
+/// The class a constructor (`constructor`, `__init__`) belongs to: its instantiations call it.
+pub(crate) fn constructor_class(store: &Store, node: &Node) -> Result<Option<Node>> {
+    if node.label() != "Method" || !matches!(node.name.as_str(), "constructor" | "__init__") {
+        return Ok(None);
+    }
+    let Some(owner) = store.edges_in(node.id, Some("HAS_METHOD"))?.first().map(|e| e.src) else { return Ok(None) };
+    Ok(store.node(owner)?.filter(|n| n.label() == "Class"))
+}
+
+/// Where a walk back from `node` starts: with a constructor's class's instantiations at the first hop.
+pub(crate) fn walk_start<'a>(node: &Node, class: Option<&Node>) -> Start<'a> {
+    Start { node: node.id, also: class.map(|c| (c.id, INSTANTIATIONS)) }
 }
 
 fn callers(
@@ -202,9 +228,9 @@ fn callers(
     node: &Node,
     incoming: &[Edge],
     ends: &HashMap<i64, Node>,
-    ask: Ask,
+    ask: Ask<'_>,
 ) -> Result<Callers> {
-    let Ask { depth, page, list } = ask;
+    let Ask { depth, page, list, class } = ask;
     let calls: Vec<&Edge> = incoming.iter().filter(|e| CALL_TYPES.contains(&e.ty.as_str())).collect();
     let mut by_src: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
     for e in &calls {
@@ -227,7 +253,7 @@ fn callers(
         .collect();
     let mut cut = false;
     if depth > 1 {
-        let walk = bfs(store, node.id, &[Direction::In], CALL_TYPES, depth, 2_000, |_| Ok(true))?;
+        let walk = bfs(store, walk_start(node, class), &[Direction::In], CALL_TYPES, depth, 2_000, |_| Ok(true))?;
         cut = walk.stop == crate::walk::Stop::Nodes;
         let deeper: Vec<i64> = walk.reached.iter().filter(|r| r.depth > 1).map(|r| r.node).collect();
         let depth_of: HashMap<i64, u32> = walk.reached.iter().map(|r| (r.node, r.depth)).collect();
@@ -244,6 +270,7 @@ fn callers(
     let mut names: Vec<&str> = Vec::new();
     if node.label() != "External" && node.label() != "UnresolvedRef" {
         names.push(&node.name);
+        names.extend(class.map(|c| c.name.as_str()));
         names.extend(above.iter().map(String::as_str));
         let mut seen = std::collections::HashSet::new();
         names.retain(|n| seen.insert(*n));
@@ -272,6 +299,7 @@ fn callers(
         unresolved_same_name: count.sites,
         complete: count.sites == 0 && !names_cut && !cut,
         unresolved: listed,
+        instantiated: class.map(|c| c.key.clone()),
         depth,
         levels_shared,
     })
@@ -349,6 +377,9 @@ impl Answer for ContextOutput {
             t.line(format_args!("callers: none ({completeness})"));
         } else {
             t.line(format_args!("callers: {} call sites from {} symbols ({completeness})", c.sites, c.symbols));
+            if let Some(class) = &c.instantiated {
+                t.line(format_args!("  (a constructor: the instantiations of {class} are its calls)"));
+            }
             if c.depth > 1 {
                 t.line(format_args!("  ({} callers within {} levels; [n] is the level)", c.by_symbol.total, c.depth));
             }

@@ -45,18 +45,34 @@ pub struct Walk {
     pub fanout: HashMap<i64, usize>,
 }
 
+/// Where a walk starts: a node, and perhaps another whose edges of some types count as the start's at
+/// the first hop (a class's instantiations, for its constructor).
+#[derive(Debug, Clone, Copy)]
+pub struct Start<'a> {
+    pub node: i64,
+    pub also: Option<(i64, &'a [&'a str])>,
+}
+
+impl From<i64> for Start<'_> {
+    fn from(node: i64) -> Self {
+        Start { node, also: None }
+    }
+}
+
 /// Walks from `start` along `types` (all when empty) in the directions `dirs`, up to `max_depth`
 /// hops and `max_nodes` nodes. `follow(node)` decides whether a reached node is expanded further.
-pub fn bfs(
+pub fn bfs<'a>(
     store: &Store,
-    start: i64,
+    start: impl Into<Start<'a>>,
     dirs: &[Direction],
     types: &[&str],
     max_depth: u32,
     max_nodes: usize,
     mut follow: impl FnMut(i64) -> Result<bool>,
 ) -> Result<Walk> {
+    let Start { node: start, also } = start.into();
     let mut seen: HashMap<i64, ()> = HashMap::from([(start, ())]);
+    seen.extend(also.map(|(node, _)| (node, ())));
     let mut reached = Vec::new();
     let mut frontier = vec![start];
     let mut edges_per_depth = Vec::new();
@@ -67,7 +83,10 @@ pub fn bfs(
         let mut edges = BTreeMap::new();
         for &node in &frontier {
             for &dir in dirs {
-                let adjacent = store.adjacent(node, dir, types)?;
+                let mut adjacent = store.adjacent(node, dir, types)?;
+                if let Some((other, its_types)) = also.filter(|_| depth == 1) {
+                    adjacent.extend(store.adjacent(other, dir, its_types)?);
+                }
                 *fanout.entry(node).or_insert(0) += adjacent.len();
                 for adj in adjacent {
                     let ty = static_type(&adj.ty);

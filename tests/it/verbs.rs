@@ -321,6 +321,52 @@ fn the_unresolved_sites_behind_a_lower_bound_are_listed_with_file_and_line() {
 }
 
 #[test]
+fn a_constructor_is_called_by_its_class_instantiations() {
+    let w = World::new(
+        r#"
+//- commit: ctor
+//- /app/shop.py
+class Cart:
+    def __init__(self, owner):
+        self.owner = owner
+
+
+def checkout():
+    return Cart("ann")
+
+
+def test_cart():
+    assert Cart("bob")
+//- /web/package.json
+{"name": "web"}
+//- /web/src/cart.ts
+export class Basket {
+  constructor(public owner: string) {}
+}
+
+export function open(): Basket {
+  return new Basket("ann");
+}
+"#,
+    );
+    for (ctor, caller) in [
+        ("Cart.__init__", "  shop.checkout  Function  app/shop.py:6  line 7"),
+        ("Basket.constructor", "  web/src/cart.open  Function  web/src/cart.ts:5  line 6"),
+    ] {
+        let (text, found) = check_context(&w, ctor, None);
+        assert!(found, "{text}");
+        assert!(text.contains(caller), "{ctor}: {text}");
+        assert!(text.contains("(a constructor: the instantiations of "), "{ctor}: {text}");
+    }
+    let (py, _) = check_context(&w, "Cart.__init__", None);
+    assert!(py.contains("callers: 2 call sites from 2 symbols (complete)"), "{py}");
+    // `impact` walks from the constructor to what instantiates its class, tests apart.
+    let impact = check_impact(&w, "Cart.__init__", None);
+    assert!(impact.contains("2 symbols reach it within 3 hops (1 production, 1 tests"), "{impact}");
+    assert!(impact.contains("    shop.checkout  Function  app/shop.py:6  via INSTANTIATES"), "{impact}");
+}
+
+#[test]
 fn two_hundred_callers_are_capped_with_exact_counts() {
     let mut spec = String::from(APP);
     spec.push_str("//- /app/many.py\nfrom app.core import popular\n");
