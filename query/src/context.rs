@@ -8,10 +8,11 @@ use drsg_planes::{Direction, Edge, Node, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::describe::Symbol;
+use crate::dispatch::Dispatch;
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{Group, NodeLine, Page, Text, one_line, site_lines};
 use crate::unresolved::{self, UnresolvedSite};
-use crate::walk::{Start, bfs};
+use crate::walk::bfs;
 use crate::{Answer, Result, Session, is_test};
 
 /// Edge types that are calls: a call site binds to a function, or to a type it instantiates.
@@ -45,6 +46,9 @@ pub struct ContextOutput {
     pub callers: Callers,
     pub callees: Callees,
     pub contains: Group<NodeLine>,
+    /// For an interface or trait method, the methods that implement it.
+    #[serde(skip_serializing_if = "Group::is_empty")]
+    pub implemented_by: Group<NodeLine>,
     /// Every other edge type, by direction.
     pub other: Vec<Relation>,
 }
@@ -68,12 +72,23 @@ pub struct Callers {
     /// For a constructor, the key of its class, whose instantiations (`new C(…)`, `C(…)`) are among the sites.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instantiated: Option<String>,
+    /// For an implementation, the interface or trait method it implements, whose call sites may run it
+    /// (not in `sites`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub through_interface: Option<Interface>,
     /// Levels listed.
     pub depth: u32,
     /// Each level kept its own share of the first page (depth above 1, no page asked for), so the
     /// page is not a slice of the whole list.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub levels_shared: bool,
+}
+
+/// The interface or trait method an implementation implements, and how many call sites bind to it.
+#[derive(Debug, Serialize)]
+pub struct Interface {
+    pub method: String,
+    pub sites: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -130,9 +145,9 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
         Ok(node) => node,
         Err(not) => return Ok(not),
     };
-    let class = constructor_class(s.store, &node)?;
+    let dispatch = Dispatch::of(s.store, &node)?;
     let mut incoming = s.store.edges_in(node.id, None)?;
-    if let Some(class) = &class {
+    if let Some(class) = &dispatch.class {
         incoming.extend(s.store.edges_in(class.id, Some("INSTANTIATES"))?);
     }
     let outgoing = s.store.edges_out(node.id, None)?;
@@ -141,7 +156,7 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
     ids.dedup();
     let ends: HashMap<i64, Node> = s.store.nodes_by_ids(&ids)?.into_iter().map(|n| (n.id, n)).collect();
 
-    let ask = Ask { depth, page, list: p.unresolved.unwrap_or(false), class: class.as_ref() };
+    let ask = Ask { depth, page, list: p.unresolved.unwrap_or(false), dispatch: &dispatch };
     let callers = callers(s.store, plane.id, &node, &incoming, &ends, ask)?;
     let callees = callees(&outgoing, &ends, page);
     let line_of = |id: i64| ends.get(&id).map(NodeLine::of);
@@ -183,6 +198,7 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
         callers,
         callees,
         contains,
+        implemented_by: Group::capped(dispatch.implemented_by.iter().map(NodeLine::of).collect(), GROUP_CAP),
         other,
     }))
 }
@@ -195,31 +211,14 @@ fn prop(e: &Edge, name: &str) -> Option<String> {
     e.props.get(name).and_then(|v| v.as_str()).map(str::to_owned)
 }
 
-/// What the callers are asked for: levels, the page, whether the unresolved sites are listed, and the
-/// class whose instantiations are calls of the symbol (a constructor's).
+/// What the callers are asked for: levels, the page, whether the unresolved sites are listed, and what
+/// else calls reach the symbol through.
 #[derive(Debug, Clone, Copy)]
 struct Ask<'n> {
     depth: u32,
     page: Page,
     list: bool,
-    class: Option<&'n Node>,
-}
-
-/// The edge types through which a constructor's class is instantiated.
-const INSTANTIATIONS: &[&str] = &["INSTANTIATES"];
-
-/// The class a constructor (`constructor`, `__init__`) belongs to: its instantiations call it.
-pub(crate) fn constructor_class(store: &Store, node: &Node) -> Result<Option<Node>> {
-    if node.label() != "Method" || !matches!(node.name.as_str(), "constructor" | "__init__") {
-        return Ok(None);
-    }
-    let Some(owner) = store.edges_in(node.id, Some("HAS_METHOD"))?.first().map(|e| e.src) else { return Ok(None) };
-    Ok(store.node(owner)?.filter(|n| n.label() == "Class"))
-}
-
-/// Where a walk back from `node` starts: with a constructor's class's instantiations at the first hop.
-pub(crate) fn walk_start<'a>(node: &Node, class: Option<&Node>) -> Start<'a> {
-    Start { node: node.id, also: class.map(|c| (c.id, INSTANTIATIONS)) }
+    dispatch: &'n Dispatch,
 }
 
 fn callers(
@@ -230,7 +229,8 @@ fn callers(
     ends: &HashMap<i64, Node>,
     ask: Ask<'_>,
 ) -> Result<Callers> {
-    let Ask { depth, page, list, class } = ask;
+    let Ask { depth, page, list, dispatch } = ask;
+    let class = dispatch.class.as_ref();
     let calls: Vec<&Edge> = incoming.iter().filter(|e| CALL_TYPES.contains(&e.ty.as_str())).collect();
     let mut by_src: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
     for e in &calls {
@@ -253,7 +253,7 @@ fn callers(
         .collect();
     let mut cut = false;
     if depth > 1 {
-        let walk = bfs(store, walk_start(node, class), &[Direction::In], CALL_TYPES, depth, 2_000, |_| Ok(true))?;
+        let walk = bfs(store, dispatch.start(node), &[Direction::In], CALL_TYPES, depth, 2_000, |_| Ok(true))?;
         cut = walk.stop == crate::walk::Stop::Nodes;
         let deeper: Vec<i64> = walk.reached.iter().filter(|r| r.depth > 1).map(|r| r.node).collect();
         let depth_of: HashMap<i64, u32> = walk.reached.iter().map(|r| (r.node, r.depth)).collect();
@@ -278,6 +278,13 @@ fn callers(
     let count = unresolved::count(store, plane, &names)?;
     let listed = if list { Some(unresolved::list(store, plane, &names, count.sites, page, GROUP_CAP)?) } else { None };
     let names_cut = count.names_cut;
+    let through_interface = match &dispatch.implements {
+        Some(method) => {
+            let sites = CALL_TYPES.iter().map(|ty| store.in_degree(method.id, ty)).sum::<drsg_planes::Result<u64>>()?;
+            (sites > 0).then(|| Interface { method: method.key.clone(), sites })
+        }
+        None => None,
+    };
     rows.sort_by(|a, b| a.depth.cmp(&b.depth).then(a.is_test.cmp(&b.is_test)).then(a.node.key.cmp(&b.node.key)));
     // On the first page each level keeps its own share of the cap, so deeper callers are not
     // crowded out; a page asked for is a slice of the list in its order.
@@ -297,7 +304,8 @@ fn callers(
         symbols,
         by_symbol,
         unresolved_same_name: count.sites,
-        complete: count.sites == 0 && !names_cut && !cut,
+        complete: count.sites == 0 && !names_cut && !cut && through_interface.is_none(),
+        through_interface,
         unresolved: listed,
         instantiated: class.map(|c| c.key.clone()),
         depth,
@@ -362,6 +370,8 @@ impl Answer for ContextOutput {
         let c = &self.callers;
         let completeness = if c.complete {
             "complete".to_owned()
+        } else if let Some(i) = c.through_interface.as_ref().filter(|_| c.unresolved_same_name == 0) {
+            format!("a lower bound: {} call sites bound to {} may run it", i.sites, i.method)
         } else if c.unresolved_same_name == 0 {
             "a lower bound: the walk stopped at its node cap".to_owned()
         } else {
@@ -379,6 +389,12 @@ impl Answer for ContextOutput {
             t.line(format_args!("callers: {} call sites from {} symbols ({completeness})", c.sites, c.symbols));
             if let Some(class) = &c.instantiated {
                 t.line(format_args!("  (a constructor: the instantiations of {class} are its calls)"));
+            }
+            if let Some(i) = c.through_interface.as_ref().filter(|_| c.unresolved_same_name > 0) {
+                t.line(format_args!(
+                    "  (and {} call sites bound to {}, which it implements, may run it)",
+                    i.sites, i.method
+                ));
             }
             if c.depth > 1 {
                 t.line(format_args!("  ({} callers within {} levels; [n] is the level)", c.by_symbol.total, c.depth));
@@ -438,6 +454,12 @@ impl Answer for ContextOutput {
                 t.line(format_args!("  unresolved, {reason}: {}", sites.join(", ")));
             }
             t.more(&k.rows);
+        }
+        if !self.implemented_by.is_empty() {
+            t.line(format_args!("implemented by: {} (calls bound to it may run these)", self.implemented_by.total));
+            t.group(&self.implemented_by, |t, n| {
+                t.line(format_args!("  {n}"));
+            });
         }
         if !self.contains.is_empty() {
             t.line(format_args!("contains: {}", self.contains.total));

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use drsg_planes::Direction;
 use serde::{Deserialize, Serialize};
 
-use crate::context::{constructor_class, walk_start};
+use crate::dispatch::Dispatch;
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{Group, NodeLine, Page, Text};
 use crate::unresolved::{self, UnresolvedSite};
@@ -94,15 +94,15 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
         Ok(node) => node,
         Err(not) => return Ok(not),
     };
-    let class = constructor_class(s.store, &target)?;
-    let start = walk_start(&target, class.as_ref());
+    let dispatch = Dispatch::of(s.store, &target)?;
+    let start = dispatch.start(&target);
     let walk = bfs(s.store, start, &[Direction::In], IMPACT_TYPES, depth, MAX_NODES, |_| Ok(true))?;
     let ids: Vec<i64> = walk.reached.iter().map(|r| r.node).collect();
     let nodes: HashMap<i64, drsg_planes::Node> = s.store.nodes_by_ids(&ids)?.into_iter().map(|n| (n.id, n)).collect();
 
     // Unresolved sites that might reach the target or a symbol through which it is reached.
     let mut names: Vec<&str> = vec![target.name.as_str()];
-    names.extend(class.as_ref().map(|c| c.name.as_str()));
+    names.extend(dispatch.class.as_ref().map(|c| c.name.as_str()));
     names.extend(
         walk.reached.iter().filter(|r| r.depth < depth).filter_map(|r| nodes.get(&r.node)).map(|n| n.name.as_str()),
     );

@@ -7,6 +7,7 @@
 
 mod context;
 mod describe;
+mod dispatch;
 mod export;
 mod fathom;
 mod file;

@@ -45,12 +45,20 @@ pub struct Walk {
     pub fanout: HashMap<i64, usize>,
 }
 
-/// Where a walk starts: a node, and perhaps another whose edges of some types count as the start's at
-/// the first hop (a class's instantiations, for its constructor).
+/// Where a walk starts: a node, and perhaps another whose edges count as the start's at the first hop.
 #[derive(Debug, Clone, Copy)]
 pub struct Start<'a> {
     pub node: i64,
-    pub also: Option<(i64, &'a [&'a str])>,
+    pub also: Option<Also<'a>>,
+}
+
+/// A node whose edges of `types` count as the start's at the first hop: a class's instantiations for its
+/// constructor, an interface method's calls for its implementation (reported as `via`, when given).
+#[derive(Debug, Clone, Copy)]
+pub struct Also<'a> {
+    pub node: i64,
+    pub types: &'a [&'a str],
+    pub via: Option<&'static str>,
 }
 
 impl From<i64> for Start<'_> {
@@ -72,7 +80,7 @@ pub fn bfs<'a>(
 ) -> Result<Walk> {
     let Start { node: start, also } = start.into();
     let mut seen: HashMap<i64, ()> = HashMap::from([(start, ())]);
-    seen.extend(also.map(|(node, _)| (node, ())));
+    seen.extend(also.map(|a| (a.node, ())));
     let mut reached = Vec::new();
     let mut frontier = vec![start];
     let mut edges_per_depth = Vec::new();
@@ -83,13 +91,13 @@ pub fn bfs<'a>(
         let mut edges = BTreeMap::new();
         for &node in &frontier {
             for &dir in dirs {
-                let mut adjacent = store.adjacent(node, dir, types)?;
-                if let Some((other, its_types)) = also.filter(|_| depth == 1) {
-                    adjacent.extend(store.adjacent(other, dir, its_types)?);
+                let mut adjacent: Vec<_> = store.adjacent(node, dir, types)?.into_iter().map(|a| (a, None)).collect();
+                if let Some(a) = also.filter(|_| depth == 1) {
+                    adjacent.extend(store.adjacent(a.node, dir, a.types)?.into_iter().map(|adj| (adj, a.via)));
                 }
                 *fanout.entry(node).or_insert(0) += adjacent.len();
-                for adj in adjacent {
-                    let ty = static_type(&adj.ty);
+                for (adj, via) in adjacent {
+                    let ty = via.unwrap_or_else(|| static_type(&adj.ty));
                     *edges.entry((ty, dir)).or_insert(0) += 1;
                     if seen.insert(adj.node, ()).is_some() {
                         continue;

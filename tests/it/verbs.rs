@@ -367,6 +367,46 @@ export function open(): Basket {
 }
 
 #[test]
+fn an_interface_method_lists_its_implementations_and_they_are_reached_through_it() {
+    let w = World::new(
+        r#"
+//- commit: traits
+//- /Cargo.toml
+[package]
+name = "tr"
+version = "0.1.0"
+edition = "2021"
+//- /src/lib.rs
+pub trait Speak { fn speak(&self); }
+pub struct Dog;
+impl Speak for Dog { fn speak(&self) {} }
+pub fn talk(s: &dyn Speak) { s.speak(); }
+//- /web/package.json
+{"name": "web"}
+//- /web/src/shape.ts
+export interface Shape { area(): number; }
+export class Sq implements Shape { area(): number { return 1; } }
+export function total(s: Shape) { return s.area(); }
+"#,
+    );
+    for (interface, implementation, caller) in [
+        ("tr::Speak::speak", "<tr::Dog as tr::Speak>::speak", "tr::talk  Function  src/lib.rs:4"),
+        ("Shape.area", "web/src/shape.Sq.area", "web/src/shape.total  Function  web/src/shape.ts:3"),
+    ] {
+        let (text, _) = check_context(&w, interface, None);
+        assert!(
+            text.contains(&format!("implemented by: 1 (calls bound to it may run these)\n  {implementation}  Method")),
+            "{text}"
+        );
+        // The implementation's callers are not complete: the interface's call sites may run it.
+        let (text, _) = check_context(&w, implementation, None);
+        assert!(text.contains("callers: none (a lower bound: 1 call sites bound to "), "{text}");
+        let impact = check_impact(&w, implementation, None);
+        assert!(impact.contains(&format!("    {caller}  via interface")), "{impact}");
+    }
+}
+
+#[test]
 fn two_hundred_callers_are_capped_with_exact_counts() {
     let mut spec = String::from(APP);
     spec.push_str("//- /app/many.py\nfrom app.core import popular\n");

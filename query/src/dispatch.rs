@@ -1,0 +1,83 @@
+//! Calls that reach a symbol through another one: a constructor (`constructor`, `__init__`) through its
+//! class's instantiations, an implementation through the interface or trait method it implements (a
+//! call bound to `Speak::speak` may run `<Dog as Speak>::speak`).
+
+use drsg_planes::{Node, Store};
+
+use crate::Result;
+use crate::context::CALL_TYPES;
+use crate::walk::{Also, Start};
+
+/// The edge types through which a constructor's class is instantiated.
+const INSTANTIATIONS: &[&str] = &["INSTANTIATES"];
+
+/// What else reaches a symbol's callers' way.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Dispatch {
+    /// For a constructor, its class: the class's instantiations are its calls.
+    pub class: Option<Node>,
+    /// For an implementation, the interface or trait method it implements: calls bound to that one may
+    /// run this one.
+    pub implements: Option<Node>,
+    /// For an interface or trait method, the methods that implement it.
+    pub implemented_by: Vec<Node>,
+}
+
+impl Dispatch {
+    pub(crate) fn of(store: &Store, node: &Node) -> Result<Dispatch> {
+        if node.label() != "Method" {
+            return Ok(Dispatch::default());
+        }
+        let Some(owner) = owner(store, node)? else { return Ok(Dispatch::default()) };
+        let mut out = Dispatch::default();
+        match owner.label() {
+            "Class" if matches!(node.name.as_str(), "constructor" | "__init__") => out.class = Some(owner),
+            "Trait" | "Interface" => {
+                for e in store.edges_in(owner.id, Some("IMPLEMENTS"))? {
+                    out.implemented_by.extend(method_named(store, e.src, &node.name)?);
+                }
+                out.implemented_by.sort_by(|a, b| a.key.cmp(&b.key));
+            }
+            _ => {
+                for e in store.edges_out(owner.id, Some("IMPLEMENTS"))? {
+                    if let Some(m) = method_named(store, e.dst, &node.name)? {
+                        out.implements = Some(m);
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Where a walk back from `node` starts: with the class's instantiations, or the calls of the
+    /// interface method, at the first hop (those reported `via interface`).
+    pub(crate) fn start<'a>(&self, node: &Node) -> Start<'a> {
+        let also = match (&self.class, &self.implements) {
+            (Some(class), _) => Some(Also { node: class.id, types: INSTANTIATIONS, via: None }),
+            (None, Some(method)) => Some(Also { node: method.id, types: CALL_TYPES, via: Some("interface") }),
+            (None, None) => None,
+        };
+        Start { node: node.id, also }
+    }
+}
+
+/// The type or trait that declares method `node`.
+fn owner(store: &Store, node: &Node) -> Result<Option<Node>> {
+    match store.edges_in(node.id, Some("HAS_METHOD"))?.first() {
+        Some(e) => Ok(store.node(e.src)?),
+        None => Ok(None),
+    }
+}
+
+/// The method of type `ty` named `name`, if it declares one.
+fn method_named(store: &Store, ty: i64, name: &str) -> Result<Option<Node>> {
+    for e in store.edges_out(ty, Some("HAS_METHOD"))? {
+        if let Some(m) = store.node(e.dst)?
+            && m.name == name
+        {
+            return Ok(Some(m));
+        }
+    }
+    Ok(None)
+}
