@@ -1,6 +1,7 @@
 //! Indexer tests: fixture repositories (real git) indexed into an in-memory store, checked through
 //! the edges they produce.
 
+mod accounting;
 mod bad_input;
 mod fold;
 mod git;
