@@ -8,6 +8,7 @@ use drsg_planes::{Direction, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::context::CALL_TYPES;
+use crate::dispatch::Dispatch;
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{NodeLine, Text};
 use crate::walk::bfs;
@@ -59,6 +60,8 @@ pub struct TraceHop {
     pub node: NodeLine,
     /// Line of the call in the previous hop.
     pub site_line: Option<u32>,
+    /// The edge's type; `interface` (an implementation of the method before) or `constructor` (of the
+    /// class before) for a last hop no edge makes.
     #[serde(rename = "type")]
     pub ty: String,
     pub resolved_by: Option<String>,
@@ -101,6 +104,22 @@ pub fn trace(s: &Session<'_>, p: &TraceParams) -> Result<Lookup<TraceOutput>> {
             out.hops = hops(s.store, &edges)?;
             return Ok(Lookup::Found(out));
         }
+    }
+    // A constructor is reached through its class's instantiation, an implementation through the
+    // interface or trait method it implements: a path to that one, then the last hop.
+    let dispatch = Dispatch::of(s.store, &to)?;
+    let through = match (&dispatch.class, &dispatch.implements) {
+        (Some(class), _) => Some((class, "constructor")),
+        (None, Some(method)) => Some((method, "interface")),
+        (None, None) => None,
+    };
+    if let Some((through, ty)) = through
+        && let Some(edges) = shortest_path(s.store, from.id, through.id)?
+    {
+        out.found = "forward";
+        out.hops = hops(s.store, &edges)?;
+        out.hops.push(TraceHop { node: NodeLine::of(&to), site_line: None, ty: ty.to_owned(), resolved_by: None });
+        return Ok(Lookup::Found(out));
     }
     explain(s.store, from.id, &to, &mut out)?;
     Ok(Lookup::Found(out))
@@ -278,7 +297,13 @@ impl Answer for TraceOutput {
                 for h in &self.hops {
                     let line = h.site_line.map(|l| format!("line {l}")).unwrap_or_else(|| "line ?".into());
                     let by = h.resolved_by.as_deref().unwrap_or("?");
-                    t.line(format_args!("  → {}  ({} at {line}, by {by})", h.node, h.ty));
+                    match h.ty.as_str() {
+                        "interface" => {
+                            t.line(format_args!("  → {}  (via interface: it implements the method above)", h.node))
+                        }
+                        "constructor" => t.line(format_args!("  → {}  (the constructor of the class above)", h.node)),
+                        ty => t.line(format_args!("  → {}  ({ty} at {line}, by {by})", h.node)),
+                    };
                 }
             }
         }

@@ -363,6 +363,11 @@ export function open(): Basket {
     // `impact` walks from the constructor to what instantiates its class, tests apart.
     let impact = check_impact(&w, "Cart.__init__", None);
     assert!(impact.contains("2 symbols reach it within 3 hops (1 production, 1 tests"), "{impact}");
+    let trace = check_trace(&w, "checkout", "Cart.__init__");
+    assert!(
+        trace.starts_with("2 hops from shop.checkout to shop.Cart.__init__\n  shop.checkout  Function  app/shop.py:6\n  → shop.Cart  Class  app/shop.py:1  (INSTANTIATES at line 7, by scope)\n  → shop.Cart.__init__  Method  app/shop.py:2  (the constructor of the class above)\n"),
+        "{trace}"
+    );
     assert!(impact.contains("    shop.checkout  Function  app/shop.py:6  via INSTANTIATES"), "{impact}");
 }
 
@@ -403,6 +408,13 @@ export function total(s: Shape) { return s.area(); }
         assert!(text.contains("callers: none (a lower bound: 1 call sites bound to "), "{text}");
         let impact = check_impact(&w, implementation, None);
         assert!(impact.contains(&format!("    {caller}  via interface")), "{impact}");
+        // `trace` from the caller ends with the hop through the interface.
+        let from = caller.split_whitespace().next().unwrap();
+        let trace = check_trace(&w, from, implementation);
+        assert!(trace.starts_with(&format!("2 hops from {from} to {implementation}\n")), "{trace}");
+        let last = trace.lines().nth(3).unwrap_or_default();
+        assert!(last.starts_with(&format!("  → {implementation}  Method  ")), "{trace}");
+        assert!(last.ends_with("(via interface: it implements the method above)"), "{trace}");
     }
 }
 
