@@ -97,25 +97,26 @@ fn generate(rng: &mut Rng) -> Vec<(String, String)> {
         String::from("class Box:\n    def open(self):\n        return self\n\n\ndef helper():\n    return 1\n");
     for i in 0..rng.below(4) {
         py.push_str(&format!("\n\ndef f_{i}(obj, arg):\n"));
-        for _ in 0..1 + rng.below(4) {
-            py.push_str("    ");
-            py.push_str(&rng.pick(PY_STATEMENTS, i));
-            py.push('\n');
-        }
+        body(rng, PY_STATEMENTS, i, "    ", &mut py);
     }
     files.push(("py/mod.py".to_owned(), py));
     let mut ts = String::from("class Box { open(): Box { return this; } }\nfunction helper() { return 1; }\n");
     for i in 0..rng.below(4) {
         ts.push_str(&format!("export function f{i}() {{\n"));
-        for _ in 0..1 + rng.below(4) {
-            ts.push_str("  ");
-            ts.push_str(&rng.pick(TS_STATEMENTS, i));
-            ts.push('\n');
-        }
+        body(rng, TS_STATEMENTS, i, "  ", &mut ts);
         ts.push_str("}\n");
     }
     files.push(("web/mod.ts".to_owned(), ts));
     files
+}
+
+/// One to four statements picked from `statements`, each on its own line after `indent`.
+fn body(rng: &mut Rng, statements: &[&str], n: usize, indent: &str, out: &mut String) {
+    for _ in 0..1 + rng.below(4) {
+        out.push_str(indent);
+        out.push_str(&rng.pick(statements, n));
+        out.push('\n');
+    }
 }
 
 #[test]
