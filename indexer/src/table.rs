@@ -312,7 +312,7 @@ impl Table {
         }
     }
 
-    /// Add a Rust impl method once its key is known (phase two).
+    /// Add a Rust impl method once its key is known (phase two), or a definition nested in one.
     pub fn add_impl_method(&mut self, fi: u32, di: u32, key: String, owner: SymId) -> SymId {
         let def = &self.files[fi as usize].facts.defs[di as usize];
         let id = self.syms.len() as SymId;

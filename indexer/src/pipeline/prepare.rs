@@ -84,7 +84,35 @@ fn add_impl_methods(table: &mut Table, index: &[Arc<FileIndex>]) -> HashMap<(u32
     for (fi, di, key, owner) in pending {
         table.add_impl_method(fi, di, key, owner);
     }
+    add_nested_in_impl_methods(table);
     impl_self
+}
+
+/// Key the definitions nested in impl methods (a `fn` inside a method's body) below their method, now
+/// that the methods have keys. Parents come before their children, so one pass in order keys every level.
+fn add_nested_in_impl_methods(table: &mut Table) {
+    for fi in 0..table.files.len() {
+        let facts = Arc::clone(&table.files[fi].facts);
+        let in_impl_method = |mut di: u32| {
+            // Each step moves to a parent, which comes earlier in the file's definitions.
+            while let Some(parent) = facts.defs[di as usize].parent {
+                if facts.defs[parent as usize].impl_block.is_some() {
+                    return true;
+                }
+                di = parent;
+            }
+            false
+        };
+        for (di, def) in facts.defs.iter().enumerate() {
+            let di = di as u32;
+            if table.def_sym[fi][di as usize].is_some() || !in_impl_method(di) {
+                continue;
+            }
+            let Some(owner) = def.parent.and_then(|p| table.def_sym[fi][p as usize]) else { continue };
+            let key = format!("{}::{}", table.syms[owner as usize].key, def.name);
+            table.add_impl_method(fi as u32, di, key, owner);
+        }
+    }
 }
 
 /// The key of a type the tree does not define, from its path as written in module `module_key`:

@@ -563,3 +563,29 @@ dir.create();
     // `dir` in the second invocation is not the first one's parameter.
     assert!(!calls.iter().any(|c| c.contains("Dir::create L13")), "{calls:#?}");
 }
+
+#[test]
+fn a_function_nested_in_an_impl_method_is_keyed_below_it_and_bound() {
+    // ripgrep's `HiArgs::sort`: `fn attach_timestamps` declared in a block of the method's body.
+    let ix = index(&package(
+        "app",
+        r#"
+//- /src/lib.rs
+pub struct S;
+impl S {
+    pub fn run(&self) {
+        {
+            fn inner() {}
+            inner();
+        }
+        fn direct() {}
+        direct();
+    }
+}
+"#,
+    ));
+    assert_has(
+        &ix.calls(),
+        &["CALLS app::S::run -> app::S::run::direct L9 [scope]", "CALLS app::S::run -> app::S::run::inner L6 [scope]"],
+    );
+}
