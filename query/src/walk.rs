@@ -91,12 +91,14 @@ pub fn bfs<'a>(
         let mut edges = BTreeMap::new();
         for &node in &frontier {
             for &dir in dirs {
-                let mut adjacent: Vec<_> = store.adjacent(node, dir, types)?.into_iter().map(|a| (a, None)).collect();
-                if let Some(a) = also.filter(|_| depth == 1) {
-                    adjacent.extend(store.adjacent(a.node, dir, a.types)?.into_iter().map(|adj| (adj, a.via)));
-                }
-                *fanout.entry(node).or_insert(0) += adjacent.len();
-                for (adj, via) in adjacent {
+                let adjacent = store.adjacent(node, dir, types)?;
+                let (extra, via) = match also.filter(|_| depth == 1) {
+                    Some(a) => (store.adjacent(a.node, dir, a.types)?, a.via),
+                    None => (Vec::new(), None),
+                };
+                *fanout.entry(node).or_insert(0) += adjacent.len() + extra.len();
+                let from_extra = extra.into_iter().map(|adj| (adj, via));
+                for (adj, via) in adjacent.into_iter().map(|adj| (adj, None)).chain(from_extra) {
                     let ty = via.unwrap_or_else(|| static_type(&adj.ty));
                     *edges.entry((ty, dir)).or_insert(0) += 1;
                     if seen.insert(adj.node, ()).is_some() {

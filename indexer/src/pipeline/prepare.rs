@@ -53,13 +53,11 @@ fn add_impl_methods(table: &mut Table, index: &[Arc<FileIndex>]) -> HashMap<(u32
         let resolver = Resolver::with_index(table, index.to_vec());
         for (fi, file) in table.files.iter().enumerate() {
             let module_key = &table.syms[table.file_module[fi] as usize].key;
-            let crate_name = std::cell::OnceCell::new();
             for (di, def) in file.facts.defs.iter().enumerate() {
                 let Some(block) = &def.impl_block else { continue };
                 let (fi, di) = (fi as u32, di as u32);
                 let (self_ty, trait_) = resolver.impl_targets(fi, di);
-                let crate_name = crate_name.get_or_init(|| table.layout.rust_module(&file.path).map(|m| m.crate_name));
-                let written = |path: &[String]| written_type_key(module_key, crate_name.as_deref(), path);
+                let written = |path: &[String]| written_type_key(module_key, resolver.crate_of(fi), path);
                 let (type_key, owner) = match &self_ty {
                     Some(Target::Sym(id)) if table.syms[*id as usize].kind.is_type() => {
                         (table.syms[*id as usize].key.clone(), *id)

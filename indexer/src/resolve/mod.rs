@@ -251,7 +251,7 @@ impl<'t> Resolver<'t> {
     }
 
     /// The crate of Rust file `fi`, if it is in a Cargo target.
-    fn crate_of(&self, fi: u32) -> Option<&str> {
+    pub(crate) fn crate_of(&self, fi: u32) -> Option<&str> {
         self.file_crates[fi as usize]
             .get_or_init(|| self.t.layout.rust_module(&self.t.files[fi as usize].path).map(|m| m.crate_name))
             .as_deref()

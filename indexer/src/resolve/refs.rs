@@ -22,11 +22,11 @@ impl Resolver<'_> {
             }
             Qualifier::SelfValue => self.resolve_on_self(fi, r.scope, &r.path),
             Qualifier::Super => self.resolve_on_super(fi, r.scope, &r.path),
-            Qualifier::Expr { call: Some(inner), then } => match self.chain_type(fi, r.scope, inner, then, r.line) {
-                Some(Target::Sym(ty)) if r.path.is_empty() => self.call_of_value(ty),
-                Some(ty) => self.walk_members(ty, &r.path).map(|t| (t, Strategy::ReceiverType)),
-                None if !then.is_empty() => miss(self.lost_at(fi, r.scope, inner, then, r.line)),
-                None => match self.resolve_plain(fi, r.scope, inner, r.line, Shape::Method) {
+            Qualifier::Expr { call: Some(inner), then } => match self.chain(fi, r.scope, inner, then, r.line) {
+                Ok(Target::Sym(ty)) if r.path.is_empty() => self.call_of_value(ty),
+                Ok(ty) => self.walk_members(ty, &r.path).map(|t| (t, Strategy::ReceiverType)),
+                Err(lost) if !then.is_empty() => miss(lost.reason(then)),
+                Err(_) => match self.resolve_plain(fi, r.scope, inner, r.line, Shape::Method) {
                     Ok((Target::External(path), _)) => {
                         miss(format!("method call: receiver is the result of external `{path}`"))
                     }

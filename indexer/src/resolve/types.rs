@@ -7,6 +7,33 @@ use drsg_parsers::{DefKind, Family, Inherit, TypeHint};
 use super::{Miss, Res, Resolver, Shape, Target, Why};
 use crate::table::{SymId, SymKind, separator};
 
+/// Where a call chain's type was lost: at its first call, or at a step of its `then`.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Lost {
+    First,
+    At(usize),
+}
+
+impl Lost {
+    /// A miss's reason, with the step of `then` named.
+    pub(super) fn reason(self, then: &[String]) -> String {
+        match self.step(then) {
+            None => "method call: receiver is a call chain whose first call's type is unknown".to_owned(),
+            Some(step) => {
+                let step = if step == "?" { "?".to_owned() } else { format!(".{step}(…)") };
+                format!("method call: receiver is a call chain whose type is lost at `{step}`")
+            }
+        }
+    }
+
+    fn step(self, then: &[String]) -> Option<&str> {
+        match self {
+            Lost::First => None,
+            Lost::At(i) => then.get(i).map(String::as_str),
+        }
+    }
+}
+
 /// A value's type as far as it is known, and for a `Result<T, _>` or `Option<T>` the `T` that `?` and
 /// `unwrap()` give.
 #[derive(Debug, Clone)]
@@ -57,29 +84,23 @@ impl Resolver<'_> {
         then: &[String],
         line: u32,
     ) -> Option<Target> {
-        let mut typed = self.call_result(fi, scope, callee, line)?;
-        for step in then {
-            typed = self.step(typed, step)?;
-        }
-        typed.ty
+        self.chain(fi, scope, callee, then, line).ok()
     }
 
-    /// Why a chain's type is not known: its first call's, or the step after which it is lost.
-    pub(super) fn lost_at(&self, fi: u32, scope: Option<u32>, callee: &[String], then: &[String], line: u32) -> String {
-        let lost = |step: &String| {
-            let step = if step == "?" { "?".to_owned() } else { format!(".{step}(…)") };
-            format!("method call: receiver is a call chain whose type is lost at `{step}`")
-        };
-        let Some(mut typed) = self.call_result(fi, scope, callee, line) else {
-            return "method call: receiver is a call chain whose first call's type is unknown".to_owned();
-        };
-        for step in then {
-            match self.step(typed, step) {
-                Some(next) => typed = next,
-                None => return lost(step),
-            }
+    /// [`Resolver::chain_type`], or where the chain's type was lost.
+    pub(super) fn chain(
+        &self,
+        fi: u32,
+        scope: Option<u32>,
+        callee: &[String],
+        then: &[String],
+        line: u32,
+    ) -> Result<Target, Lost> {
+        let mut typed = self.call_result(fi, scope, callee, line).ok_or(Lost::First)?;
+        for (i, step) in then.iter().enumerate() {
+            typed = self.step(typed, step).ok_or(Lost::At(i))?;
         }
-        then.last().map(lost).unwrap_or_default()
+        typed.ty.ok_or(Lost::At(then.len().saturating_sub(1)))
     }
 
     /// The result of one step of a chain on a value of type `typed`.
