@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""compare_rust.py INDEX.scip EXPORT.jsonl TREE [--misses]: drsg's call bindings against rust-analyzer's.
+"""compare_rust.py INDEX.scip EXPORT.jsonl TREE [--misses|--all-misses]: drsg's call bindings against rust-analyzer's.
 
 With `--misses`, each library site drsg does not bind as rust-analyzer does is printed too, with what
 drsg has there (its stand-in and reason).
@@ -101,7 +101,10 @@ def callable_name(symbol):
     """The name of a function or method symbol (descriptor `name().`), else None."""
     if symbol.startswith("local ") or not symbol.endswith(")."):
         return None
-    head = symbol[: symbol.rindex("(")]
+    # `scheme manager package version descriptors`: the version's dots are no descriptor separators.
+    parts = symbol.split(" ", 4)
+    descriptors = parts[4] if len(parts) == 5 else symbol
+    head = descriptors[: descriptors.rindex("(")]
     for sep in ("#", "/", ".", "]"):
         head = head.rsplit(sep, 1)[-1]
     return head.strip("`") or None
@@ -115,6 +118,7 @@ def is_test_path(path):
 def main():
     scip_path, export_path, tree = sys.argv[1:4]
     show_misses = "--misses" in sys.argv[4:]
+    show_all_misses = "--all-misses" in sys.argv[4:]
     docs = read_scip(scip_path)
     definitions = {}
     for rel, occurrences in docs.items():
@@ -177,7 +181,7 @@ def main():
                 unresolved += 1
             elif any(e[3] == "External" for e in at):
                 external += 1
-        if show_misses and library and not hit:
+        if ((show_misses and library) or show_all_misses) and not hit:
             had = "; ".join(f"{e[4]} ({e[5]})" if e[5] else e[4] for e in at) or "no edge of the name"
             print(f"miss {file}:{line} {name} -> {dfile}:{dline}: {had}")
         for group in ("all", "library") if library else ("all",):

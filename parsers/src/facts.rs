@@ -244,6 +244,9 @@ pub struct Ref {
     /// Rust: the macro invocation whose tokens this site was read from (`assert_eq!`), the innermost one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub within: Option<String>,
+    /// Rust: a call the body of the file's own macro makes, read from its expansion at the invocation.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub expanded: bool,
 }
 
 /// A name brought into scope from another module.

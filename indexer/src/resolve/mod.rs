@@ -89,6 +89,8 @@ pub enum Strategy {
     Super,
     ReceiverType,
     MacroScope,
+    /// A call the body of the file's own macro makes, read from its expansion at the invocation.
+    Macro,
 }
 
 impl Strategy {
@@ -101,12 +103,13 @@ impl Strategy {
             Strategy::Super => "super",
             Strategy::ReceiverType => "receiver-type",
             Strategy::MacroScope => "macro-scope",
+            Strategy::Macro => "macro",
         }
     }
 
     pub fn confidence(self) -> &'static str {
         match self {
-            Strategy::ReceiverType | Strategy::MacroScope => "medium",
+            Strategy::ReceiverType | Strategy::MacroScope | Strategy::Macro => "medium",
             _ => "high",
         }
     }

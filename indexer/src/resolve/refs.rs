@@ -75,6 +75,7 @@ impl Resolver<'_> {
             };
         }
         match result {
+            Ok((Target::Sym(id), _)) if r.expanded => Resolution::Resolved { target: id, by: Strategy::Macro },
             Ok((Target::Sym(id), by)) => Resolution::Resolved { target: id, by },
             Ok((Target::External(path), _)) => Resolution::External(path),
             Err(missed) => Resolution::Unresolved(match &r.within {

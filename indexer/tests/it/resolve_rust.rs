@@ -336,11 +336,17 @@ fn calls_in_macro_arguments_bind_and_tokens_stay_unresolved_naming_the_macro() {
 //- /src/lib.rs
 pub struct Inner;
 impl Inner { pub fn route(&mut self) {} }
+macro_rules! tap { ($s:ident, mut $i:ident => { $($st:stmt)* }) => {{ let mut $i = $s.into_inner(); $($st)*; }} }
+pub struct Router;
+impl Router {
+    fn into_inner(self) -> Inner { Inner }
+    pub fn go(self) {
+        tap!(self, mut this => { this.route(); });
+    }
+}
 pub fn validate(_: u8) -> bool { true }
-macro_rules! tap { ($s:ident, mut $i:ident => { $($st:stmt)* }) => {{ let mut $i = $s; $($st)*; }} }
 pub fn check(x: u8) {
     assert!(validate(x), "bad {}", describe(x));
-    tap!(x, mut this => { this.route(); });
     weird!(a => validate(x));
 }
 fn describe(_: u8) -> String { String::new() }
@@ -350,12 +356,14 @@ fn describe(_: u8) -> String { String::new() }
     assert_has(
         &calls,
         &[
-            "CALLS web::check -> web::validate L6 [scope]",
-            "CALLS web::check -> web::describe L6 [scope]",
-            "CALLS web::check -> web::tap L7 [scope]",
-            // `this` is bound by the macro's expansion, which is not read: the site stays unresolved.
-            "CALLS web::check -> ?route L7 (inside macro `tap!`: method call: receiver type unknown)",
-            "CALLS web::check -> ?validate L8 (inside macro `weird!`: its tokens do not read as Rust, so what it calls depends on the expansion)",
+            "CALLS web::check -> web::validate L13 [scope]",
+            "CALLS web::check -> web::describe L13 [scope]",
+            // The file's own macro is expanded: the call its body makes sits at the invocation, and the
+            // name it binds (`this`, to `self.into_inner()`) types the statements passed in.
+            "CALLS web::Router::go -> web::tap L8 [scope]",
+            "CALLS web::Router::go -> web::Router::into_inner L8 [macro]",
+            "CALLS web::Router::go -> web::Inner::route L8 [receiver-type]",
+            "CALLS web::check -> ?validate L14 (inside macro `weird!`: its tokens do not read as Rust, so what it calls depends on the expansion)",
         ],
     );
     let a = &ix.report.accounting;
@@ -588,4 +596,20 @@ impl S {
         &ix.calls(),
         &["CALLS app::S::run -> app::S::run::direct L9 [scope]", "CALLS app::S::run -> app::S::run::inner L6 [scope]"],
     );
+}
+
+#[test]
+fn an_impls_associated_consts_are_keyed_below_the_type_and_know_self() {
+    let ix = index(&package(
+        "flags",
+        r#"
+//- /src/lib.rs
+pub struct Filter(u16);
+impl Filter {
+    pub const GET: Self = Self::from_bits(1);
+    const fn from_bits(bits: u16) -> Self { Self(bits) }
+}
+"#,
+    ));
+    assert_has(&ix.calls(), &["CALLS flags::Filter::GET -> flags::Filter::from_bits L3 [path]"]);
 }

@@ -62,6 +62,7 @@ pub(super) fn call(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut
             scope,
             text: collapse(node_text(function, source), 120),
             within: None,
+            expanded: false,
         });
     }
     argument_values(node, scope, source, facts);
@@ -150,6 +151,7 @@ fn push_named(ref_kind: RefKind, node: Node<'_>, site: u32, scope: Option<u32>, 
         scope,
         text: collapse(node_text(node, source), 120),
         within: None,
+        expanded: false,
     });
 }
 
@@ -169,6 +171,7 @@ pub(super) fn annotation(ty: Node<'_>, scope: Option<u32>, source: &str, facts: 
             scope,
             text,
             within: None,
+            expanded: false,
         });
     };
     let mut stack = vec![ty];

@@ -74,7 +74,10 @@ pub(super) fn build(
         let container = containers.get(&node.id()).copied();
         let kind = match (container, kind) {
             (Some(Container::Impl(_) | Container::Trait(_)), DefKind::Function) => DefKind::Method,
-            // Associated consts and types of impl blocks are not defs.
+            // An impl's associated consts are defs, keyed below the type as its methods are (`Self::GET`
+            // names one, and `Self::from_bits(…)` in its value is a call inside the impl); its associated
+            // types are not.
+            (Some(Container::Impl(_)), DefKind::Const) => DefKind::Const,
             (Some(Container::Impl(_)), _) => continue,
             (_, kind) => kind,
         };

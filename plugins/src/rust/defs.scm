@@ -1,5 +1,5 @@
 ; Named definitions. Parents come from byte-range nesting; kinds are refined by the container:
-; a function in an `impl` or `trait` body is a Method, other `impl` members are skipped.
+; a function in an `impl` or `trait` body is a Method, an `impl` const is kept, other `impl` members are skipped.
 (mod_item) @def.module
 (function_item) @def.function
 (function_signature_item) @def.function

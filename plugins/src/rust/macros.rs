@@ -20,6 +20,7 @@ use drsg_parsers::text::{collapse, node_text};
 use drsg_parsers::{Binding, Qualifier, Ref, RefKind};
 use tree_sitter::{Node, Parser, Tree};
 
+use super::expand::{self, Rules};
 use super::refs::Positioned;
 use super::{Capture, Field, capture, read_expression_site};
 use crate::fields::ChildInField;
@@ -83,10 +84,25 @@ impl Pending {
     }
 }
 
-/// Takes in a macro invocation of `text`, unless the macro's tokens are no code here: a token tree whose
-/// own tokens show it is no expression is read as tokens now (its sites into `refs`), any other is queued
-/// in `pending` to be parsed. Positions are those of `text`.
-pub(super) fn invocation(node: Node<'_>, text: &str, refs: &mut Vec<Positioned<Ref>>, pending: &mut Vec<Pending>) {
+/// Where an invocation is read: the file's own macros, and how deep in their expansions.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Reading<'r> {
+    pub(super) rules: &'r Rules,
+    pub(super) depth: usize,
+}
+
+/// Takes in a macro invocation of `text`, unless the macro's tokens are no code here: an invocation of a
+/// macro the file defines is expanded and its expansion read now (sites into `refs`, bindings into
+/// `bindings`); a token tree whose own tokens show it is no expression is read as tokens now, any other is
+/// queued in `pending` to be parsed. Positions are those of `text`.
+pub(super) fn invocation(
+    node: Node<'_>,
+    text: &str,
+    reading: Reading<'_>,
+    refs: &mut Vec<Positioned<Ref>>,
+    bindings: &mut Vec<Positioned<Binding>>,
+    pending: &mut Vec<Pending>,
+) {
     let Some(name) = node.field(Field::Macro) else { return };
     let last = node_text(name, text).rsplit("::").next().unwrap_or("");
     if OPAQUE.contains(&last) {
@@ -98,6 +114,10 @@ pub(super) fn invocation(node: Node<'_>, text: &str, refs: &mut Vec<Positioned<R
     if text.as_bytes().get(tree.start_byte()) == Some(&b'{')
         && node.parent().is_some_and(|p| matches!(p.kind_name(), "source_file" | "declaration_list"))
     {
+        return;
+    }
+    let own = node_text(name, text) == last && reading.rules.defines(last) && reading.depth < expand::MAX_DEPTH;
+    if own && read_expansion(node, tree, last, text, reading, refs, bindings) {
         return;
     }
     let within = format!("{last}!");
@@ -179,9 +199,22 @@ fn last_token_tree(node: Node<'_>) -> Option<Node<'_>> {
     (0..node.child_count()).rev().filter_map(|i| node.child(i)).find(|c| c.kind_name() == "token_tree")
 }
 
+/// `text` parsed as Rust, with this thread's parser.
+fn parse(text: &str) -> Option<Tree> {
+    PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        if parser.is_none() {
+            let mut fresh = Parser::new();
+            fresh.set_language(&tree_sitter_rust::LANGUAGE.into()).ok()?;
+            *parser = Some(fresh);
+        }
+        parser.as_mut()?.parse(text, None)
+    })
+}
+
 /// A segment of a synthetic source: where its copy starts there and in the file.
 #[derive(Debug, Clone, Copy)]
-struct Segment {
+pub(super) struct Segment {
     synthetic: usize,
     original: usize,
     len: usize,
@@ -192,6 +225,16 @@ struct Segment {
 }
 
 impl Segment {
+    pub(super) fn new(
+        synthetic: usize,
+        original: usize,
+        len: usize,
+        synthetic_row: usize,
+        original_row: usize,
+    ) -> Self {
+        Segment { synthetic, original, len, synthetic_row, original_row, pending: 0 }
+    }
+
     /// Whether synthetic byte `at` lies in this segment's copy (not in the glue around it).
     fn holds(&self, at: usize) -> bool {
         self.synthetic <= at && at < self.synthetic + self.len
@@ -258,15 +301,7 @@ impl Synthetic {
     }
 
     fn parse(&self) -> Option<Tree> {
-        PARSER.with(|parser| {
-            let mut parser = parser.borrow_mut();
-            if parser.is_none() {
-                let mut fresh = Parser::new();
-                fresh.set_language(&tree_sitter_rust::LANGUAGE.into()).ok()?;
-                *parser = Some(fresh);
-            }
-            parser.as_mut()?.parse(&self.text, None)
-        })
+        parse(&self.text)
     }
 
     /// The statements of the synthetic function's body that are exactly one segment's glue and copy, by
@@ -311,6 +346,7 @@ pub(super) fn blocks(pending: &[Pending], source: &str) -> Vec<(u32, u32)> {
 pub(super) fn read(
     mut pending: Vec<Pending>,
     source: &str,
+    reading: Reading<'_>,
     refs: &mut Vec<Positioned<Ref>>,
     bindings: &mut Vec<Positioned<Binding>>,
 ) {
@@ -319,7 +355,7 @@ pub(super) fn read(
             return;
         }
         let mut next = Vec::new();
-        let failed = read_expressions(&pending, source, refs, bindings, &mut next);
+        let failed = read_expressions(&pending, source, reading, refs, bindings, &mut next);
         if !failed.is_empty() {
             read_tokens(&failed, source, refs, &mut next);
         }
@@ -332,6 +368,7 @@ pub(super) fn read(
 fn read_expressions(
     pending: &[Pending],
     source: &str,
+    reading: Reading<'_>,
     refs: &mut Vec<Positioned<Ref>>,
     bindings: &mut Vec<Positioned<Binding>>,
     next: &mut Vec<Pending>,
@@ -359,7 +396,7 @@ fn read_expressions(
                 continue;
             }
             if kind == Capture::Macro {
-                invocation(node, text, &mut found_refs, &mut nested);
+                invocation(node, text, reading, &mut found_refs, &mut found_bindings, &mut nested);
             }
             read_expression_site(node, kind, text, &mut found_refs, &mut found_bindings);
         }
@@ -376,6 +413,96 @@ fn read_expressions(
         segment.items_to_file(found_bindings, |b| &mut b.line, bindings);
     }
     failed
+}
+
+/// Reads the expansion of an invocation (`node`, its token tree `tree`) of the file's own macro `name`
+/// into `refs` and `bindings`, in the coordinates of `text`; false when it has none or it does not parse,
+/// and nothing is read. A site or binding inside a fragment the invocation passed keeps its place; one of
+/// the macro's body (or partly: `$self_.into_inner()`) sits at the invocation, a site marked
+/// [`Ref::expanded`], and a binding only when its
+/// name came from the invocation (`let $inner = …`): the body's own names are hygienic.
+fn read_expansion(
+    node: Node<'_>,
+    tree: Node<'_>,
+    name: &str,
+    text: &str,
+    reading: Reading<'_>,
+    refs: &mut Vec<Positioned<Ref>>,
+    bindings: &mut Vec<Positioned<Binding>>,
+) -> bool {
+    let Some(expansion) = reading.rules.expand(name, tree, text) else { return false };
+    let Some(parsed) = parse(&expansion.text) else { return false };
+    let body = parsed.root_node().named_child(0).and_then(|f| f.field(Field::Body));
+    let Some(body) = body.filter(|b| !parsed.root_node().has_error() && b.kind_name() == "block") else {
+        return false;
+    };
+    let source = expansion.text.as_str();
+    let inner = Reading { rules: reading.rules, depth: reading.depth + 1 };
+    let captured = capture(body, source);
+    let items: Vec<(usize, usize)> = captured.defs.iter().map(|(d, _)| (d.start_byte(), d.end_byte())).collect();
+    let outside = |at: usize| !items.iter().any(|&(start, end)| start <= at && at < end);
+    let (mut found_refs, mut found_bindings, mut nested) = (Vec::new(), Vec::new(), Vec::new());
+    for (site, kind) in captured.sites {
+        if !outside(site.start_byte()) {
+            continue;
+        }
+        if kind == Capture::Macro {
+            invocation(site, source, inner, &mut found_refs, &mut found_bindings, &mut nested);
+        }
+        read_expression_site(site, kind, source, &mut found_refs, &mut found_bindings);
+    }
+    for (ty, owner) in captured.types {
+        if outside(ty.start_byte()) {
+            super::refs::types(ty, owner, &captured.containers, source, &mut found_refs);
+        }
+    }
+    read(nested, source, inner, &mut found_refs, &mut found_bindings);
+
+    let at = node.start_byte();
+    let line = u32::try_from(node.start_position().row + 1).unwrap_or(u32::MAX);
+    let copy_of = |position: usize| expansion.copies.iter().find(|c| c.holds(position));
+    let mut read_refs = Vec::with_capacity(found_refs.len());
+    for (position, mut r) in found_refs {
+        r.within.get_or_insert_with(|| format!("{name}!"));
+        // A site is the invocation's when all it names was passed (`$f()`, `$x.run()`); `$self_.into_inner()`
+        // is the body's.
+        let end = position + r.text.len().saturating_sub(1);
+        match copy_of(position).filter(|copy| copy.holds(end)) {
+            Some(copy) => {
+                let (position, mapped) = copy.map(position, r.line);
+                r.line = mapped;
+                read_refs.push((position, r));
+            }
+            None => {
+                r.line = line;
+                r.expanded = true;
+                read_refs.push((at, r));
+            }
+        }
+    }
+    // A fragment the body uses twice (`$x * $x`) is one site, and so is a name the body calls twice.
+    read_refs.sort_by(|(a, x), (b, y)| (a, x.line, &x.path, &x.text).cmp(&(b, y.line, &y.path, &y.text)));
+    read_refs.dedup_by(|(a, x), (b, y)| a == b && x.line == y.line && x.path == y.path && x.kind == y.kind);
+    refs.extend(read_refs);
+    let passed = |name: &str| expansion.copies.iter().any(|c| &source[c.synthetic..c.synthetic + c.len] == name);
+    for (position, mut b) in found_bindings {
+        // A name passed alone into the body's pattern (`let $inner = …`) means the body's value from the
+        // invocation on.
+        let more_than_the_name = |copy: &&Segment| source[copy.synthetic..copy.synthetic + copy.len] != b.name;
+        match copy_of(position).filter(more_than_the_name) {
+            Some(copy) => {
+                let (position, mapped) = copy.map(position, b.line);
+                b.line = mapped;
+                bindings.push((position, b));
+            }
+            _ if passed(&b.name) => {
+                b.line = line;
+                bindings.push((at, b));
+            }
+            _ => {}
+        }
+    }
+    true
 }
 
 /// Reads the token trees that did not parse as expressions as tokens.
@@ -435,6 +562,7 @@ fn token_tree(
                 scope: None,
                 text: format!("{written}!"),
                 within: Some(within.to_owned()),
+                expanded: false,
             }
         } else {
             Ref {
@@ -445,6 +573,7 @@ fn token_tree(
                 scope: None,
                 text: collapse(&text[name.start_byte()..child.end_byte()], 120),
                 within: Some(within.to_owned()),
+                expanded: false,
             }
         };
         refs.push((name.start_byte(), r));

@@ -7,6 +7,7 @@
 
 mod bindings;
 mod defs;
+mod expand;
 mod imports;
 mod macros;
 mod paths;
@@ -36,6 +37,7 @@ crate::fields::fields!(enum Field in [tree_sitter_rust::LANGUAGE] {
     Member = "field",
     Function = "function",
     Inner = "inner",
+    Left = "left",
     List = "list",
     Macro = "macro",
     Name = "name",
@@ -44,6 +46,7 @@ crate::fields::fields!(enum Field in [tree_sitter_rust::LANGUAGE] {
     Path = "path",
     Pattern = "pattern",
     ReturnType = "return_type",
+    Right = "right",
     Trait = "trait",
     Type = "type",
     TypeArguments = "type_arguments",
@@ -159,7 +162,7 @@ impl Language for RustPlugin {
         "rust"
     }
     fn version(&self) -> &'static str {
-        "0.3.0"
+        "0.4.0"
     }
     fn lang_for(&self, path: &str) -> Option<Lang> {
         (crate::extension(path) == "rs").then_some(Lang::Rust)
@@ -300,6 +303,9 @@ fn generic_bounds<'t>(item: Node<'t>, types: &mut Vec<(Node<'t>, Option<Node<'t>
 
 fn extract(root: Node<'_>, source: &str) -> FileFacts {
     let captured = capture(root, source);
+    let macros = captured.defs.iter().filter(|(_, kind)| *kind == DefKind::Macro).map(|(node, _)| *node);
+    let rules = expand::Rules::of(macros, source);
+    let reading = macros::Reading { rules: &rules, depth: 0 };
     let mut facts = FileFacts { module_doc: defs::inner_doc(root, source), ..FileFacts::default() };
     let trivia = defs::Trivia::new(captured.trivia);
     let table = defs::build(captured.defs, &captured.containers, &trivia, source, &mut facts.defs);
@@ -323,14 +329,14 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
             }
             kind => {
                 if kind == Capture::Macro {
-                    macros::invocation(node, source, &mut refs, &mut invocations);
+                    macros::invocation(node, source, reading, &mut refs, &mut bindings, &mut invocations);
                 }
                 read_expression_site(node, kind, source, &mut refs, &mut bindings);
             }
         }
     }
     let blocks = macros::blocks(&invocations, source);
-    macros::read(invocations, source, &mut refs, &mut bindings);
+    macros::read(invocations, source, reading, &mut refs, &mut bindings);
     // Only the invocations outside any function matter: inside one, its bindings are the function's.
     let functions: Vec<(u32, u32)> = facts
         .defs

@@ -26,6 +26,7 @@ fn make_ref(kind: RefKind, path: Vec<String>, qualifier: Qualifier, line_node: N
         scope: None,
         text: collapse(text, 120),
         within: None,
+        expanded: false,
     }
 }
 

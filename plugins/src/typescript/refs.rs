@@ -55,6 +55,7 @@ impl Refs<'_> {
                 scope: self.scopes.innermost(at.start_byte()),
                 text: collapse(node_text(text, self.source), 120),
                 within: None,
+                expanded: false,
             },
         ));
     }

@@ -243,6 +243,7 @@ extern "C" { fn ext_fn(x: i32) -> i32; }
 "#,
         "
         Method new L3-3 public parent=- impl=Foo ret=Self
+        Const X L4-4 private parent=- impl=Foo
         Method fmt L8-8 public parent=- impl=net::Client as fmt::Display ret=fmt::Result
         Trait Greeter L10-14 public parent=-
         Const N L11-11 public parent=Greeter
@@ -1026,4 +1027,59 @@ fn f() {
     );
     // The invocation outside any function is a block; the one inside `f` is not.
     assert_eq!(parse(src).macro_blocks, [(2, 4)]);
+}
+
+#[test]
+fn the_files_own_macros_are_expanded_where_invoked() {
+    // `tap_inner!` binds the name it is passed to `self.into_inner()` and runs the statements it is passed:
+    // the body's call sits at the invocation, marked expanded; the statements keep their lines; the
+    // binding types `this`. `square!` uses its fragment twice, which is one site. `twice!` repeats.
+    let src = r#"
+macro_rules! tap_inner {
+    ( $self_:ident, mut $inner:ident => { $($stmt:stmt)* } ) => {{
+        let mut $inner = $self_.into_inner();
+        let hidden = make_hidden();
+        $($stmt)*;
+        Router { inner: Arc::new($inner) }
+    }};
+}
+macro_rules! square { ($x:expr) => { $x * $x }; }
+macro_rules! twice { ($($f:ident),+ $(,)?) => { $( $f(); $f(); )+ }; }
+impl Router {
+    fn route(self, path: &str) -> Self {
+        tap_inner!(self, mut this => {
+            this.path_router.route(path);
+        })
+    }
+    fn area(&self) -> u32 {
+        twice!(first, second,);
+        square!(side(1))
+    }
+}
+"#;
+    let facts = parse(src);
+    let refs: Vec<String> = render_refs(&facts).into_iter().filter(|r| r.contains("within=")).collect();
+    let expanded: Vec<String> =
+        facts.refs.iter().filter(|r| r.expanded).map(|r| format!("{} L{}", join(&r.path), r.line)).collect();
+    assert_eq!(
+        refs,
+        [
+            "Call Arc::new L14 in=route plain `Arc::new` within=tap_inner!",
+            "Instantiate Router L14 in=route plain `Router` within=tap_inner!",
+            "Call into_inner L14 in=route self `self.into_inner` within=tap_inner!",
+            "Call make_hidden L14 in=route plain `make_hidden` within=tap_inner!",
+            "Value this L14 in=route plain `this` within=tap_inner!",
+            "Call this::path_router::route L15 in=route plain `this.path_router.route` within=tap_inner!",
+            "Value path L15 in=route plain `path` within=tap_inner!",
+            "Call first L19 in=area plain `first` within=twice!",
+            "Call second L19 in=area plain `second` within=twice!",
+            "Call side L20 in=area plain `side` within=square!",
+        ],
+        "\n{}",
+        refs.join("\n")
+    );
+    assert_eq!(expanded, ["Arc::new L14", "Router L14", "into_inner L14", "make_hidden L14"]);
+    let bindings: Vec<String> = render_bindings(&facts).into_iter().filter(|b| b.starts_with("this ")).collect();
+    assert_eq!(bindings, ["this CallResult(self::into_inner) L14 in=route"]);
+    assert!(!render_bindings(&facts).iter().any(|b| b.starts_with("hidden ")), "the body's own names are hygienic");
 }
