@@ -169,6 +169,10 @@ pub struct Def {
     pub returns_ok: Option<Vec<String>>,
     /// Rust: a `mod foo;` declaration whose body lives in another file.
     pub external_body: bool,
+    /// Rust: the type parameters a function's body can name, its own and its impl's or trait's
+    /// (`T` in `fn f<T>()`, `S` in `impl<S> Router<S>`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generics: Vec<String>,
 }
 
 /// The `impl` a Rust method sits in: `impl Type` or `impl Trait for Type`.

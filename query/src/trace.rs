@@ -8,7 +8,7 @@ use drsg_planes::{Direction, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::context::CALL_TYPES;
-use crate::dispatch::Dispatch;
+use crate::dispatch;
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{NodeLine, Text};
 use crate::walk::bfs;
@@ -105,35 +105,29 @@ pub fn trace(s: &Session<'_>, p: &TraceParams) -> Result<Lookup<TraceOutput>> {
             return Ok(Lookup::Found(out));
         }
     }
-    // A constructor is reached through its class's instantiation, an implementation through the
-    // interface or trait method it implements: a path to that one, then the last hop.
-    let dispatch = Dispatch::of(s.store, &to)?;
-    let through = match (&dispatch.class, &dispatch.implements) {
-        (Some(class), _) => Some((class, "constructor")),
-        (None, Some(method)) => Some((method, "interface")),
-        (None, None) => None,
-    };
-    if let Some((through, ty)) = through
-        && let Some(edges) = shortest_path(s.store, from.id, through.id)?
-    {
-        out.found = "forward";
-        out.hops = hops(s.store, &edges)?;
-        out.hops.push(TraceHop { node: NodeLine::of(&to), site_line: None, ty: ty.to_owned(), resolved_by: None });
-        return Ok(Lookup::Found(out));
-    }
     explain(s.store, from.id, &to, &mut out)?;
     Ok(Lookup::Found(out))
 }
 
-/// Edge ids of a shortest call path from `a` to `b`, by a bidirectional breadth-first search that
-/// always grows the smaller side (so a start or end with few neighbours settles "no path" fast).
-fn shortest_path(store: &Store, a: i64, b: i64) -> Result<Option<Vec<i64>>> {
+/// A step of a call path: a call edge, or a dispatch to node `.0` (`interface`: from an interface or
+/// trait method to an implementation; `constructor`: from a class to its constructor).
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Edge(i64),
+    Via(i64, &'static str),
+}
+
+/// A shortest call path from `a` to `b`, by a bidirectional breadth-first search that always grows the
+/// smaller side (so a start or end with few neighbours settles "no path" fast). Besides call edges it
+/// steps through dispatch ([`dispatch::steps`]): a call bound to a trait method may run an
+/// implementation, an instantiation runs the constructor.
+fn shortest_path(store: &Store, a: i64, b: i64) -> Result<Option<Vec<Step>>> {
     if a == b {
         return Ok(Some(Vec::new()));
     }
-    // node → (previous node, edge) on each side.
-    let mut fwd: HashMap<i64, (i64, i64)> = HashMap::from([(a, (a, 0))]);
-    let mut bwd: HashMap<i64, (i64, i64)> = HashMap::from([(b, (b, 0))]);
+    // node → (previous node, step) on each side; backward, the step leads from the node to the previous.
+    let mut fwd: HashMap<i64, (i64, Step)> = HashMap::from([(a, (a, Step::Edge(0)))]);
+    let mut bwd: HashMap<i64, (i64, Step)> = HashMap::from([(b, (b, Step::Edge(0)))]);
     let (mut f_front, mut b_front) = (vec![a], vec![b]);
     let mut hops = 0;
     while !f_front.is_empty() && !b_front.is_empty() && hops < MAX_HOPS && fwd.len() + bwd.len() < MAX_NODES {
@@ -144,34 +138,51 @@ fn shortest_path(store: &Store, a: i64, b: i64) -> Result<Option<Vec<i64>>> {
         } else {
             (&mut b_front, &mut bwd, &fwd, Direction::In)
         };
+        let dispatching: HashMap<i64, drsg_planes::Node> = store
+            .nodes_by_ids(front)?
+            .into_iter()
+            .filter(|n| matches!(n.label(), "Method" | "Class"))
+            .map(|n| (n.id, n))
+            .collect();
         let mut next = Vec::new();
         let mut meet = None;
         'grow: for &node in front.iter() {
-            for adj in store.adjacent(node, dir, CALL_TYPES)? {
-                if seen.contains_key(&adj.node) {
+            let mut adjacent: Vec<(i64, Step)> = store
+                .adjacent(node, dir, CALL_TYPES)?
+                .into_iter()
+                .map(|adj| (adj.node, Step::Edge(adj.edge)))
+                .collect();
+            if let Some(n) = dispatching.get(&node) {
+                for (far, kind) in dispatch::steps(store, n, dir)? {
+                    // Forward the step leads to the far node; backward, to this one.
+                    adjacent.push((far, Step::Via(if forward { far } else { node }, kind)));
+                }
+            }
+            for (adj, step) in adjacent {
+                if seen.contains_key(&adj) {
                     continue;
                 }
-                seen.insert(adj.node, (node, adj.edge));
-                if other.contains_key(&adj.node) {
-                    meet = Some(adj.node);
+                seen.insert(adj, (node, step));
+                if other.contains_key(&adj) {
+                    meet = Some(adj);
                     break 'grow;
                 }
-                next.push(adj.node);
+                next.push(adj);
             }
         }
         if let Some(m) = meet {
             let mut path = Vec::new();
             let mut cur = m;
             while cur != a {
-                let (prev, edge) = fwd[&cur];
-                path.push(edge);
+                let (prev, step) = fwd[&cur];
+                path.push(step);
                 cur = prev;
             }
             path.reverse();
             let mut cur = m;
             while cur != b {
-                let (next, edge) = bwd[&cur];
-                path.push(edge);
+                let (next, step) = bwd[&cur];
+                path.push(step);
                 cur = next;
             }
             return Ok(Some(path));
@@ -181,17 +192,26 @@ fn shortest_path(store: &Store, a: i64, b: i64) -> Result<Option<Vec<i64>>> {
     Ok(None)
 }
 
-fn hops(store: &Store, edges: &[i64]) -> Result<Vec<TraceHop>> {
-    let mut hops = Vec::with_capacity(edges.len());
-    for &id in edges {
-        let Some(edge) = store.edge(id)? else { continue };
-        let Some(node) = store.node(edge.dst)? else { continue };
-        hops.push(TraceHop {
-            node: NodeLine::of(&node),
-            site_line: edge.props.get("line").and_then(|v| v.as_u64()).and_then(|l| u32::try_from(l).ok()),
-            ty: edge.ty,
-            resolved_by: edge.props.get("resolved_by").and_then(|v| v.as_str()).map(str::to_owned),
-        });
+fn hops(store: &Store, steps: &[Step]) -> Result<Vec<TraceHop>> {
+    let mut hops = Vec::with_capacity(steps.len());
+    for &step in steps {
+        let hop = match step {
+            Step::Edge(id) => {
+                let Some(edge) = store.edge(id)? else { continue };
+                let Some(node) = store.node(edge.dst)? else { continue };
+                TraceHop {
+                    node: NodeLine::of(&node),
+                    site_line: edge.props.get("line").and_then(|v| v.as_u64()).and_then(|l| u32::try_from(l).ok()),
+                    ty: edge.ty,
+                    resolved_by: edge.props.get("resolved_by").and_then(|v| v.as_str()).map(str::to_owned),
+                }
+            }
+            Step::Via(id, kind) => {
+                let Some(node) = store.node(id)? else { continue };
+                TraceHop { node: NodeLine::of(&node), site_line: None, ty: kind.to_owned(), resolved_by: None }
+            }
+        };
+        hops.push(hop);
     }
     Ok(hops)
 }

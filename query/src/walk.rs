@@ -50,7 +50,12 @@ pub struct Walk {
 pub struct Start<'a> {
     pub node: i64,
     pub also: Option<Also<'a>>,
+    /// The same for each node the walk expands beyond the start (`crate::dispatch::also_of`).
+    pub also_of: Option<AlsoOf>,
 }
+
+/// What counts as a node's edges besides its own, by the node's id.
+pub type AlsoOf = fn(&Store, i64) -> Result<Option<Also<'static>>>;
 
 /// A node whose edges of `types` count as the start's at the first hop: a class's instantiations for its
 /// constructor, an interface method's calls for its implementation (reported as `via`, when given).
@@ -63,7 +68,7 @@ pub struct Also<'a> {
 
 impl From<i64> for Start<'_> {
     fn from(node: i64) -> Self {
-        Start { node, also: None }
+        Start { node, also: None, also_of: None }
     }
 }
 
@@ -78,7 +83,7 @@ pub fn bfs<'a>(
     max_nodes: usize,
     mut follow: impl FnMut(i64) -> Result<bool>,
 ) -> Result<Walk> {
-    let Start { node: start, also } = start.into();
+    let Start { node: start, also, also_of } = start.into();
     let mut seen: HashMap<i64, ()> = HashMap::from([(start, ())]);
     seen.extend(also.map(|a| (a.node, ())));
     let mut reached = Vec::new();
@@ -92,7 +97,12 @@ pub fn bfs<'a>(
         for &node in &frontier {
             for &dir in dirs {
                 let adjacent = store.adjacent(node, dir, types)?;
-                let (extra, via) = match also.filter(|_| depth == 1) {
+                let also = match also_of {
+                    _ if depth == 1 => also,
+                    Some(also_of) => also_of(store, node)?,
+                    None => None,
+                };
+                let (extra, via) = match also {
                     Some(a) => (store.adjacent(a.node, dir, a.types)?, a.via),
                     None => (Vec::new(), None),
                 };

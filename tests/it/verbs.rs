@@ -419,6 +419,58 @@ export function total(s: Shape) { return s.area(); }
 }
 
 #[test]
+fn walks_go_through_an_interface_and_a_constructor_in_the_middle_of_a_path() {
+    let w = World::new(
+        r#"
+//- commit: dispatch
+//- /Cargo.toml
+[package]
+name = "tr"
+version = "0.1.0"
+edition = "2021"
+//- /src/lib.rs
+pub trait Speak { fn speak(&self); }
+pub struct Dog;
+impl Speak for Dog { fn speak(&self) { wag() } }
+pub fn wag() {}
+pub fn talk(s: &dyn Speak) { s.speak(); }
+pub fn run() { talk(&Dog); }
+//- /app/shop.py
+class Cart:
+    def __init__(self):
+        self.load()
+
+    def load(self):
+        pass
+
+
+def checkout():
+    return Cart()
+"#,
+    );
+    // The implementation's callee is reached through the trait method the caller's call is bound to.
+    let trace = check_trace(&w, "tr::run", "tr::wag");
+    let hops: Vec<&str> = trace.lines().skip(2).take(4).collect();
+    assert!(trace.starts_with("4 hops from tr::run to tr::wag\n"), "{trace}");
+    assert!(hops[0].starts_with("  → tr::talk  Function") && hops[0].contains("(CALLS at line 6"), "{trace}");
+    assert!(hops[1].starts_with("  → tr::Speak::speak  Method"), "{trace}");
+    assert!(hops[2].starts_with("  → <tr::Dog as tr::Speak>::speak  Method"), "{trace}");
+    assert!(hops[2].ends_with("(via interface: it implements the method above)"), "{trace}");
+    assert!(hops[3].starts_with("  → tr::wag  Function") && hops[3].contains("(CALLS at line 3"), "{trace}");
+    let impact = check_impact(&w, "tr::wag", None);
+    assert!(impact.contains("    tr::talk  Function  src/lib.rs:5  via interface"), "{impact}");
+    assert!(impact.contains("    tr::run  Function  src/lib.rs:6  via CALLS"), "{impact}");
+    // A method the constructor calls is reached from what instantiates the class.
+    let trace = check_trace(&w, "checkout", "Cart.load");
+    assert!(
+        trace.starts_with("3 hops from shop.checkout to shop.Cart.load\n  shop.checkout  Function  app/shop.py:9\n  → shop.Cart  Class  app/shop.py:1  (INSTANTIATES at line 10, by scope)\n  → shop.Cart.__init__  Method  app/shop.py:2  (the constructor of the class above)\n  → shop.Cart.load  Method  app/shop.py:5  (CALLS at line 3, by "),
+        "{trace}"
+    );
+    let impact = check_impact(&w, "Cart.load", None);
+    assert!(impact.contains("    shop.checkout  Function  app/shop.py:9  via INSTANTIATES"), "{impact}");
+}
+
+#[test]
 fn two_hundred_callers_are_capped_with_exact_counts() {
     let mut spec = String::from(APP);
     spec.push_str("//- /app/many.py\nfrom app.core import popular\n");

@@ -113,6 +113,10 @@ impl Resolver<'_> {
         let Some(head) = path.first() else { return miss("empty reference") };
         let family = self.family(fi);
         let special = family == Family::Rust && matches!(head.as_str(), "crate" | "self" | "super" | "Self");
+        // A type parameter shadows the items of its name.
+        if family == Family::Rust && path.len() > 1 && self.is_type_parameter(fi, scope, head) {
+            return miss(format!("`{head}` is a type parameter: what it runs depends on the type each caller gives"));
+        }
         let (start, mut by) = if special {
             (self.rust_special_head(fi, scope, head)?, Strategy::Path)
         } else {
@@ -159,6 +163,20 @@ impl Resolver<'_> {
         }
         let target = self.walk_members(start, &path[1..])?;
         Ok((target, by))
+    }
+
+    /// Whether `name` is a type parameter of the innermost function around `scope` (its own or its
+    /// impl's: an item nested in a function cannot name the outer function's).
+    fn is_type_parameter(&self, fi: u32, scope: Option<u32>, name: &str) -> bool {
+        let defs = &self.t.files[fi as usize].facts.defs;
+        let mut cur = scope;
+        while let Some(def) = cur.and_then(|d| defs.get(d as usize)) {
+            if matches!(def.kind, DefKind::Function | DefKind::Method) {
+                return def.generics.iter().any(|g| g == name);
+            }
+            cur = def.parent;
+        }
+        false
     }
 
     pub(super) fn resolve_on_self(&self, fi: u32, scope: Option<u32>, path: &[String]) -> Res<(Target, Strategy)> {

@@ -372,6 +372,69 @@ fn describe(_: u8) -> String { String::new() }
 }
 
 #[test]
+fn functions_and_methods_the_files_own_macros_write_are_symbols_whose_calls_bind() {
+    // axum's method router: `get` and `MethodRouter::post` exist only as the expansion of the file's own
+    // macros; calls of them bind, and what they call binds from inside them, as resolved by the macro.
+    let ix = index(&package(
+        "web",
+        r#"
+//- /src/lib.rs
+pub struct MethodRouter;
+pub fn on(_: u8) -> MethodRouter { MethodRouter }
+macro_rules! top { ($name:ident, $m:literal) => { pub fn $name() -> MethodRouter { on($m) } }; }
+macro_rules! chained { ($name:ident, $m:literal) => { pub fn $name(self) -> Self { self.on($m) } }; }
+top!(get, 1);
+impl MethodRouter {
+    pub fn on(self, _: u8) -> Self { self }
+    chained!(post, 2);
+}
+pub fn app() -> MethodRouter {
+    get().post()
+}
+"#,
+    ));
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS web::get -> web::on L5 [macro]",
+            "CALLS web::MethodRouter::post -> web::MethodRouter::on L8 [macro]",
+            "CALLS web::app -> web::get L11 [scope]",
+            "CALLS web::app -> web::MethodRouter::post L11 [receiver-type]",
+        ],
+    );
+    let a = &ix.report.accounting;
+    assert_eq!(a.call_sites, a.resolved + a.external + a.unresolved);
+}
+
+#[test]
+fn a_call_through_a_type_parameter_is_unresolved_saying_so_even_where_an_item_has_its_name() {
+    let ix = index(&package(
+        "gen",
+        r#"
+//- /src/lib.rs
+pub struct Router;
+impl Router { pub fn new() -> Self { Router } }
+pub fn make<T: Default>() -> T { T::default() }
+pub fn shadow<Router: Default>() -> Router { Router::default() }
+pub struct Holder<S>(S);
+impl<S: Clone> Holder<S> {
+    pub fn copy<V: Default>(&self) -> V { S::clone(&self.0); V::default() }
+}
+"#,
+    ));
+    let calls = ix.calls();
+    let reason = |p: &str| format!("`{p}` is a type parameter: what it runs depends on the type each caller gives");
+    let expected = [
+        format!("CALLS gen::make -> ?default L3 ({})", reason("T")),
+        format!("CALLS gen::shadow -> ?default L4 ({})", reason("Router")),
+        format!("CALLS gen::Holder::copy -> ?clone L7 ({})", reason("S")),
+        format!("CALLS gen::Holder::copy -> ?default L7 ({})", reason("V")),
+    ];
+    assert_has(&calls, &expected.iter().map(String::as_str).collect::<Vec<_>>());
+}
+
+#[test]
 fn a_declared_binary_target_is_a_crate_root() {
     // ripgrep's layout: `[[bin]] path = "crates/core/main.rs"`, its modules beside it, and no library.
     let ix = index(&package(

@@ -131,6 +131,7 @@ pub(super) fn build(
             returns,
             returns_ok: None,
             external_body: false,
+            generics: Vec::new(),
         });
         if matches!(kind, DefKind::Function | DefKind::Method | DefKind::Class) {
             spans.push(Span { start: node.start_byte(), end: node.end_byte(), def: index });

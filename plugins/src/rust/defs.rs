@@ -97,10 +97,7 @@ pub(super) fn build(
             _ => visibility(node, source),
         };
         let impl_block = match container {
-            Some(Container::Impl(imp)) => Some(ImplBlock {
-                self_ty: imp.field(Field::Type).map(|t| impl_self_type(t, source)).unwrap_or_default(),
-                trait_: imp.field(Field::Trait).and_then(|t| segments(t, source)),
-            }),
+            Some(Container::Impl(imp)) => Some(impl_block(imp, source)),
             _ => None,
         };
         let in_test_impl = match container {
@@ -132,6 +129,15 @@ pub(super) fn build(
         };
         let returns = return_type.and_then(|t| type_path(t, source));
         let returns_ok = return_type.and_then(|t| ok_type(t, source));
+        let generics = match (kind, container) {
+            (DefKind::Function | DefKind::Method, Some(Container::Impl(item) | Container::Trait(item))) => {
+                let mut names = type_parameters(item, source);
+                names.extend(type_parameters(node, source));
+                names
+            }
+            (DefKind::Function | DefKind::Method, None) => type_parameters(node, source),
+            _ => Vec::new(),
+        };
         let (line, end_line) = lines(node);
         let index = defs.len() as u32;
         defs.push(Def {
@@ -148,12 +154,31 @@ pub(super) fn build(
             returns,
             returns_ok,
             external_body,
+            generics,
         });
         table.spans.push((node.start_byte(), node.end_byte()));
         table.by_node.insert(node.id(), index);
         open.push(index);
     }
     table
+}
+
+/// The names of an item's type parameters (not its lifetimes or const parameters).
+fn type_parameters(item: Node<'_>, source: &str) -> Vec<String> {
+    let Some(parameters) = item.field(Field::TypeParameters) else { return Vec::new() };
+    named_children(parameters)
+        .filter(|p| p.kind_name() == "type_parameter")
+        .filter_map(|p| p.field(Field::Name))
+        .map(|name| node_text(name, source).to_owned())
+        .collect()
+}
+
+/// What an `impl` item implements, for whom.
+pub(super) fn impl_block(item: Node<'_>, source: &str) -> ImplBlock {
+    ImplBlock {
+        self_ty: item.field(Field::Type).map(|t| impl_self_type(t, source)).unwrap_or_default(),
+        trait_: item.field(Field::Trait).and_then(|t| segments(t, source)),
+    }
 }
 
 fn visibility(node: Node<'_>, source: &str) -> Visibility {

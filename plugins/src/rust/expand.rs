@@ -28,9 +28,26 @@ use crate::kinds::KindName;
 pub(super) const MAX_DEPTH: usize = 8;
 /// An expansion longer than this (a recursive macro) is not read.
 const MAX_LEN: usize = 64 * 1024;
-/// The glue around an expansion: it is read as a function's body.
-pub(super) const PROLOGUE: &str = "fn _m() {\n";
-const EPILOGUE: &str = "\n}\n";
+/// The glue around an expansion, which is read as what the invocation stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Glue {
+    /// Statements and expressions: a function's body.
+    Body,
+    /// Items among a module's: a file.
+    Items,
+    /// Members of an impl: the body of `impl _M`, whose `_M` stands for the impl's type.
+    Members,
+}
+
+impl Glue {
+    fn around(self) -> (&'static str, &'static str) {
+        match self {
+            Glue::Body => ("fn _m() {\n", "\n}\n"),
+            Glue::Items => ("", "\n"),
+            Glue::Members => ("impl _M {\n", "\n}\n"),
+        }
+    }
+}
 
 /// The macros by example a file defines, by name; `None` for a name defined more than once.
 #[derive(Debug, Default)]
@@ -174,8 +191,9 @@ impl Rules {
     }
 
     /// The expansion of an invocation of macro `name` whose token tree is `tree` in `text`: the first
-    /// rule that matches, transcribed; `None` when none does before one this reader cannot read.
-    pub(super) fn expand(&self, name: &str, tree: Node<'_>, text: &str) -> Option<Expansion> {
+    /// rule that matches, transcribed inside `glue`; `None` when none does before one this reader cannot
+    /// read.
+    pub(super) fn expand(&self, name: &str, tree: Node<'_>, text: &str, glue: Glue) -> Option<Expansion> {
         let rules = self.by_name.get(name)?.as_ref()?;
         let tokens = inner(tree);
         for rule in rules {
@@ -185,9 +203,11 @@ impl Rules {
             if matcher.sequence(&rule.pattern, &tokens, 0, None, &mut binds) != Some(tokens.len()) {
                 continue;
             }
-            let mut out = Out { text: String::from(PROLOGUE), row: 1, copies: Vec::new(), source: text };
+            let (prologue, epilogue) = glue.around();
+            let mut out = Out { text: String::new(), row: 0, copies: Vec::new(), source: text };
+            out.push(prologue);
             transcribe(&rule.body, &binds, &mut Vec::new(), &mut out)?;
-            out.push(EPILOGUE);
+            out.push(epilogue);
             return Some(Expansion { text: out.text, copies: out.copies });
         }
         None
@@ -214,12 +234,22 @@ fn inner(group: Node<'_>) -> Vec<Node<'_>> {
     }
 }
 
+/// A transcriber group's tokens, its delimiters left out and its outer doc comments kept: `/// text` is
+/// the attribute `#[doc = "text"]` to a macro, which `$(#[$m:meta])*` matches.
+fn transcribed(group: Node<'_>) -> Vec<Node<'_>> {
+    let count = group.child_count();
+    (1..count.saturating_sub(1))
+        .filter_map(|i| group.child(i))
+        .filter(|c| !matches!(c.kind_name(), "line_comment" | "block_comment") || c.field(Field::Outer).is_some())
+        .collect()
+}
+
 fn rule(node: Node<'_>, source: &str) -> Option<Rule> {
     let left = node.field(Field::Left)?;
     let right = node.field(Field::Right)?;
     let pattern = patterns(&inner(left), source)?;
     let open = right.child(0)?;
-    let body = pieces(&inner(right), open.end_byte(), source)?;
+    let body = pieces(&transcribed(right), open.end_byte(), source)?;
     Some(Rule { pattern, body })
 }
 
@@ -288,9 +318,11 @@ fn pieces(nodes: &[Node<'_>], mut previous: usize, source: &str) -> Option<Vec<P
                 Tpl::Group {
                     open: node_text(open, source).to_owned(),
                     close: node_text(close, source).to_owned(),
-                    inner: pieces(&inner(node), open.end_byte(), source)?,
+                    inner: pieces(&transcribed(node), open.end_byte(), source)?,
                 }
             }
+            // Its text is left out: the defs' docs are read from comments, not from `doc` attributes.
+            "line_comment" | "block_comment" => Tpl::Token("#[doc = \"\"]\n".to_owned()),
             _ => Tpl::Token(node_text(node, source).to_owned()),
         };
         out.push(Piece { gap, tpl });

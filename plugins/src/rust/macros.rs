@@ -12,7 +12,8 @@
 //! [`Qualifier::Tokens`], which the resolver never binds and counts as unresolved.
 //! Invocations whose tokens are not code of this crate (`quote!`, `stringify!`, `include_str!`, …) are
 //! left alone, and so are the sites inside items a macro declares (`cfg_rt! { pub fn spawn… }`), whose
-//! definitions the file's facts do not hold: a braced invocation among items is not parsed at all.
+//! definitions the file's facts do not hold: a braced invocation among items is not parsed at all. (An
+//! invocation of the file's own macro among items is expanded into defs: [`super::generated`].)
 
 use std::cell::RefCell;
 
@@ -20,7 +21,7 @@ use drsg_parsers::text::{collapse, node_text};
 use drsg_parsers::{Binding, Qualifier, Ref, RefKind};
 use tree_sitter::{Node, Parser, Tree};
 
-use super::expand::{self, Rules};
+use super::expand::{self, Expansion, Glue, Rules};
 use super::refs::Positioned;
 use super::{Capture, Field, capture, read_expression_site};
 use crate::fields::ChildInField;
@@ -195,12 +196,12 @@ fn begins_item(kind: &str, token: Node<'_>, source: &str) -> bool {
     }
 }
 
-fn last_token_tree(node: Node<'_>) -> Option<Node<'_>> {
+pub(super) fn last_token_tree(node: Node<'_>) -> Option<Node<'_>> {
     (0..node.child_count()).rev().filter_map(|i| node.child(i)).find(|c| c.kind_name() == "token_tree")
 }
 
 /// `text` parsed as Rust, with this thread's parser.
-fn parse(text: &str) -> Option<Tree> {
+pub(super) fn parse(text: &str) -> Option<Tree> {
     PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         if parser.is_none() {
@@ -236,12 +237,12 @@ impl Segment {
     }
 
     /// Whether synthetic byte `at` lies in this segment's copy (not in the glue around it).
-    fn holds(&self, at: usize) -> bool {
+    pub(super) fn holds(&self, at: usize) -> bool {
         self.synthetic <= at && at < self.synthetic + self.len
     }
 
     /// The file's byte and line for a synthetic byte and line of this segment.
-    fn map(&self, at: usize, line: u32) -> (usize, u32) {
+    pub(super) fn map(&self, at: usize, line: u32) -> (usize, u32) {
         let line = (line as usize + self.original_row).saturating_sub(self.synthetic_row);
         (at - self.synthetic + self.original, u32::try_from(line).unwrap_or(u32::MAX))
     }
@@ -430,7 +431,7 @@ fn read_expansion(
     refs: &mut Vec<Positioned<Ref>>,
     bindings: &mut Vec<Positioned<Binding>>,
 ) -> bool {
-    let Some(expansion) = reading.rules.expand(name, tree, text) else { return false };
+    let Some(expansion) = reading.rules.expand(name, tree, text, Glue::Body) else { return false };
     let Some(parsed) = parse(&expansion.text) else { return false };
     let body = parsed.root_node().named_child(0).and_then(|f| f.field(Field::Body));
     let Some(body) = body.filter(|b| !parsed.root_node().has_error() && b.kind_name() == "block") else {
@@ -458,33 +459,11 @@ fn read_expansion(
     }
     read(nested, source, inner, &mut found_refs, &mut found_bindings);
 
+    refs.extend(to_invocation(found_refs, &expansion, node, name));
+    let passed = |name: &str| expansion.copies.iter().any(|c| &source[c.synthetic..c.synthetic + c.len] == name);
     let at = node.start_byte();
     let line = u32::try_from(node.start_position().row + 1).unwrap_or(u32::MAX);
     let copy_of = |position: usize| expansion.copies.iter().find(|c| c.holds(position));
-    let mut read_refs = Vec::with_capacity(found_refs.len());
-    for (position, mut r) in found_refs {
-        r.within.get_or_insert_with(|| format!("{name}!"));
-        // A site is the invocation's when all it names was passed (`$f()`, `$x.run()`); `$self_.into_inner()`
-        // is the body's.
-        let end = position + r.text.len().saturating_sub(1);
-        match copy_of(position).filter(|copy| copy.holds(end)) {
-            Some(copy) => {
-                let (position, mapped) = copy.map(position, r.line);
-                r.line = mapped;
-                read_refs.push((position, r));
-            }
-            None => {
-                r.line = line;
-                r.expanded = true;
-                read_refs.push((at, r));
-            }
-        }
-    }
-    // A fragment the body uses twice (`$x * $x`) is one site, and so is a name the body calls twice.
-    read_refs.sort_by(|(a, x), (b, y)| (a, x.line, &x.path, &x.text).cmp(&(b, y.line, &y.path, &y.text)));
-    read_refs.dedup_by(|(a, x), (b, y)| a == b && x.line == y.line && x.path == y.path && x.kind == y.kind);
-    refs.extend(read_refs);
-    let passed = |name: &str| expansion.copies.iter().any(|c| &source[c.synthetic..c.synthetic + c.len] == name);
     for (position, mut b) in found_bindings {
         // A name passed alone into the body's pattern (`let $inner = …`) means the body's value from the
         // invocation on.
@@ -503,6 +482,45 @@ fn read_expansion(
         }
     }
     true
+}
+
+/// The sites read from the expansion of an invocation (`node`) of macro `name`, in the coordinates of the
+/// invoking text: a site inside a fragment the invocation passed keeps its place, one of the macro's body
+/// (or partly: `$self_.into_inner()`) sits at the invocation, marked [`Ref::expanded`].
+pub(super) fn to_invocation(
+    found: Vec<Positioned<Ref>>,
+    expansion: &Expansion,
+    node: Node<'_>,
+    name: &str,
+) -> Vec<Positioned<Ref>> {
+    let at = node.start_byte();
+    let line = u32::try_from(node.start_position().row + 1).unwrap_or(u32::MAX);
+    let copy_of = |position: usize| expansion.copies.iter().find(|c| c.holds(position));
+    let mut refs = Vec::with_capacity(found.len());
+    for (position, mut r) in found {
+        r.within.get_or_insert_with(|| format!("{name}!"));
+        // A site is the invocation's when all it names was passed (`$f()`, `$x.run()`).
+        let end = position + r.text.len().saturating_sub(1);
+        match copy_of(position).filter(|copy| copy.holds(end)) {
+            Some(copy) => {
+                let (position, mapped) = copy.map(position, r.line);
+                r.line = mapped;
+                refs.push((position, r));
+            }
+            None => {
+                r.line = line;
+                r.expanded = true;
+                refs.push((at, r));
+            }
+        }
+    }
+    // A fragment the body uses twice (`$x * $x`) is one site, and so is a name the body calls twice (in the
+    // same definition).
+    refs.sort_by(|(a, x), (b, y)| (a, x.line, x.scope, &x.path, &x.text).cmp(&(b, y.line, y.scope, &y.path, &y.text)));
+    refs.dedup_by(|(a, x), (b, y)| {
+        a == b && x.line == y.line && x.scope == y.scope && x.path == y.path && x.kind == y.kind
+    });
+    refs
 }
 
 /// Reads the token trees that did not parse as expressions as tokens.

@@ -8,6 +8,7 @@
 mod bindings;
 mod defs;
 mod expand;
+mod generated;
 mod imports;
 mod macros;
 mod paths;
@@ -162,7 +163,7 @@ impl Language for RustPlugin {
         "rust"
     }
     fn version(&self) -> &'static str {
-        "0.4.0"
+        "0.5.0"
     }
     fn lang_for(&self, path: &str) -> Option<Lang> {
         (crate::extension(path) == "rs").then_some(Lang::Rust)
@@ -317,6 +318,7 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
         refs::types(node, owner, &captured.containers, source, &mut refs);
     }
     let mut invocations = Vec::new();
+    let mut item_level = Vec::new();
     for (node, kind) in captured.sites {
         match kind {
             Capture::Use => imports::use_declaration(node, source, &mut imports),
@@ -329,10 +331,22 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
             }
             kind => {
                 if kind == Capture::Macro {
-                    macros::invocation(node, source, reading, &mut refs, &mut bindings, &mut invocations);
+                    match generated::placement(node, source, reading, &captured.containers) {
+                        Some(block) => item_level.push((node, block)),
+                        None => macros::invocation(node, source, reading, &mut refs, &mut bindings, &mut invocations),
+                    }
                 }
                 read_expression_site(node, kind, source, &mut refs, &mut bindings);
             }
+        }
+    }
+    for (node, block) in item_level {
+        match generated::expand(node, source, reading, block.as_ref()) {
+            Some(items) => {
+                let into = generated::Invoker { defs: &mut facts.defs, refs: &mut refs, bindings: &mut bindings };
+                items.merge(node.start_byte(), &table.spans, into, &mut facts.inherits);
+            }
+            None => macros::invocation(node, source, reading, &mut refs, &mut bindings, &mut invocations),
         }
     }
     let blocks = macros::blocks(&invocations, source);
@@ -346,9 +360,10 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
         .collect();
     facts.macro_blocks =
         blocks.into_iter().filter(|&(a, b)| !functions.iter().any(|&(s, e)| s <= a && b <= e)).collect();
-    facts.refs = with_scopes(refs, &table.spans, |r, scope| r.scope = scope);
+    // The sites and bindings of generated defs come scoped.
+    facts.refs = with_scopes(refs, &table.spans, |r, scope| r.scope = r.scope.or(scope));
     facts.imports = with_scopes(imports, &table.spans, |i, scope| i.scope = scope);
-    facts.bindings = with_scopes(bindings, &table.spans, |b, scope| b.scope = scope);
+    facts.bindings = with_scopes(bindings, &table.spans, |b, scope| b.scope = b.scope.or(scope));
     facts.inherits.sort_by_key(|i| i.line);
     if captured.hit_match_limit {
         facts.diagnostics.push(Diagnostic {

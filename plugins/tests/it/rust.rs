@@ -1083,3 +1083,79 @@ impl Router {
     assert_eq!(bindings, ["this CallResult(self::into_inner) L14 in=route"]);
     assert!(!render_bindings(&facts).iter().any(|b| b.starts_with("hidden ")), "the body's own names are hygienic");
 }
+
+#[test]
+fn items_the_files_own_macros_write_among_items_are_defs() {
+    // axum's shape: the macro calls itself with docs added, and the last rule writes the function, at
+    // module level and among an impl's members. The function's calls sit in it, at the invocation's line,
+    // marked expanded; its parameters are its bindings.
+    let src = r#"
+macro_rules! handler_fn {
+    ($name:ident, GET) => {
+        handler_fn!(
+            /// Route `GET` requests.
+            $name,
+            GET
+        );
+    };
+    ($(#[$m:meta])+ $name:ident, $method:ident) => {
+        $(#[$m])+
+        pub fn $name<H>(handler: H) -> MethodRouter {
+            on(MethodFilter::$method, handler)
+        }
+    };
+}
+macro_rules! chained {
+    ($name:ident, $method:ident) => {
+        #[track_caller]
+        pub fn $name<H>(self, handler: H) -> Self {
+            self.on(MethodFilter::$method, handler)
+        }
+    };
+}
+macro_rules! test_pair {
+    ($a:ident) => { #[test] fn $a() { run() } fn helper() {} };
+}
+handler_fn!(get, GET);
+impl<S> MethodRouter<S> {
+    chained!(post, POST);
+}
+mod tests {
+    test_pair!(works);
+}
+macro_rules! impl_show { ($($t:ident),*) => { $( impl Show for $t { fn show(&self) { render(self) } } )* }; }
+impl_show!(A, B);
+"#;
+    let facts = parse(src);
+    let defs = render_defs(&facts);
+    let generated: Vec<&String> = defs.iter().filter(|d| !d.starts_with("Macro ")).collect();
+    assert_eq!(
+        generated,
+        [
+            "Module tests L32-34 private parent=-",
+            "Function get L28-28 public parent=- ret=MethodRouter",
+            "Method post L30-30 public parent=- impl=MethodRouter ret=Self",
+            "Function works L33-33 private parent=tests test",
+            "Function helper L33-33 private parent=tests",
+            "Method show L36-36 public parent=- impl=A as Show",
+            "Method show L36-36 public parent=- impl=B as Show",
+        ],
+        "\n{}",
+        defs.join("\n")
+    );
+    let refs: Vec<String> = render_refs(&facts).into_iter().filter(|r| r.contains(" in=")).collect();
+    for expected in [
+        "Call on L28 in=get plain `on` within=handler_fn!",
+        "Value MethodFilter::GET L28 in=get plain `MethodFilter::GET` within=handler_fn!",
+        "Call on L30 in=post self `self.on` within=chained!",
+        "Call run L33 in=works plain `run` within=test_pair!",
+    ] {
+        assert!(refs.iter().any(|r| r == expected), "{expected} missing from\n{}", refs.join("\n"));
+    }
+    let inherits: Vec<String> =
+        facts.inherits.iter().map(|i| format!("{} {} L{}", join(&i.child), join(&i.target), i.line)).collect();
+    assert_eq!(inherits, ["A Show L36", "B Show L36"]);
+    let bindings = render_bindings(&facts);
+    assert!(bindings.contains(&"handler Annotated(H) L28 in=get".to_owned()), "{bindings:?}");
+    assert!(bindings.contains(&"handler Annotated(H) L30 in=post".to_owned()), "{bindings:?}");
+}
