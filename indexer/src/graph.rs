@@ -421,29 +421,39 @@ impl<S: Sink> Builder<'_, S> {
         let mut seen = HashSet::new();
         for (ii, imp) in file.facts.imports.iter().enumerate() {
             let src = self.source_of(fi, imp.scope);
-            match self.r.import_target(fi, ii as u32) {
+            let bound = self.r.import_target(fi, ii as u32);
+            let written = match &imp.name {
+                Some(name) if imp.source.is_empty() => name.clone(),
+                Some(name) => format!("{}{}{name}", imp.source, if family == Family::Rust { "::" } else { ":" }),
+                None => imp.source.clone(),
+            };
+            let aliased = !imp.alias.is_empty() && Some(&imp.alias) != imp.name.as_ref();
+            let mut props = EdgeProps {
+                line: Some(imp.line),
+                text: Some(&written),
+                alias: aliased.then_some(imp.alias.as_str()),
+                reexport: imp.reexport,
+                ..EdgeProps::default()
+            };
+            match &bound {
                 Ok(target) => {
-                    if target == Target::Sym(src) || !seen.insert((src, target.clone())) {
+                    if *target == Target::Sym(src) || !seen.insert((src, Ok(target.clone()))) {
                         continue;
                     }
-                    let written = match &imp.name {
-                        Some(name) if imp.source.is_empty() => name.clone(),
-                        Some(name) => {
-                            format!("{}{}{name}", imp.source, if family == Family::Rust { "::" } else { ":" })
-                        }
-                        None => imp.source.clone(),
-                    };
-                    let aliased = !imp.alias.is_empty() && Some(&imp.alias) != imp.name.as_ref();
-                    let props = EdgeProps {
-                        line: Some(imp.line),
-                        text: Some(&written),
-                        alias: aliased.then_some(imp.alias.as_str()),
-                        reexport: imp.reexport,
-                        ..EdgeProps::default()
-                    };
-                    self.edge(src, Self::target_end(family, &target), "IMPORTS", &props);
+                    self.edge(src, Self::target_end(family, target), "IMPORTS", &props);
                 }
-                Err(_) => self.acc.imports_unresolved += 1,
+                // An import that cannot be bound is an unresolved edge, with why, named by what it binds.
+                Err(reason) => {
+                    self.acc.imports_unresolved += 1;
+                    let name = imp.name.as_deref().unwrap_or(&imp.source);
+                    let separator = if family == Family::Rust { "::" } else { "." };
+                    let name = name.rsplit(separator).next().filter(|n| !n.is_empty()).unwrap_or("(import)");
+                    if !seen.insert((src, Err(name.to_owned()))) {
+                        continue;
+                    }
+                    props.reason = Some(reason);
+                    self.edge(src, End::Unresolved(&file.path, name), "IMPORTS", &props);
+                }
             }
         }
     }

@@ -85,15 +85,26 @@ impl Resolver<'_> {
             // A `use` path never starts at a local, whatever locals share its head's name.
             _ if path.len() > 1 => match self.as_namespace(|| self.lookup_item(fi, imp.scope, head, u32::MAX)) {
                 Ok((t, _)) => t,
-                Err(_) => Target::External(head.clone()),
+                Err(_) => self.extern_crate(fi, head)?,
             },
             _ => match self.lookup_item(fi, imp.scope, head, u32::MAX) {
                 Ok((t, _)) => t,
-                // 2018 paths: an unknown head is an extern crate.
-                Err(_) => Target::External(head.clone()),
+                Err(_) => self.extern_crate(fi, head)?,
             },
         };
         self.walk_members(start, &path[1..])
+    }
+
+    /// 2018 paths: an unknown head is an extern crate, when the package's manifest depends on one of that
+    /// name (or no manifest is known, or it is a crate of the toolchain).
+    fn extern_crate(&self, fi: u32, head: &str) -> Res<Target> {
+        let package = self.t.layout.cargo_package(&self.t.files[fi as usize].path);
+        match package {
+            Some(p) if !p.depends_on(head) && !matches!(head, "proc_macro" | "test") => {
+                miss(format!("name `{head}` not found in scope, and `{}` has no dependency of that name", p.crate_name))
+            }
+            _ => Ok(Target::External(head.to_owned())),
+        }
     }
 
     fn resolve_py_import(&self, fi: u32, ii: u32) -> Res<Target> {

@@ -325,9 +325,9 @@ impl<'t> Resolver<'t> {
         result
     }
 
-    /// Bind what an import statement names, for IMPORTS edges.
-    pub fn import_target(&self, fi: u32, ii: u32) -> Res<Target> {
-        self.resolve_import(fi, ii)
+    /// Bind what an import statement names, for IMPORTS edges; why not, when it cannot be bound.
+    pub fn import_target(&self, fi: u32, ii: u32) -> Result<Target, String> {
+        self.resolve_import(fi, ii).map_err(|missed| self.reason(missed))
     }
 
     pub fn target_key(&self, target: &Target) -> String {

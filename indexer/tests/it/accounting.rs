@@ -1,5 +1,5 @@
 //! The index summary accounts for every call site the parsers saw. Over generated trees of Rust (calls in
-//! macro arguments and in token trees that are no expression, item-level invocations, chains, paths
+//! macro arguments and in token trees that are no expression, item-level invocations (of the file's own macros too), chains, paths
 //! whose head is no dependency), Python and TypeScript, the summary's resolved, external and unresolved
 //! counts add up to the call sites in the files' facts, read by the plugins apart, and to the call edges
 //! the plane stores.
@@ -33,6 +33,7 @@ const RUST_ITEMS: &[&str] = &[
     "cfg_x! { pub fn hidden_{n}() { inner(); } }",
     "mac!(pub fn declared_{n}() { inner(); });",
     "pub fn item_{n}() -> Option<Dir> { None }",
+    "macro_rules! own_{n} { ($f:ident) => { pub fn $f() { helper(); Dir::new().make(); } }; } own_{n}!(made_{n});",
 ];
 
 const PY_STATEMENTS: &[&str] = &[

@@ -307,3 +307,30 @@ def clean(value: Query):
     assert_has(&refs, &["REFERENCES app.signals.outside -> app.signals.receiver L26 [scope]"]);
     assert!(!refs.iter().any(|r| r.starts_with("REFERENCES app.signals.send ->")), "{refs:#?}");
 }
+
+#[test]
+fn an_import_that_cannot_be_bound_is_an_unresolved_imports_edge_saying_why() {
+    let ix = index(
+        r#"
+//- /pyproject.toml
+[project]
+name = "shop"
+//- /shop/__init__.py
+//- /shop/util.py
+def f():
+    return 1
+//- /shop/models.py
+from .util import f
+from .util import gone
+from .absent import thing
+"#,
+    );
+    let imports: Vec<String> = ix.edges_of(&["IMPORTS"]).into_iter().filter(|e| e.contains("shop.models ->")).collect();
+    assert!(imports.iter().any(|e| e.starts_with("IMPORTS shop.models -> shop.util.f L1")), "{imports:#?}");
+    for name in ["gone", "thing"] {
+        assert!(
+            imports.iter().any(|e| e.starts_with(&format!("IMPORTS shop.models -> ?{name} L")) && e.ends_with(')')),
+            "{name} is an unresolved import with a reason: {imports:#?}"
+        );
+    }
+}

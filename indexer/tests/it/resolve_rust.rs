@@ -676,3 +676,33 @@ impl Filter {
     ));
     assert_has(&ix.calls(), &["CALLS flags::Filter::GET -> flags::Filter::from_bits L3 [path]"]);
 }
+
+#[test]
+fn an_import_that_cannot_be_bound_is_an_unresolved_imports_edge_saying_why() {
+    let ix = index(&package(
+        "imp",
+        r#"
+//- /src/lib.rs
+use crate::nothing::Here;
+use serde::Serialize;
+use std::fmt;
+mod a;
+pub fn f() {}
+//- /src/a.rs
+use super::f;
+use super::missing;
+"#,
+    ));
+    let imports = ix.edges_of(&["IMPORTS"]);
+    assert_has(
+        &imports,
+        &[
+            "IMPORTS imp::a -> imp::f L1 []",
+            "IMPORTS imp::a -> ?missing L2 (`missing` not found in `imp`)",
+            "IMPORTS imp -> ?Here L1 (`nothing` not found in `imp`)",
+            "IMPORTS imp -> ?Serialize L2 (name `serde` not found in scope, and `imp` has no dependency of that name)",
+            "IMPORTS imp -> ext::std::fmt L3 []",
+        ],
+    );
+    assert_eq!(ix.report.accounting.imports_unresolved, 3);
+}

@@ -274,3 +274,26 @@ export function share() {
     assert_has(&refs, &["REFERENCES app/src.later -> app/src.item L14 [scope]"]);
     assert!(!refs.iter().any(|r| r.starts_with("REFERENCES app/src.run ->")), "{refs:#?}");
 }
+
+#[test]
+fn an_import_that_cannot_be_bound_is_an_unresolved_imports_edge_saying_why() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "web"}
+//- /src/net.ts
+export function connect() {}
+//- /src/app.ts
+import { connect, vanished } from "./net";
+import { other } from "./absent";
+"#,
+    );
+    let imports: Vec<String> = ix.edges_of(&["IMPORTS"]).into_iter().filter(|e| e.contains("src/app ->")).collect();
+    assert!(imports.iter().any(|e| e.starts_with("IMPORTS web/src/app -> web/src/net.connect L1")), "{imports:#?}");
+    for name in ["vanished", "other"] {
+        assert!(
+            imports.iter().any(|e| e.starts_with(&format!("IMPORTS web/src/app -> ?{name} L")) && e.ends_with(')')),
+            "{name} is an unresolved import with a reason: {imports:#?}"
+        );
+    }
+}
