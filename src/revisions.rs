@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use drsg_indexer::{EntryKind, Repo};
-use drsg_query::{DirEntry, FileError, Revision, RevisionError, Revisions, SourceFiles};
+use drsg_query::{Declared, DirEntry, FileError, Revision, RevisionError, Revisions, SourceFiles};
 
 /// Revisions of the repository holding a plane's tree.
 pub struct GitRevisions<'r> {
@@ -70,7 +70,8 @@ impl Revisions for GitRevisions<'_> {
         Ok(Box::new(TreeAt { blobs: repo.blob_reader(), entries }))
     }
 
-    fn declaration(&self, path: &str, text: &str, names: &[String], impl_trait: Option<&str>) -> Option<(u32, u32)> {
+    fn declaration(&self, path: &str, text: &str, wanted: &Declared<'_>) -> Option<(u32, u32)> {
+        let Declared { names, impl_trait, module } = *wanted;
         let (plugin, lang) = self.registry.for_path(path)?;
         let facts = drsg_parsers::parse_file(plugin, lang, path, text);
         let path_of = |mut i: usize| {
@@ -102,6 +103,7 @@ impl Revisions for GitRevisions<'_> {
             full.len() >= names.len()
                 && full[full.len() - names.len()..].iter().zip(names).all(|(a, b)| a == b)
                 && (impl_trait.is_none() || trait_of(i) == impl_trait)
+                && (facts.defs[i].kind == drsg_parsers::DefKind::Module) == module
         });
         found.map(|i| (facts.defs[i].line, facts.defs[i].end_line))
     }

@@ -76,6 +76,9 @@ pub struct Table {
     /// Members by name: module items, submodules, type methods, nested definitions.
     pub children: HashMap<SymId, HashMap<String, Vec<SymId>>>,
     pub module_by_key: HashMap<String, SymId>,
+    /// File modules whose key an earlier file's module has (`gen.api_pb2` generated into two services),
+    /// by that key: [`Table::module_near`] picks among them and the first.
+    pub module_copies: HashMap<String, Vec<SymId>>,
     /// JS/TS: path without extension → file index (for relative import resolution).
     pub js_stems: HashMap<String, u32>,
     pub layout: Layout,
@@ -159,6 +162,7 @@ impl Table {
             def_sym: Vec::with_capacity(files.len()),
             children: HashMap::new(),
             module_by_key: HashMap::new(),
+            module_copies: HashMap::new(),
             js_stems: HashMap::new(),
             files,
             layout,
@@ -171,7 +175,12 @@ impl Table {
             let name =
                 key.rsplit(separator(family)).next().unwrap_or(&key).rsplit('/').next().unwrap_or(&key).to_owned();
             let id = table.syms.len() as SymId;
-            table.module_by_key.entry(key.clone()).or_insert(id);
+            match table.module_by_key.entry(key.clone()) {
+                Entry::Vacant(slot) => {
+                    slot.insert(id);
+                }
+                Entry::Occupied(_) => table.module_copies.entry(key.clone()).or_default().push(id),
+            }
             table.syms.push(Sym {
                 key,
                 name,
@@ -204,8 +213,9 @@ impl Table {
             let id = table.file_module[fi];
             let key = &table.syms[id as usize].key;
             let sep = separator(family);
+            // Of two copies of a package (generated into two services), the one nearest the module's file.
             if let Some((parent_key, name)) = key.rsplit_once(sep)
-                && let Some(&parent) = table.module_by_key.get(parent_key)
+                && let Some(parent) = table.module_near(parent_key, fi as u32)
                 && parent != id
             {
                 let name = name.to_owned();
@@ -435,7 +445,28 @@ impl Table {
         self.def_sym[fi as usize].get(di as usize).copied().flatten()
     }
 
-    /// Make keys unique: later duplicates (by file, then line) get `#2`, `#3`, …
+    /// The module keyed `key` (as keyed before [`Table::dedupe_keys`]) nearest to file `fi`: of several
+    /// copies, the one whose file shares the most leading directories with it (the first on a tie).
+    pub fn module_near(&self, key: &str, fi: u32) -> Option<SymId> {
+        let first = *self.module_by_key.get(key)?;
+        let Some(copies) = self.module_copies.get(key) else { return Some(first) };
+        let from = &self.files[fi as usize].path;
+        let shared = |id: SymId| {
+            let path = &self.files[self.syms[id as usize].file as usize].path;
+            from.split('/').zip(path.split('/')).take_while(|(a, b)| a == b).count()
+        };
+        let mut best = (first, shared(first));
+        for &id in copies {
+            let n = shared(id);
+            if n > best.1 {
+                best = (id, n);
+            }
+        }
+        Some(best.0)
+    }
+
+    /// Make keys unique: later duplicates (by file, then line) get `#2`, `#3`, …; a module comes before
+    /// the values that share its key (`mod search;` beside `fn search`), since its items are keyed below it.
     pub fn dedupe_keys(&mut self) {
         // Duplicates are rare: find them by hashing, then order only them.
         let mut first: HashMap<&str, SymId> = HashMap::with_capacity(self.syms.len());
@@ -460,8 +491,9 @@ impl Table {
             group.sort_by(|&a, &b| {
                 let (sa, sb) = (&self.syms[a as usize], &self.syms[b as usize]);
                 let (fa, fb) = (&self.files[sa.file as usize].path, &self.files[sb.file as usize].path);
-                source_rank(fa)
-                    .cmp(&source_rank(fb))
+                (!sa.kind.is_namespace())
+                    .cmp(&!sb.kind.is_namespace())
+                    .then_with(|| source_rank(fa).cmp(&source_rank(fb)))
                     .then_with(|| fa.cmp(fb))
                     .then_with(|| line(self, a).cmp(&line(self, b)))
             });

@@ -8,7 +8,7 @@ use drsg_planes::Direction;
 use serde::{Deserialize, Serialize};
 
 use crate::dispatch::Dispatch;
-use crate::lookup::{Lookup, find_symbol};
+use crate::lookup::{Lookup, find_for_calls};
 use crate::render::{Group, NodeLine, Page, Text};
 use crate::unresolved::{self, UnresolvedSite};
 use crate::walk::{Stop, bfs};
@@ -60,6 +60,9 @@ pub struct ImpactOutput {
     pub stop: Stop,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub across: Option<String>,
+    /// Which symbol a name that matched a module and a function was taken for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picked: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -90,7 +93,8 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
     let page = Page::new(p.limit, p.offset);
     page.check()?;
     let plane = s.plane(p.plane.as_deref())?;
-    let target = match find_symbol(s.store, &plane, &p.name)?.into_node() {
+    let (found, picked) = find_for_calls(s.store, &plane, &p.name)?;
+    let target = match found.into_node() {
         Ok(node) => node,
         Err(not) => return Ok(not),
     };
@@ -160,11 +164,15 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
         complete: count.sites == 0 && !count.names_cut && walk.stop != Stop::Nodes,
         stop: walk.stop,
         across: p.across.clone(),
+        picked,
     }))
 }
 
 impl Answer for ImpactOutput {
     fn render_to(&self, t: &mut Text) {
+        if let Some(picked) = &self.picked {
+            t.line(format_args!("{picked}"));
+        }
         t.line(format_args!("impact of {}", self.target));
         let bound = match self.stop {
             Stop::Exhausted => "nothing reaches further",

@@ -46,7 +46,7 @@ pub use plane::{choose_plane, freshness};
 pub use planes::{PlanesOutput, planes};
 pub use recall::{RecallOutput, RecallParams, Recalled, recall};
 pub use render::{DEFAULT_BUDGET, Group, MAX_PAGE, NodeLine, Page, Surface, Text};
-pub use revisions::{DirEntry, Revision, RevisionError, Revisions};
+pub use revisions::{Declared, DirEntry, Revision, RevisionError, Revisions};
 pub use schema::{SchemaOutput, SchemaParams, schema};
 pub use search::{SearchOutput, SearchParams, search};
 pub use snippet::{SnippetOutput, SnippetParams, snippet};

@@ -117,7 +117,8 @@ impl Resolved {
     }
 }
 
-/// Finds the symbol `query` names in `plane`.
+/// Finds the symbol `query` names in `plane`. `name()` asks for the function or method of that name, not a
+/// module that shares it (`mod search;` keeps `crate::search`, `fn search` is `crate::search#2`).
 pub fn find_symbol(store: &Store, plane: &PlaneInfo, query: &str) -> Result<Resolved> {
     let query = query.trim();
     if query.is_empty() {
@@ -125,19 +126,33 @@ pub fn find_symbol(store: &Store, plane: &PlaneInfo, query: &str) -> Result<Reso
             "the symbol name is empty; give a name, a key, or a key segment such as `Client.connect`".into(),
         ));
     }
-    if let Some(node) = store.node_by_key(plane.id, query)? {
+    match query.strip_suffix("()").map(str::trim_end).filter(|q| !q.is_empty()) {
+        Some(callable) => find_where(store, plane, callable, query, is_callable),
+        None => find_where(store, plane, query, query, |_| true),
+    }
+}
+
+fn is_callable(node: &Node) -> bool {
+    matches!(node.label(), "Function" | "Method")
+}
+
+/// Finds the symbol `query` names among those `keep` keeps (`asked` is the query as given).
+fn find_where(store: &Store, plane: &PlaneInfo, query: &str, asked: &str, keep: fn(&Node) -> bool) -> Result<Resolved> {
+    if let Some(node) = store.node_by_key(plane.id, query)?.filter(keep) {
         return Ok(Resolved::One(node));
     }
     let wanted = segments(query);
     let Some(last) = wanted.last().copied() else {
-        return Ok(Resolved::Not(missing(store, plane, query)?));
+        return Ok(Resolved::Not(missing(store, plane, asked)?));
     };
     // Key segments, exact case, then ignoring case.
     for exact in [true, false] {
         let named =
             if exact { store.nodes_by_name(plane.id, last)? } else { store.nodes_by_name_ci(plane.id, last)? };
-        let matching: Vec<Node> =
-            named.into_iter().filter(|n| n.label() != "UnresolvedRef" && key_matches(&n.key, &wanted, exact)).collect();
+        let matching: Vec<Node> = named
+            .into_iter()
+            .filter(|n| n.label() != "UnresolvedRef" && keep(n) && key_matches(&n.key, &wanted, exact))
+            .collect();
         if matching.is_empty() {
             continue;
         }
@@ -149,9 +164,33 @@ pub fn find_symbol(store: &Store, plane: &PlaneInfo, query: &str) -> Result<Reso
         if in_tree.is_empty() && matching.len() == 1 {
             return Ok(Resolved::One(matching.into_iter().next().expect("one match")));
         }
-        return Ok(Resolved::Not(Lookup::Ambiguous(candidates(store, plane, query, matching)?)));
+        return Ok(Resolved::Not(Lookup::Ambiguous(candidates(store, plane, asked, matching)?)));
     }
-    Ok(Resolved::Not(missing(store, plane, query)?))
+    Ok(Resolved::Not(missing(store, plane, asked)?))
+}
+
+/// For a verb that walks calls (`trace`, `impact`), the callable a query names when it matched a module
+/// and one function or method of the same name (`search` for `mod search;` and `fn search`), with the
+/// note that says so; any other answer as [`find_symbol`] gives it.
+pub fn find_for_calls(store: &Store, plane: &PlaneInfo, query: &str) -> Result<(Resolved, Option<String>)> {
+    let found = find_symbol(store, plane, query)?;
+    let Resolved::Not(Lookup::Ambiguous(c)) = &found else { return Ok((found, None)) };
+    let rows = &c.candidates.items;
+    let callables: Vec<&Candidate> =
+        rows.iter().filter(|r| matches!(r.node.label.as_str(), "Function" | "Method")).collect();
+    let modules: Vec<&Candidate> = rows.iter().filter(|r| r.node.label == "Module").collect();
+    if c.candidates.total != rows.len() || callables.len() != 1 || callables.len() + modules.len() != rows.len() {
+        return Ok((found, None));
+    }
+    let Some(node) = store.node_by_key(plane.id, &callables[0].node.key)? else { return Ok((found, None)) };
+    let others: Vec<&str> = modules.iter().map(|m| m.node.key.as_str()).collect();
+    let note = format!(
+        "`{query}` names {} and module {}: this answer is about the {}",
+        node.key,
+        others.join(", "),
+        node.label().to_lowercase()
+    );
+    Ok((Resolved::One(node), Some(note)))
 }
 
 /// Ranks several matches: exact name first, symbols of the tree before stand-ins, then most

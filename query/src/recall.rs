@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::grep::{GrepOutput, GrepParams, grep_in};
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{Group, Text};
-use crate::revisions::{DirEntry, Revision, RevisionError, Revisions};
+use crate::revisions::{Declared, DirEntry, Revision, RevisionError, Revisions};
 use crate::snippet::{parse_range, relative_to_root, tree_root};
 use crate::{Answer, Error, Result, Session};
 
@@ -114,7 +114,7 @@ pub fn recall(s: &Session<'_>, revisions: &dyn Revisions, p: &RecallParams) -> R
     }
 
     // What to show: a symbol's declaration or a path.
-    let (path, symbol, names, range) = if let Some(name) = &p.name {
+    let (path, symbol, names, range, module) = if let Some(name) = &p.name {
         let node = match find_symbol(s.store, &plane, name)?.into_node() {
             Ok(node) => node,
             Err(not) => return Ok(not),
@@ -126,12 +126,12 @@ pub fn recall(s: &Session<'_>, revisions: &dyn Revisions, p: &RecallParams) -> R
                 node.label()
             )));
         };
-        (file, Some(node.key.clone()), name_path(s.store, &node)?, None)
+        (file, Some(node.key.clone()), name_path(s.store, &node)?, None, node.label() == "Module")
     } else {
         let raw = p.path.as_deref().unwrap_or_default();
         match parse_range(raw)? {
-            Some((path, start, end)) => (relative_to_root(&plane, &path), None, Vec::new(), Some((start, end))),
-            None => (relative_to_root(&plane, raw), None, Vec::new(), None),
+            Some((path, start, end)) => (relative_to_root(&plane, &path), None, Vec::new(), Some((start, end)), false),
+            None => (relative_to_root(&plane, raw), None, Vec::new(), None, false),
         }
     };
     let text_at = |rev: &Revision| -> Result<Option<String>> {
@@ -147,7 +147,9 @@ pub fn recall(s: &Session<'_>, revisions: &dyn Revisions, p: &RecallParams) -> R
     let span_at = |text: &str| -> Option<(u32, u32)> {
         match symbol.as_deref() {
             None => Some((1, text.lines().count().max(1) as u32)),
-            Some(key) => revisions.declaration(&path, text, &names, impl_trait(key)),
+            Some(key) => {
+                revisions.declaration(&path, text, &Declared { names: &names, impl_trait: impl_trait(key), module })
+            }
         }
     };
 

@@ -53,8 +53,18 @@ pub trait Revisions: Sync {
     /// The files of the tree at `sha`, with the same confinement as the working tree's.
     fn files_at(&self, root: &Path, sha: &str) -> Result<Box<dyn SourceFiles + '_>, RevisionError>;
 
-    /// Lines (`line`, `end_line`) of the definition whose name path ends with `names` (and, for a
-    /// Rust trait-impl method, whose `impl` is of trait `impl_trait`), found by parsing `text`, a
-    /// revision of file `path`; `None` when it holds no such definition.
-    fn declaration(&self, path: &str, text: &str, names: &[String], impl_trait: Option<&str>) -> Option<(u32, u32)>;
+    /// Lines (`line`, `end_line`) of the definition `wanted`, found by parsing `text`, a revision of file
+    /// `path`; `None` when it holds no such definition.
+    fn declaration(&self, path: &str, text: &str, wanted: &Declared<'_>) -> Option<(u32, u32)>;
+}
+
+/// A definition looked for in a revision of its file.
+#[derive(Debug, Clone, Copy)]
+pub struct Declared<'a> {
+    /// The end of its name path (`Client.load`).
+    pub names: &'a [String],
+    /// For a Rust trait-impl method, the trait its `impl` is of.
+    pub impl_trait: Option<&'a str>,
+    /// Whether it is a module (`mod search;`), or anything else of that name (`fn search`).
+    pub module: bool,
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::context::CALL_TYPES;
 use crate::dispatch;
-use crate::lookup::{Lookup, find_symbol};
+use crate::lookup::{Lookup, find_for_calls};
 use crate::render::{NodeLine, Text};
 use crate::walk::bfs;
 use crate::{Answer, Result, Session};
@@ -44,6 +44,9 @@ pub struct TraceOutput {
     /// How far the search for breaks looked, when no path exists.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explored: Option<Explored>,
+    /// Which symbol a name that matched a module and a function was taken for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub picked: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -80,11 +83,17 @@ pub struct Break {
 
 pub fn trace(s: &Session<'_>, p: &TraceParams) -> Result<Lookup<TraceOutput>> {
     let plane = s.plane(p.plane.as_deref())?;
-    let from = match find_symbol(s.store, &plane, &p.from)?.into_node() {
+    let mut picked = Vec::new();
+    let mut pick = |query: &str| -> Result<std::result::Result<drsg_planes::Node, Lookup<TraceOutput>>> {
+        let (found, note) = find_for_calls(s.store, &plane, query)?;
+        picked.extend(note);
+        Ok(found.into_node())
+    };
+    let from = match pick(&p.from)? {
         Ok(node) => node,
         Err(not) => return Ok(not),
     };
-    let to = match find_symbol(s.store, &plane, &p.to)?.into_node() {
+    let to = match pick(&p.to)? {
         Ok(node) => node,
         Err(not) => return Ok(not),
     };
@@ -97,6 +106,7 @@ pub fn trace(s: &Session<'_>, p: &TraceParams) -> Result<Lookup<TraceOutput>> {
         hops: Vec::new(),
         breaks: Vec::new(),
         explored: None,
+        picked,
     };
     for (found, a, b) in [("forward", from.id, to.id), ("reverse", to.id, from.id)] {
         if let Some(edges) = shortest_path(s.store, a, b)? {
@@ -276,6 +286,9 @@ fn explain(store: &Store, from: i64, to: &drsg_planes::Node, out: &mut TraceOutp
 
 impl Answer for TraceOutput {
     fn render_to(&self, t: &mut Text) {
+        for picked in &self.picked {
+            t.line(format_args!("{picked}"));
+        }
         match self.found {
             "none" => {
                 t.line(format_args!("no recorded call path from {} to {}, nor back", self.from.key, self.to.key));

@@ -273,3 +273,19 @@ fn recall_tells_trait_impls_of_one_method_apart() {
         check_recall(&store, q::RecallParams { name: Some("<demo::X as demo::B>::f".into()), ..at("HEAD") }).unwrap();
     assert!(b.contains("        2\n") && !b.contains("        1\n"), "{b}");
 }
+
+#[test]
+fn recall_tells_a_module_from_a_function_of_its_name() {
+    // The module keeps the path (its items are keyed below it); the function of the same name is `#2`.
+    let spec = "//- /Cargo.toml\n[package]\nname = \"k\"\nversion = \"0.1.0\"\n//- /src/lib.rs\nmod search {\n    pub fn run() {}\n}\npub fn search() {\n    search::run();\n}\n";
+    let fx = Fixture::inline(spec);
+    let mut store = Store::open(&fx.outside().join("g.drsg")).unwrap();
+    index(&fx, &mut store);
+    let (function, _) =
+        check_recall(&store, q::RecallParams { name: Some("k::search#2".into()), ..at("HEAD") }).unwrap();
+    assert!(function.contains("pub fn search() {") && !function.contains("mod search"), "{function}");
+    let (module, _) = check_recall(&store, q::RecallParams { name: Some("k::search".into()), ..at("HEAD") }).unwrap();
+    assert!(module.contains("mod search {") && !module.contains("pub fn search()"), "{module}");
+    let (by_call, _) = check_recall(&store, q::RecallParams { name: Some("search()".into()), ..at("HEAD") }).unwrap();
+    assert_eq!(by_call, function);
+}

@@ -471,6 +471,40 @@ def checkout():
 }
 
 #[test]
+fn a_module_keeps_its_path_and_the_function_of_its_name_is_found_by_calling_it() {
+    let w = World::new(
+        r#"
+//- commit: names
+//- /Cargo.toml
+[package]
+name = "k"
+version = "0.1.0"
+edition = "2021"
+//- /src/lib.rs
+mod search;
+pub fn search() { search::run(); }
+pub fn main() { search(); }
+//- /src/search.rs
+pub fn run() {}
+"#,
+    );
+    let (module, _) = check_context(&w, "k::search", None);
+    assert!(module.starts_with("k::search  Module  src/search.rs:1"), "{module}");
+    let (function, found) = check_context(&w, "search()", None);
+    assert!(found && function.starts_with("k::search#2  Function  src/lib.rs:2"), "{function}");
+    // A bare name matches both: context lists them, the walks along calls take the function and say so.
+    let (both, found) = check_context(&w, "search", None);
+    assert!(!found && both.contains("`search` matches 2 symbols"), "{both}");
+    let note = "`search` names k::search#2 and module k::search: this answer is about the function";
+    let trace = check_trace(&w, "main", "search");
+    assert!(trace.starts_with(&format!("{note}\n1 hops from k::main to k::search#2\n")), "{trace}");
+    let trace = check_trace(&w, "main", "run");
+    assert!(trace.starts_with("2 hops from k::main to k::search::run\n"), "{trace}");
+    let impact = check_impact(&w, "search", None);
+    assert!(impact.starts_with(&format!("{note}\nimpact of k::search#2  Function")), "{impact}");
+}
+
+#[test]
 fn two_hundred_callers_are_capped_with_exact_counts() {
     let mut spec = String::from(APP);
     spec.push_str("//- /app/many.py\nfrom app.core import popular\n");

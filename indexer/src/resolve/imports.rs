@@ -116,7 +116,8 @@ impl Resolver<'_> {
         let module_key: String = if dots > 0 {
             let own = &self.t.syms[self.t.file_module[fi as usize] as usize].key;
             let is_package = file.path.ends_with("__init__.py") || file.path.ends_with("__init__.pyi");
-            let mut base: Vec<&str> = own.split('.').collect();
+            // As keyed before copies were numbered: the copy is picked by nearness below.
+            let mut base: Vec<&str> = own.split('.').map(undeduped).collect();
             if !is_package {
                 base.pop();
             }
@@ -133,8 +134,8 @@ impl Resolver<'_> {
         } else {
             rest.to_owned()
         };
-        let module = match self.t.module_by_key.get(&module_key) {
-            Some(&id) => Target::Sym(id),
+        let module = match self.t.module_near(&module_key, fi) {
+            Some(id) => Target::Sym(id),
             None if dots > 0 => return miss(format!("module `{source}` not found in the tree")),
             None => {
                 // In the tree under another spelling (a submodule reached as an attribute)?
@@ -157,8 +158,8 @@ impl Resolver<'_> {
                 if let Target::Sym(id) = module
                     && !self.wants_value(name)
                 {
-                    let key = format!("{}.{name}", self.sym_key(id));
-                    if let Some(&sub) = self.t.module_by_key.get(&key)
+                    let key = format!("{}.{name}", undeduped(self.sym_key(id)));
+                    if let Some(sub) = self.t.module_near(&key, fi)
                         && self.t.members(id, name).is_empty()
                     {
                         return Ok(Target::Sym(sub));
@@ -311,5 +312,13 @@ impl Resolver<'_> {
             }
         }
         miss(format!("not found: `{name}` is not exported by `{}`", self.sym_key(module)))
+    }
+}
+
+/// A key segment without the `#N` that [`crate::table::Table::dedupe_keys`] gave a copy.
+fn undeduped(key: &str) -> &str {
+    match key.rsplit_once('#') {
+        Some((head, n)) if !head.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => head,
+        _ => key,
     }
 }

@@ -334,3 +334,45 @@ from .absent import thing
         );
     }
 }
+
+#[test]
+fn two_copies_of_a_generated_module_bind_each_importer_to_the_nearest() {
+    let ix = index(
+        r#"
+//- /svc_a/gen/__init__.py
+//- /svc_a/gen/api_pb2.py
+def Request():
+    return 1
+//- /svc_a/main.py
+from gen.api_pb2 import Request
+from gen import api_pb2
+
+def run():
+    Request()
+    api_pb2.Request()
+//- /svc_b/gen/__init__.py
+from .api_pb2 import Request as Again
+//- /svc_b/gen/api_pb2.py
+def Request():
+    return 2
+//- /svc_b/main.py
+from gen.api_pb2 import Request
+from gen import api_pb2
+
+def run():
+    Request()
+    api_pb2.Request()
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS main.run -> gen.api_pb2.Request L5 [import]",
+            "CALLS main.run -> gen.api_pb2.Request L6 [import]",
+            "CALLS main.run#2 -> gen.api_pb2.Request#2 L5 [import]",
+            "CALLS main.run#2 -> gen.api_pb2.Request#2 L6 [import]",
+        ],
+    );
+    assert_has(&ix.edges_of(&["IMPORTS"]), &["IMPORTS gen#2 -> gen.api_pb2.Request#2 L1 []"]);
+}

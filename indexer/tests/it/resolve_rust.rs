@@ -477,11 +477,13 @@ pub fn worker() {}
 "#,
     ));
     let calls = ix.calls();
-    // The function keeps the plain key; the module is `app::search#2`, its items keyed under `app::search::`.
+    // The module keeps the plain key, as its items are keyed under `app::search::`; the function is
+    // `app::search#2`.
     assert_has(
         &calls,
-        &["CALLS app::main -> app::search L3 [scope]", "CALLS app::main -> app::search::worker L4 [path]"],
+        &["CALLS app::main -> app::search#2 L3 [scope]", "CALLS app::main -> app::search::worker L4 [path]"],
     );
+    assert_has(&ix.keys(), &["Module app::search", "Function app::search#2"]);
 }
 
 #[test]
