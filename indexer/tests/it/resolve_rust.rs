@@ -435,6 +435,52 @@ impl<S: Clone> Holder<S> {
 }
 
 #[test]
+fn items_in_braced_invocations_of_another_files_macro_are_symbols_and_exports() {
+    // tokio's layout: `cfg_rt!` is defined in one file and wraps items and re-exports in others.
+    let ix = index(&package(
+        "tk",
+        r#"
+//- /src/lib.rs
+#[macro_use]
+mod macros;
+pub mod task;
+cfg_rt! {
+    pub use task::spawn;
+    pub mod runtime;
+}
+pub fn main_loop() {
+    crate::spawn();
+    runtime::Runtime::new().block_on();
+}
+//- /src/macros.rs
+macro_rules! cfg_rt { ($($item:item)*) => { $( #[cfg(feature = "rt")] $item )* } }
+//- /src/task.rs
+cfg_rt! {
+    pub fn spawn() { helper() }
+}
+fn helper() {}
+//- /src/runtime.rs
+pub struct Runtime;
+impl Runtime {
+    pub fn new() -> Self { Runtime }
+    cfg_rt! {
+        pub fn block_on(&self) {}
+    }
+}
+"#,
+    ));
+    assert_has(&ix.keys(), &["Function tk::task::spawn", "Method tk::runtime::Runtime::block_on"]);
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS tk::main_loop -> tk::task::spawn L9 [path]",
+            "CALLS tk::main_loop -> tk::runtime::Runtime::block_on L10 [receiver-type]",
+            "CALLS tk::task::spawn -> tk::task::helper L2 [scope]",
+        ],
+    );
+}
+
+#[test]
 fn a_declared_binary_target_is_a_crate_root() {
     // ripgrep's layout: `[[bin]] path = "crates/core/main.rs"`, its modules beside it, and no library.
     let ix = index(&package(

@@ -214,6 +214,20 @@ impl Rules {
     }
 }
 
+/// A braced token tree's tokens as they are written, inside `glue`: the items a macro passes through.
+pub(super) fn verbatim(tree: Node<'_>, text: &str, glue: Glue) -> Option<Expansion> {
+    let (start, end) = (tree.start_byte() + 1, tree.end_byte().checked_sub(1)?);
+    if start > end || end - start > MAX_LEN {
+        return None;
+    }
+    let (prologue, epilogue) = glue.around();
+    let mut out = Out { text: String::new(), row: 0, copies: Vec::new(), source: text };
+    out.push(prologue);
+    out.copy(start, end, tree.start_position().row);
+    out.push(epilogue);
+    Some(Expansion { text: out.text, copies: out.copies })
+}
+
 /// A node's children, comments left out.
 fn tokens(node: Node<'_>) -> Vec<Node<'_>> {
     (0..node.child_count())

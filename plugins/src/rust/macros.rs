@@ -12,8 +12,9 @@
 //! [`Qualifier::Tokens`], which the resolver never binds and counts as unresolved.
 //! Invocations whose tokens are not code of this crate (`quote!`, `stringify!`, `include_str!`, …) are
 //! left alone, and so are the sites inside items a macro declares (`cfg_rt! { pub fn spawn… }`), whose
-//! definitions the file's facts do not hold: a braced invocation among items is not parsed at all. (An
-//! invocation of the file's own macro among items is expanded into defs: [`super::generated`].)
+//! definitions the file's facts do not hold. (Among items, an invocation of the file's own macro is
+//! expanded into defs, and a braced one of another file's macro read as the items it holds:
+//! [`super::generated`].)
 
 use std::cell::RefCell;
 
@@ -53,6 +54,11 @@ const OPAQUE: &[&str] = &[
     "naked_asm",
     "macro_rules",
 ];
+
+/// Whether the macro (its path as written) takes tokens that are no code of the crate invoking it.
+pub(super) fn is_opaque(name: &str) -> bool {
+    OPAQUE.contains(&name.rsplit("::").next().unwrap_or(""))
+}
 
 /// Nesting of token trees read, beyond which the rest of an invocation is left unread.
 const MAX_ROUNDS: usize = 8;

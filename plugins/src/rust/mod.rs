@@ -332,7 +332,7 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
             kind => {
                 if kind == Capture::Macro {
                     match generated::placement(node, source, reading, &captured.containers) {
-                        Some(block) => item_level.push((node, block)),
+                        Some(placed) => item_level.push((node, placed)),
                         None => macros::invocation(node, source, reading, &mut refs, &mut bindings, &mut invocations),
                     }
                 }
@@ -340,10 +340,15 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
             }
         }
     }
-    for (node, block) in item_level {
-        match generated::expand(node, source, reading, block.as_ref()) {
+    for (node, placed) in item_level {
+        match generated::expand(node, source, reading, &placed) {
             Some(items) => {
-                let into = generated::Invoker { defs: &mut facts.defs, refs: &mut refs, bindings: &mut bindings };
+                let into = generated::Invoker {
+                    defs: &mut facts.defs,
+                    refs: &mut refs,
+                    bindings: &mut bindings,
+                    imports: &mut imports,
+                };
                 items.merge(node.start_byte(), &table.spans, into, &mut facts.inherits);
             }
             None => macros::invocation(node, source, reading, &mut refs, &mut bindings, &mut invocations),
@@ -362,7 +367,7 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
         blocks.into_iter().filter(|&(a, b)| !functions.iter().any(|&(s, e)| s <= a && b <= e)).collect();
     // The sites and bindings of generated defs come scoped.
     facts.refs = with_scopes(refs, &table.spans, |r, scope| r.scope = r.scope.or(scope));
-    facts.imports = with_scopes(imports, &table.spans, |i, scope| i.scope = scope);
+    facts.imports = with_scopes(imports, &table.spans, |i, scope| i.scope = i.scope.or(scope));
     facts.bindings = with_scopes(bindings, &table.spans, |b, scope| b.scope = b.scope.or(scope));
     facts.inherits.sort_by_key(|i| i.line);
     if captured.hit_match_limit {

@@ -1159,3 +1159,58 @@ impl_show!(A, B);
     assert!(bindings.contains(&"handler Annotated(H) L28 in=get".to_owned()), "{bindings:?}");
     assert!(bindings.contains(&"handler Annotated(H) L30 in=post".to_owned()), "{bindings:?}");
 }
+
+#[test]
+fn items_in_a_braced_invocation_of_another_files_macro_are_read_where_written() {
+    // tokio's `cfg_rt! { … }` and `feature! { #![…] … }` pass their items through under a `#[cfg]`: the
+    // items keep their lines, docs and impls, and their calls sit in them. `lazy_static!`'s `static ref`
+    // is the static it defines; tokens that are no items (`bitflags!`'s `struct F: u32`) are not read.
+    let src = r#"
+cfg_rt! {
+    /// Spawns a task.
+    pub fn spawn() { hidden() }
+    impl Runtime {
+        pub fn block_on(&self) { self.enter() }
+    }
+}
+impl Handle {
+    cfg_rt! {
+        pub fn current() -> Self { Handle::make() }
+    }
+}
+crate::feature! {
+    #![any(feature = "a")]
+    pub struct Flags;
+}
+lazy_static! { static ref X: u8 = 1; }
+cfg_rt! { pub use crate::task::spawn as go; }
+bitflags! { pub struct Bits: u32 { const A = 1; } }
+"#;
+    let facts = parse(src);
+    assert_eq!(
+        render_defs(&facts),
+        [
+            "Function spawn L4-4 public parent=-",
+            "Method block_on L6-6 public parent=- impl=Runtime",
+            "Method current L11-11 public parent=- impl=Handle ret=Self",
+            "Struct Flags L16-16 public parent=-",
+            "Static X L18-18 private parent=-",
+        ]
+    );
+    assert_eq!(facts.defs[0].doc.as_deref(), Some("Spawns a task."));
+    let imports: Vec<String> = facts
+        .imports
+        .iter()
+        .map(|i| format!("{}::{} as {} L{}", i.source, i.name.as_deref().unwrap_or(""), i.alias, i.line))
+        .collect();
+    assert_eq!(imports, ["crate::task::spawn as go L19"]);
+    let refs: Vec<String> = render_refs(&facts).into_iter().filter(|r| r.contains(" in=")).collect();
+    for expected in [
+        "Call hidden L4 in=spawn plain `hidden` within=cfg_rt!",
+        "Call enter L6 in=block_on self `self.enter` within=cfg_rt!",
+        "Call Handle::make L11 in=current plain `Handle::make` within=cfg_rt!",
+    ] {
+        assert!(refs.iter().any(|r| r == expected), "{expected} missing from\n{}", refs.join("\n"));
+    }
+    assert!(!refs.iter().any(|r| r.contains("expanded")), "{refs:?}");
+}
