@@ -505,6 +505,30 @@ pub fn run() {}
 }
 
 #[test]
+fn a_call_in_an_item_another_files_macro_declares_keeps_callers_from_claiming_completeness() {
+    let w = World::new(
+        r#"
+//- commit: items in macros
+//- /Cargo.toml
+[package]
+name = "sk"
+version = "0.1.0"
+edition = "2021"
+//- /src/lib.rs
+pub fn inner() -> u32 { 1 }
+bitflags! { pub struct F: u32 { const A = inner(); } }
+pub fn user() { inner(); }
+"#,
+    );
+    let (text, found) = check_context(&w, "inner", None);
+    assert!(found, "{text}");
+    assert!(
+        text.contains("callers: 1 call sites from 1 symbols (lower bound: 1 unresolved call sites named `inner` elsewhere may also call it"),
+        "{text}"
+    );
+}
+
+#[test]
 fn two_hundred_callers_are_capped_with_exact_counts() {
     let mut spec = String::from(APP);
     spec.push_str("//- /app/many.py\nfrom app.core import popular\n");

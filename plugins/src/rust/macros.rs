@@ -7,14 +7,13 @@
 //! verbatim, so every node maps back to the file by a constant offset per segment. What parses without
 //! error yields ordinary sites and bindings, marked with the macro they sit in. A token tree whose own
 //! tokens already show it is no expression ([`Shape`]: `=>` arms, `field: value`, `biased;`) is not parsed
-//! but read as tokens at once, and so is a token tree that does not parse: its nested token trees are tried in turn (`tap_inner!(self, mut this => { … })`
-//! holds a block that parses), and each `name(…)` among its own tokens is a site of kind
-//! [`Qualifier::Tokens`], which the resolver never binds and counts as unresolved.
-//! Invocations whose tokens are not code of this crate (`quote!`, `stringify!`, `include_str!`, …) are
-//! left alone, and so are the sites inside items a macro declares (`cfg_rt! { pub fn spawn… }`), whose
-//! definitions the file's facts do not hold. (Among items, an invocation of the file's own macro is
-//! expanded into defs, and a braced one of another file's macro read as the items it holds:
-//! [`super::generated`].)
+//! but read as tokens at once, and so is a token tree that does not parse, or that holds items whose
+//! definitions the facts do not hold (`mac!(pub fn declared() { … })`): its nested token trees are tried
+//! in turn (`tap_inner!(self, mut this => { … })` holds a block that parses), and each `name(…)` among its
+//! own tokens is a site of kind [`Qualifier::Tokens`], which the resolver never binds and counts as
+//! unresolved. Invocations whose tokens are not code of this crate (`quote!`, `stringify!`,
+//! `include_str!`, …) are left alone. (Among items, an invocation of the file's own macro is expanded
+//! into defs, and a braced one of another file's macro read as the items it holds: [`super::generated`].)
 
 use std::cell::RefCell;
 
@@ -116,29 +115,24 @@ pub(super) fn invocation(
         return;
     }
     let Some(tree) = last_token_tree(node) else { return };
-    // `cfg_rt! { pub fn spawn… }` among items holds items, whose sites are left alone: not parsed at all.
-    // (`Node::parent` searches down from the root, so it is asked only of braced invocations.)
-    if text.as_bytes().get(tree.start_byte()) == Some(&b'{')
-        && node.parent().is_some_and(|p| matches!(p.kind_name(), "source_file" | "declaration_list"))
-    {
-        return;
-    }
     let own = node_text(name, text) == last && reading.rules.defines(last) && reading.depth < expand::MAX_DEPTH;
     if own && read_expansion(node, tree, last, text, reading, refs, bindings) {
         return;
     }
     let within = format!("{last}!");
     match Shape::of(tree, text) {
-        Shape::Tokens => token_tree(tree, text, &within, 0, refs, pending),
+        // Items of a definition the facts do not hold: what they may call counts, unbound.
+        Shape::Tokens | Shape::Items => token_tree(tree, text, &within, 0, refs, pending),
         Shape::Unknown => pending.push(Pending::new(tree, within)),
-        Shape::Items | Shape::Flat => {}
+        Shape::Flat => {}
     }
 }
 
 /// What a token tree's own tokens (not those of the trees nested in it) show it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shape {
-    /// Items (`pub fn`, `impl`, `static`): their sites belong to definitions the facts do not hold.
+    /// Items (`pub fn`, `impl`, `static`) of definitions the facts do not hold: read as tokens, so what
+    /// they call counts as unresolved sites, and the blocks in them are parsed.
     Items,
     /// No expression list: `select!`'s `=>` arms, `join!(biased; …)`, `assert_fn!(path(_): Send)`,
     /// `span!(parent: None, …)`, metavariables. Such a tree is read as tokens at once: parsing it as an
@@ -392,14 +386,15 @@ fn read_expressions(
             continue;
         };
         let captured = capture(statement, text);
-        // Sites inside items the macro declares belong to definitions the facts do not hold.
+        // Items the macro declares are definitions the facts do not hold: their calls count where the
+        // invocation is, their bindings are theirs.
         let items: Vec<(usize, usize)> = captured.defs.iter().map(|(d, _)| (d.start_byte(), d.end_byte())).collect();
         let outside = |at: usize| !items.iter().any(|&(start, end)| start <= at && at < end);
         let mut found_refs = Vec::new();
         let mut found_bindings = Vec::new();
         let mut nested = Vec::new();
         for (node, kind) in captured.sites {
-            if !outside(node.start_byte()) {
+            if binds(kind) && !outside(node.start_byte()) {
                 continue;
             }
             if kind == Capture::Macro {
@@ -450,7 +445,7 @@ fn read_expansion(
     let outside = |at: usize| !items.iter().any(|&(start, end)| start <= at && at < end);
     let (mut found_refs, mut found_bindings, mut nested) = (Vec::new(), Vec::new(), Vec::new());
     for (site, kind) in captured.sites {
-        if !outside(site.start_byte()) {
+        if binds(kind) && !outside(site.start_byte()) {
             continue;
         }
         if kind == Capture::Macro {
@@ -527,6 +522,12 @@ pub(super) fn to_invocation(
         a == b && x.line == y.line && x.scope == y.scope && x.path == y.path && x.kind == y.kind
     });
     refs
+}
+
+/// Whether a capture binds names (which inside an item a macro declares are the item's, not the code's
+/// around the invocation).
+fn binds(kind: Capture) -> bool {
+    matches!(kind, Capture::Let | Capture::Param | Capture::ClosureParameters | Capture::Pattern)
 }
 
 /// Reads the token trees that did not parse as expressions as tokens.

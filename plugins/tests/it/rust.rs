@@ -636,7 +636,8 @@ fn run(f: &mut Out) {
 fn macro_tokens_that_are_no_expression() {
     // `tap_inner!`'s tokens do not parse; the block nested in them does, and the call in it is read. Among
     // tokens that do not parse, `name(…)` is a site left to the resolver as tokens and `m!(…)` a macro call.
-    // Opaque macros (`quote!`, `stringify!`) and the items a macro declares are left alone.
+    // Opaque macros (`quote!`, `stringify!`) are left alone; the items a macro declares, whose definitions
+    // the facts do not hold, are read as tokens (`spawn()`), the blocks in them parsed.
     check(
         "refs",
         r#"
@@ -664,13 +665,15 @@ fn other() {
         Call quote! L9 in=other plain `quote!`
         Call stringify! L10 in=other plain `stringify!`
         Call cfg_rt! L11 in=other plain `cfg_rt!`
+        Call spawn L11 in=other tokens `spawn()` within=cfg_rt!
+        Call hidden L11 in=other plain `hidden` within=cfg_rt!
         "#,
     );
 }
 
 #[test]
 fn token_trees_that_show_they_are_no_expression_are_read_as_tokens() {
-    // `=>` arms, a `;` or a `field: value` in parentheses: read as tokens at once (an item: left alone), so the
+    // `=>` arms, a `;`, a `field: value` in parentheses or an item: read as tokens at once, so the
     // well-formed invocations beside them still parse as expressions (`f.is_woken()` is a method call,
     // not tokens). A closure's typed parameter, a label and a block's `let x: T` are expressions.
     check(
@@ -700,6 +703,7 @@ fn run() {
         Call span! L6 in=run plain `span!`
         Call kind L6 in=run tokens `kind()` within=span!
         Call mac! L7 in=run plain `mac!`
+        Call hidden L7 in=run tokens `hidden()` within=mac!
         Call assert! L8 in=run plain `assert!`
         Call f::is_woken L8 in=run plain `f.is_woken` within=assert!
         Call spawn! L9 in=run plain `spawn!`
