@@ -194,6 +194,17 @@ pub fn render_index_summary(report: &drsg_indexer::RunReport, db: &Path) -> Stri
     if report.parse_error_files > 0 {
         let _ = writeln!(out, "  files with syntax errors: {} (what parsed is indexed)", report.parse_error_files);
     }
+    if let Some((path, line, why)) = report.cut_files.first() {
+        let more = match report.cut_files.len() {
+            1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        let _ = writeln!(
+            out,
+            "  files not read in full: {} ({path}:{line}: {why}{more}); answers about calls are lower bounds",
+            report.cut_files.len()
+        );
+    }
     if let Some(h) = &report.history {
         let capped = if h.capped { " (capped by --max-commits)" } else { "" };
         let _ = writeln!(

@@ -33,6 +33,8 @@ pub struct RunReport {
     pub files_by_language: BTreeMap<&'static str, u64>,
     pub skipped: BTreeMap<&'static str, u64>,
     pub parse_error_files: u64,
+    /// Files part of which was not read (path, line, why): their calls are counted nowhere.
+    pub cut_files: Vec<(String, u32, String)>,
     pub symbols: u64,
     pub nodes: u64,
     pub edges: u64,
@@ -149,7 +151,7 @@ fn run_source(
 
     progress.phase("resolve", 0);
     let t0 = Instant::now();
-    let FileCounts { files_by_language, bytes, parse_errors } = FileCounts::of(&files);
+    let counts = FileCounts::of(&files);
     let file_count = files.len() as u64;
     let synced_commit = source.commit().map(str::to_owned);
     let skip_counts = walk::count_skips(&skipped);
@@ -222,8 +224,7 @@ fn run_source(
                 store.replace_plane_streamed(&early, first, batches, || {
                     let done = done.borrow();
                     let resolved = done.as_ref()?;
-                    plane_meta.ledger =
-                        ledger(&files_by_language, bytes, &skipped, &skip_counts, &parse_errors, resolved, options);
+                    plane_meta.ledger = ledger(&counts, &skipped, &skip_counts, resolved, options);
                     Some(plane_meta.clone())
                 })
             }
@@ -261,10 +262,11 @@ fn run_source(
         root: root.to_string_lossy().into_owned(),
         synced_commit,
         files: file_count,
-        bytes,
-        files_by_language,
+        bytes: counts.bytes,
+        files_by_language: counts.files_by_language,
         skipped: skip_counts,
-        parse_error_files: parse_errors.len() as u64,
+        parse_error_files: counts.parse_errors.len() as u64,
+        cut_files: counts.cut,
         symbols,
         nodes: info.node_count,
         edges: info.edge_count,

@@ -337,4 +337,8 @@ pub struct Inherit {
 pub struct Diagnostic {
     pub line: u32,
     pub message: String,
+    /// Part of the file was not read (nesting beyond what the plugin walks, a query limit, a grammar
+    /// that could not parse it): its calls are not counted anywhere.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut: bool,
 }

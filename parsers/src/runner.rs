@@ -46,6 +46,7 @@ pub fn parse_file(plugin: &dyn Language, lang: Lang, path: &str, source: &str) -
             diagnostics: vec![Diagnostic {
                 line: 0,
                 message: format!("{} grammar could not parse this file", lang.name()),
+                cut: true,
             }],
             ..FileFacts::default()
         };
@@ -76,7 +77,7 @@ pub fn syntax_errors(tree: &tree_sitter::Tree) -> (u32, Vec<Diagnostic>) {
             if diagnostics.len() < MAX_ERROR_DIAGNOSTICS {
                 let what =
                     if node.is_missing() { format!("missing `{}`", node.kind()) } else { "syntax error".to_owned() };
-                diagnostics.push(Diagnostic { line: node.start_position().row as u32 + 1, message: what });
+                diagnostics.push(Diagnostic { line: node.start_position().row as u32 + 1, message: what, cut: false });
             }
         }
         // Descend only where an error hides; ERROR nodes themselves are not searched further.

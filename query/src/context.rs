@@ -11,7 +11,7 @@ use crate::describe::Symbol;
 use crate::dispatch::Dispatch;
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{Group, NodeLine, Page, Text, one_line, site_lines};
-use crate::unresolved::{self, UnresolvedSite};
+use crate::unresolved::{self, CutFiles, UnresolvedSite};
 use crate::walk::bfs;
 use crate::{Answer, Result, Session, is_test};
 
@@ -82,6 +82,9 @@ pub struct Callers {
     /// page is not a slice of the whole list.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub levels_shared: bool,
+    /// Files of the plane part of which was not read: calls there are not counted.
+    #[serde(skip_serializing_if = "CutFiles::is_empty")]
+    pub cut_files: CutFiles,
 }
 
 /// The interface or trait method an implementation implements, and how many call sites bind to it.
@@ -157,7 +160,9 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
     let ends: HashMap<i64, Node> = s.store.nodes_by_ids(&ids)?.into_iter().map(|n| (n.id, n)).collect();
 
     let ask = Ask { depth, page, list: p.unresolved.unwrap_or(false), dispatch: &dispatch };
-    let callers = callers(s.store, plane.id, &node, &incoming, &ends, ask)?;
+    let mut callers = callers(s.store, plane.id, &node, &incoming, &ends, ask)?;
+    callers.cut_files = CutFiles::of(&plane);
+    callers.complete &= callers.cut_files.is_empty();
     let callees = callees(&outgoing, &ends, page);
     let line_of = |id: i64| ends.get(&id).map(NodeLine::of);
     let contained_by =
@@ -310,6 +315,7 @@ fn callers(
         instantiated: class.map(|c| c.key.clone()),
         depth,
         levels_shared,
+        cut_files: CutFiles::default(),
     })
 }
 
@@ -370,6 +376,8 @@ impl Answer for ContextOutput {
         let c = &self.callers;
         let completeness = if c.complete {
             "complete".to_owned()
+        } else if !c.cut_files.is_empty() && c.unresolved_same_name == 0 && c.through_interface.is_none() {
+            format!("a lower bound: {}", c.cut_files.sentence())
         } else if let Some(i) = c.through_interface.as_ref().filter(|_| c.unresolved_same_name == 0) {
             format!("a lower bound: {} call sites bound to {} may run it", i.sites, i.method)
         } else if c.unresolved_same_name == 0 {

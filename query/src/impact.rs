@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::dispatch::Dispatch;
 use crate::lookup::{Lookup, find_for_calls};
 use crate::render::{Group, NodeLine, Page, Text};
-use crate::unresolved::{self, UnresolvedSite};
+use crate::unresolved::{self, CutFiles, UnresolvedSite};
 use crate::walk::{Stop, bfs};
 use crate::{Answer, Error, Result, Session, is_test};
 
@@ -63,6 +63,9 @@ pub struct ImpactOutput {
     /// Which symbol a name that matched a module and a function was taken for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub picked: Option<String>,
+    /// Files of the plane part of which was not read: calls there are not counted.
+    #[serde(skip_serializing_if = "CutFiles::is_empty")]
+    pub cut_files: CutFiles,
 }
 
 #[derive(Debug, Serialize)]
@@ -149,6 +152,7 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
             importers: Group::paged(imports, page, GROUP_CAP),
         });
     }
+    let cut_files = CutFiles::of(&plane);
     Ok(Lookup::Found(ImpactOutput {
         freshness: s.freshness(&plane),
         plane: plane.meta.name,
@@ -161,10 +165,11 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
         levels,
         unresolved_sites: count.sites,
         unresolved: listed,
-        complete: count.sites == 0 && !count.names_cut && walk.stop != Stop::Nodes,
+        complete: count.sites == 0 && !count.names_cut && walk.stop != Stop::Nodes && cut_files.is_empty(),
         stop: walk.stop,
         across: p.across.clone(),
         picked,
+        cut_files,
     }))
 }
 
@@ -194,6 +199,9 @@ impl Answer for ImpactOutput {
             ));
         } else if self.complete {
             t.line(format_args!("complete: no unresolved call site names any of these symbols"));
+        }
+        if !self.cut_files.is_empty() {
+            t.line(format_args!("lower bound: {}", self.cut_files.sentence()));
         }
         if let Some(sites) = &self.unresolved {
             unresolved::render(t, sites);

@@ -11,6 +11,7 @@ use crate::context::CALL_TYPES;
 use crate::dispatch;
 use crate::lookup::{Lookup, find_for_calls};
 use crate::render::{NodeLine, Text};
+use crate::unresolved::CutFiles;
 use crate::walk::bfs;
 use crate::{Answer, Result, Session};
 
@@ -47,6 +48,9 @@ pub struct TraceOutput {
     /// Which symbol a name that matched a module and a function was taken for.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub picked: Vec<String>,
+    /// Files of the plane part of which was not read: a path through calls there is not seen.
+    #[serde(skip_serializing_if = "CutFiles::is_empty")]
+    pub cut_files: CutFiles,
 }
 
 #[derive(Debug, Serialize)]
@@ -107,6 +111,7 @@ pub fn trace(s: &Session<'_>, p: &TraceParams) -> Result<Lookup<TraceOutput>> {
         breaks: Vec::new(),
         explored: None,
         picked,
+        cut_files: CutFiles::of(&plane),
     };
     for (found, a, b) in [("forward", from.id, to.id), ("reverse", to.id, from.id)] {
         if let Some(edges) = shortest_path(s.store, a, b)? {
@@ -298,10 +303,16 @@ impl Answer for TraceOutput {
                         self.from.key, e.from_reaches, e.reach_to, self.to.key
                     ));
                 }
-                if self.breaks.is_empty() {
+                if self.breaks.is_empty() && self.cut_files.is_empty() {
                     t.line(format_args!(
                         "no unresolved call is reachable from {}: the two are not connected by calls",
                         self.from.key
+                    ));
+                } else if self.breaks.is_empty() {
+                    t.line(format_args!(
+                        "no unresolved call is reachable from {}, but {}",
+                        self.from.key,
+                        self.cut_files.sentence()
                     ));
                 } else {
                     t.line(format_args!(

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use drsg_planes::Store;
+use drsg_planes::{PlaneInfo, Store};
 use serde::Serialize;
 
 use crate::Result;
@@ -99,4 +99,38 @@ pub(crate) fn render(t: &mut Text, sites: &Group<UnresolvedSite>) {
         let why = s.reason.as_deref().map(|r| format!("  ({r})")).unwrap_or_default();
         t.line(format_args!("  {place}  in {}{written}{why}", s.from));
     });
+}
+
+/// The files of a plane part of which was not read (the ledger's `cut`: nesting deeper than a plugin
+/// walks, a query limit): calls there are counted nowhere, so no answer about calls is complete.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CutFiles {
+    pub files: u64,
+    /// The first, as `path:line (why)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first: Option<String>,
+}
+
+impl CutFiles {
+    pub(crate) fn of(plane: &PlaneInfo) -> CutFiles {
+        let cut = plane.meta.ledger.get("cut");
+        let files = cut.and_then(|c| c.get("files")).and_then(|f| f.as_u64()).unwrap_or(0);
+        let first = cut.and_then(|c| c.get("examples")).and_then(|e| e.get(0)).map(|e| {
+            let text = |k: &str| e.get(k).and_then(|v| v.as_str()).unwrap_or("?").to_owned();
+            let line = e.get("line").and_then(|v| v.as_u64()).unwrap_or(0);
+            format!("{}:{line} ({})", text("file"), text("why"))
+        });
+        CutFiles { files, first }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files == 0
+    }
+
+    /// The sentence an answer adds when files were cut.
+    pub(crate) fn sentence(&self) -> String {
+        let first = self.first.as_deref().unwrap_or("?");
+        let more = if self.files > 1 { format!(" and {} more", self.files - 1) } else { String::new() };
+        format!("{} files were not read in full, {first}{more}: calls there are not counted", self.files)
+    }
 }

@@ -529,6 +529,23 @@ pub fn user() { inner(); }
 }
 
 #[test]
+fn a_file_cut_below_the_depth_limit_makes_answers_about_calls_lower_bounds() {
+    let deep = format!("from app.core import f\n\nz = {}1{}\n", "f(".repeat(100_000), ")".repeat(100_000));
+    let w = World::new(&format!(
+        "//- commit: deep\n//- /app/__init__.py\n//- /app/core.py\ndef f(x):\n    return x\n\n\ndef g():\n    return f(1)\n//- /app/deep.py\n{deep}"
+    ));
+    let (text, found) = check_context(&w, "app.core.f", None);
+    assert!(found, "{text}");
+    assert!(text.contains("(a lower bound: 1 files were not read in full, app/deep.py:"), "{text}");
+    assert!(!text.contains("complete"), "{text}");
+    let impact = check_impact(&w, "app.core.f", None);
+    assert!(impact.contains("lower bound: 1 files were not read in full, app/deep.py:"), "{impact}");
+    assert!(!impact.contains("complete:"), "{impact}");
+    let trace = check_trace(&w, "app.core.g", "app.core.f");
+    assert!(trace.starts_with("1 hops"), "{trace}");
+}
+
+#[test]
 fn two_hundred_callers_are_capped_with_exact_counts() {
     let mut spec = String::from(APP);
     spec.push_str("//- /app/many.py\nfrom app.core import popular\n");

@@ -374,15 +374,7 @@ impl Warm {
             manifest_errors: self.table.layout.manifest_errors.clone(),
         };
         let skip_counts = walk::count_skips(&self.skipped);
-        let ledger = ledger(
-            &counts.files_by_language,
-            counts.bytes,
-            &self.skipped,
-            &skip_counts,
-            &counts.parse_errors,
-            &resolved,
-            options,
-        );
+        let ledger = ledger(&counts, &self.skipped, &skip_counts, &resolved, options);
         PlaneMeta {
             name: plane.to_owned(),
             kind: PlaneKind::Code,

@@ -50,9 +50,14 @@ fn deeply_nested_sources_do_not_overflow_the_stack() {
     );
     // A file with 100,000 unclosed brackets: a parse error, not a crash.
     fx.write("open.py", &format!("y = {}\ndef later():\n    pass\n", "[".repeat(depth)));
-    let (report, _store) = run(&fx);
+    let (report, store) = run(&fx);
     assert_eq!(report.files, 4);
     assert!(report.parse_error_files >= 1, "the unclosed file has syntax errors");
+    // The files cut below the plugins' depth limits are named, in the report and in the ledger.
+    let cut: Vec<&str> = report.cut_files.iter().map(|(path, _, _)| path.as_str()).collect();
+    assert!(cut.contains(&"deep.py") && cut.contains(&"deep.ts"), "{:?}", report.cut_files);
+    assert!(report.cut_files.iter().all(|(_, line, why)| *line >= 1 && why.contains("nesting deeper than")));
+    assert_eq!(ledger(&store)["cut"]["files"], report.cut_files.len());
 }
 
 #[test]

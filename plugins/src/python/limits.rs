@@ -50,6 +50,7 @@ pub(super) fn plan(root: Node<'_>, source_len: usize) -> Plan<'_> {
         diagnostics.push(Diagnostic {
             line: line(deep),
             message: format!("nesting deeper than {MAX_QUERY_DEPTH} levels: what lies deeper was not extracted"),
+            cut: true,
         });
     }
     Plan { jobs, diagnostics }

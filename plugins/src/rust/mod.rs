@@ -374,6 +374,7 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
         facts.diagnostics.push(Diagnostic {
             line: 0,
             message: "rust query match limit exceeded: some facts may be missing".to_owned(),
+            cut: true,
         });
     }
     facts

@@ -123,6 +123,7 @@ impl Language for TypeScriptPlugin {
                     "nesting deeper than {} levels: what lies deeper was not extracted",
                     capture::MAX_START_DEPTH
                 ),
+                cut: true,
             });
         }
         FileFacts {
