@@ -34,6 +34,7 @@ const MAX_ERROR_DIAGNOSTICS: usize = 5;
 /// Parse `source` and extract its facts. Never fails: a grammar error yields an empty fact set
 /// with a diagnostic, a syntax error yields what parsed plus a count.
 pub fn parse_file(plugin: &dyn Language, lang: Lang, path: &str, source: &str) -> FileFacts {
+    let source = &*crate::text::for_parsing(source);
     let tree = PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
         if parser.set_language(&plugin.grammar(lang)).is_err() {

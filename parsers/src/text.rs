@@ -1,4 +1,29 @@
-//! Small helpers shared by language plugins: signatures, doc comments, node text, nesting depth.
+//! Small helpers shared by language plugins: signatures, doc comments, node text, nesting depth, and
+//! a source file's line endings as the parsers read them.
+
+use std::borrow::Cow;
+
+/// `text` as the parsers read it: a lone `\r` ends a line as `\n` does (tree-sitter counts rows by `\n`
+/// only) and a leading byte-order mark is blank; byte offsets stay those of `text`.
+pub fn for_parsing(text: &str) -> Cow<'_, str> {
+    let bom = text.starts_with('\u{feff}');
+    let lone_cr =
+        text.as_bytes().iter().enumerate().any(|(i, &b)| b == b'\r' && text.as_bytes().get(i + 1) != Some(&b'\n'));
+    if !bom && !lone_cr {
+        return Cow::Borrowed(text);
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    if bom {
+        bytes[..3].fill(b' ');
+    }
+    for i in 0..bytes.len() {
+        if bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n') {
+            bytes[i] = b'\n';
+        }
+    }
+    // Only ASCII bytes and the whole three-byte mark were replaced, by ASCII.
+    Cow::Owned(String::from_utf8(bytes).unwrap_or_else(|_| text.to_owned()))
+}
 
 /// Collapse runs of whitespace to one space and cap the length at `max` characters (with `…`).
 pub fn collapse(text: &str, max: usize) -> String {

@@ -134,7 +134,9 @@ impl Answer for FathomOutput {
         t.line(format_args!(
             "stopped by: {}",
             match self.stop {
-                Stop::Exhausted => "nothing more to reach by the recorded edges (unresolved calls are not edges of the region)".to_owned(),
+                Stop::Exhausted =>
+                    "nothing more to reach by the recorded edges (unresolved calls are not edges of the region)"
+                        .to_owned(),
                 Stop::Depth => format!("the depth bound ({} hops); more lies beyond", self.depth),
                 Stop::Nodes => format!("the node cap ({} nodes); counts are lower bounds", self.node_cap),
             }

@@ -8,7 +8,7 @@ use crate::grep::{GrepOutput, GrepParams, grep_in};
 use crate::lookup::{Lookup, find_symbol};
 use crate::render::{Group, Text};
 use crate::revisions::{Declared, DirEntry, Revision, RevisionError, Revisions};
-use crate::snippet::{parse_range, relative_to_root, tree_root};
+use crate::snippet::{parse_range, relative_to_root, source_lines, tree_root};
 use crate::{Answer, Error, Result, Session};
 
 const DEFAULT_LINES: u32 = 200;
@@ -146,7 +146,7 @@ pub fn recall(s: &Session<'_>, revisions: &dyn Revisions, p: &RecallParams) -> R
     // The lines of the symbol at a revision, or of the whole file.
     let span_at = |text: &str| -> Option<(u32, u32)> {
         match symbol.as_deref() {
-            None => Some((1, text.lines().count().max(1) as u32)),
+            None => Some((1, source_lines(text).count().max(1) as u32)),
             Some(key) => {
                 revisions.declaration(&path, text, &Declared { names: &names, impl_trait: impl_trait(key), module })
             }
@@ -159,7 +159,9 @@ pub fn recall(s: &Session<'_>, revisions: &dyn Revisions, p: &RecallParams) -> R
         let pick = |rev: &Revision| -> Result<Option<String>> {
             let Some(text) = text_at(rev)? else { return Ok(None) };
             let Some((a, b)) = span_at(&text) else { return Ok(None) };
-            Ok(Some(text.lines().skip(a as usize - 1).take((b - a + 1) as usize).map(|l| format!("{l}\n")).collect()))
+            Ok(Some(
+                source_lines(&text).skip(a as usize - 1).take((b - a + 1) as usize).map(|l| format!("{l}\n")).collect(),
+            ))
         };
         let (old, new) = match (pick(&from)?, pick(&at)?) {
             (None, None) => {
@@ -210,7 +212,7 @@ pub fn recall(s: &Session<'_>, revisions: &dyn Revisions, p: &RecallParams) -> R
             ),
         })));
     };
-    let all: Vec<&str> = text.lines().collect();
+    let all: Vec<&str> = source_lines(&text).collect();
     let file_lines = all.len() as u32;
     let (start, end) = match (&symbol, range) {
         (Some(key), _) => match span_at(&text) {

@@ -54,7 +54,7 @@ pub fn snippet(s: &Session<'_>, p: &SnippetParams) -> Result<Lookup<SnippetOutpu
     if let Some((path, start, end)) = parse_range(&p.name)? {
         let path = relative_to_root(&plane, &path);
         let text = read_text(s, root, &path)?;
-        let all: Vec<&str> = text.lines().collect();
+        let all: Vec<&str> = source_lines(&text).collect();
         let file_lines = all.len() as u32;
         if start > file_lines.max(1) {
             return Err(Error::InvalidArgument(format!(
@@ -84,7 +84,7 @@ pub fn snippet(s: &Session<'_>, p: &SnippetParams) -> Result<Lookup<SnippetOutpu
         )));
     };
     let text = read_text(s, root, &path)?;
-    let all: Vec<&str> = text.lines().collect();
+    let all: Vec<&str> = source_lines(&text).collect();
     let file_lines = all.len() as u32;
     let end = node.end_line.unwrap_or(start).max(start).min(file_lines);
     let shown_end = end.min(start + cap - 1);
@@ -231,6 +231,26 @@ impl Answer for SnippetOutput {
         }
         t.line(format_args!("{}", self.freshness));
     }
+}
+
+/// A file's lines as editors count them: ended by `\r\n`, `\n` or a lone `\r` (old Mac files), a UTF-8
+/// byte-order mark before the first dropped.
+pub(crate) fn source_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text.strip_prefix('\u{feff}').unwrap_or(text);
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        match rest.find(['\r', '\n']) {
+            None => Some(std::mem::take(&mut rest)),
+            Some(i) => {
+                let line = &rest[..i];
+                let ending = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
+                rest = &rest[i + ending..];
+                Some(line)
+            }
+        }
+    })
 }
 
 #[cfg(test)]

@@ -546,6 +546,24 @@ fn a_file_cut_below_the_depth_limit_makes_answers_about_calls_lower_bounds() {
 }
 
 #[test]
+fn lone_carriage_returns_end_lines_and_a_byte_order_mark_is_not_shown() {
+    let w = World::new(
+        "//- commit: endings\n//- /app/__init__.py\n//- /app/mac.py\ndef a():\r    return 1\r\rdef b():\r    return a()\r\n//- /app/bom.py\n\u{feff}def c():\n    return 2\n",
+    );
+    let (text, _) = check_context(&w, "app.mac.b", None);
+    assert!(text.starts_with("app.mac.b  Function  app/mac.py:4"), "{text}");
+    let (text, _) = check_context(&w, "app.mac.a", None);
+    assert!(text.contains("app.mac.b  Function  app/mac.py:4  line 5"), "{text}");
+    let snippet = check_snippet(&w, "app.mac.b", None).unwrap();
+    assert!(
+        !snippet.contains('\r') && snippet.contains("4  def b():\n") && snippet.contains("5      return a()"),
+        "{snippet:?}"
+    );
+    let snippet = check_snippet(&w, "app.bom.c", None).unwrap();
+    assert!(!snippet.contains('\u{feff}') && snippet.contains("1  def c():"), "{snippet:?}");
+}
+
+#[test]
 fn two_hundred_callers_are_capped_with_exact_counts() {
     let mut spec = String::from(APP);
     spec.push_str("//- /app/many.py\nfrom app.core import popular\n");
