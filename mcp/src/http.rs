@@ -118,7 +118,7 @@ pub async fn serve(
         let server = server.clone();
         StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config)
     };
-    let state = Arc::new(State { server, mcp, options, bound, stop: stop.clone() });
+    let state = Arc::new(State { server, mcp, sessions: sessions.clone(), options, bound, stop: stop.clone() });
     let reaper = tokio::spawn(reap(sessions, stop.clone()));
     let mut connections = tokio::task::JoinSet::new();
     let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
@@ -165,6 +165,7 @@ pub async fn serve(
 struct State {
     server: DrsgServer,
     mcp: StreamableHttpService<DrsgServer, Sessions>,
+    sessions: Arc<Sessions>,
     options: HttpOptions,
     bound: SocketAddr,
     stop: CancellationToken,
@@ -195,8 +196,20 @@ async fn route(state: &State, request: Request<Incoming>, peer: SocketAddr) -> R
     match path {
         "/mcp" if request.method() == Method::POST => match read_body(request, state.options.max_body).await {
             // rmcp answers malformed JSON with 415 and text; a JSON-RPC client expects a parse error.
-            Ok((parts, body)) => match serde_json::from_slice::<serde::de::IgnoredAny>(&body) {
-                Ok(_) => state.mcp.handle(Request::from_parts(parts, Full::new(body))).await,
+            Ok((parts, body)) => match serde_json::from_slice::<Value>(&body) {
+                Ok(message) => {
+                    let response = state.mcp.handle(Request::from_parts(parts, Full::new(body))).await;
+                    // JSON that is no message rmcp takes (a batch, an id out of range) is answered 415
+                    // too: the content type was right, so it is an invalid request.
+                    if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+                        let id = message.get("id").cloned().unwrap_or(Value::Null);
+                        return json_response(
+                            StatusCode::BAD_REQUEST,
+                            &rpc_error(id, -32600, "invalid request: not a JSON-RPC 2.0 request or notification (batches are not taken)"),
+                        );
+                    }
+                    response
+                }
                 Err(err) => json_response(
                     StatusCode::BAD_REQUEST,
                     &rpc_error(Value::Null, -32700, &format!("parse error: {err}")),
@@ -206,6 +219,15 @@ async fn route(state: &State, request: Request<Incoming>, peer: SocketAddr) -> R
         },
         "/mcp" => {
             let ending = request.method() == Method::DELETE;
+            // Ending a session that does not exist (or has ended) is a 404, as for any request naming it.
+            if ending {
+                let id = request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(SessionId::from);
+                if let Some(id) = id
+                    && !state.sessions.has_session(&id).await.unwrap_or(false)
+                {
+                    return text_response(StatusCode::NOT_FOUND, "no such session: it has ended or never began\n");
+                }
+            }
             let mut response = state.mcp.handle(request).await;
             // rmcp acknowledges a session's end with 202; clients (the Python SDK) expect 200 or 204.
             if ending && response.status() == StatusCode::ACCEPTED {

@@ -168,6 +168,13 @@ def http_refusals():
     assert status == 200 and json.loads(data)["error"]["code"] == -32700, data
     status, _, data = raw("POST", "/mcp", b"{not json", {**MCP_HEADERS, "Authorization": auth})
     assert status == 400 and json.loads(data)["error"]["code"] == -32700, (status, data)
+    # JSON that is no request rmcp takes (a batch, an id out of range): an invalid request, not a 415.
+    for message in [b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', b'{"jsonrpc":"2.0","id":1e400,"method":"ping"}']:
+        status, _, data = raw("POST", "/mcp", message, {**MCP_HEADERS, "Authorization": auth})
+        assert status == 400 and json.loads(data)["error"]["code"] in (-32600, -32700), (message, status, data)
+    # Ending a session that never began, or twice, is a 404.
+    status, _, _ = raw("DELETE", "/mcp", b"", {"Authorization": auth, "Mcp-Session-Id": "no-such-session"})
+    assert status == 404, status
     status, _, data = raw("POST", "/rpc", b'{"jsonrpc":"2.0","id":7,"method":"context","params":{"name":"helper"}}', {**JSON, "Authorization": auth})
     answer = json.loads(data)
     assert status == 200 and answer["id"] == 7 and answer["result"]["found"], answer
@@ -185,6 +192,11 @@ def http_refusals():
     time.sleep(IDLE + 2)
     status, _, _ = raw("POST", "/mcp", listing, {**MCP_HEADERS, "Authorization": auth, "Mcp-Session-Id": session})
     assert status == 404, status
+    status, headers, _ = raw("POST", "/mcp", body, {**MCP_HEADERS, "Authorization": auth})
+    session = {k.lower(): v for k, v in headers.items()}["mcp-session-id"]
+    for expected in [200, 404]:
+        status, _, _ = raw("DELETE", "/mcp", b"", {"Authorization": auth, "Mcp-Session-Id": session})
+        assert status == expected, (expected, status)
 
 
 async def relay():
