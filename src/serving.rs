@@ -106,14 +106,24 @@ pub struct ServeOptions {
     pub watch: Option<(PathBuf, Option<u64>)>,
 }
 
+/// The address `HOST:PORT` names: an IP address as written, or a host name resolved, its loopback
+/// address first (`localhost:7700` is `127.0.0.1:7700`, IPv4 before IPv6).
+fn bind_address(written: &str) -> anyhow::Result<SocketAddr> {
+    if let Ok(addr) = written.parse() {
+        return Ok(addr);
+    }
+    let refused =
+        || format!("`{written}` is not an address or a host name that resolves (HOST:PORT, e.g. 127.0.0.1:7700)");
+    let mut found: Vec<SocketAddr> = std::net::ToSocketAddrs::to_socket_addrs(written).with_context(refused)?.collect();
+    found.sort_by_key(|a| (!a.ip().is_loopback(), !a.is_ipv4()));
+    found.into_iter().next().with_context(refused)
+}
+
 /// `drsg serve`: serves `db` until stopped (Ctrl-C, SIGTERM, `POST /shutdown`).
 pub fn serve(db: &Path, options: ServeOptions) -> anyhow::Result<()> {
     let http = HttpOptions::from_env().map_err(anyhow::Error::msg)?;
     let limits = Limits::from_env().map_err(anyhow::Error::msg)?;
-    let addr: SocketAddr = options
-        .addr
-        .parse()
-        .with_context(|| format!("`{}` is not an address (HOST:PORT, e.g. 127.0.0.1:7700)", options.addr))?;
+    let addr = bind_address(&options.addr)?;
     http.check_bind(&addr).map_err(anyhow::Error::msg)?;
     // Open (and, when watching, index) before binding: a client never reaches a half-built plane.
     let (store, watched) = match &options.watch {
@@ -211,5 +221,21 @@ async fn wait_for_signal() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bind_address;
+
+    #[test]
+    fn a_host_name_is_resolved_to_its_loopback_address() {
+        let addr = |written: &str| bind_address(written).map(|a| a.to_string()).map_err(|e| e.to_string());
+        assert_eq!(addr("127.0.0.1:7700"), Ok("127.0.0.1:7700".to_owned()));
+        assert_eq!(addr("[::1]:7700"), Ok("[::1]:7700".to_owned()));
+        let local = addr("localhost:7700");
+        assert!(matches!(local.as_deref(), Ok("127.0.0.1:7700" | "[::1]:7700")), "{local:?}");
+        let err = addr("localhost").err().unwrap_or_default();
+        assert!(err.contains("`localhost` is not an address or a host name that resolves"), "{err}");
     }
 }

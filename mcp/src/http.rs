@@ -205,7 +205,11 @@ async fn route(state: &State, request: Request<Incoming>, peer: SocketAddr) -> R
                         let id = message.get("id").cloned().unwrap_or(Value::Null);
                         return json_response(
                             StatusCode::BAD_REQUEST,
-                            &rpc_error(id, -32600, "invalid request: not a JSON-RPC 2.0 request or notification (batches are not taken)"),
+                            &rpc_error(
+                                id,
+                                -32600,
+                                "invalid request: not a JSON-RPC 2.0 request or notification (batches are not taken)",
+                            ),
                         );
                     }
                     response
