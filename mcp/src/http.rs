@@ -22,12 +22,13 @@ use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, SessionConfig};
 use rmcp::transport::streamable_http_server::session::{RestoreOutcome, ServerSseMessage, SessionId, SessionManager};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::server::DrsgServer;
-use drsg_query::verbs::Failure;
+
+mod rpc;
 
 type Body = BoxBody<Bytes, Infallible>;
 
@@ -239,7 +240,7 @@ async fn route(state: &State, request: Request<Incoming>, peer: SocketAddr) -> R
             }
             response
         }
-        "/rpc" if request.method() == Method::POST => rpc(state, request).await,
+        "/rpc" if request.method() == Method::POST => rpc::rpc(state, request).await,
         "/rpc" => method_not_allowed("POST"),
         _ if request.method() == Method::POST => {
             tracing::info!(%peer, "shutdown requested over HTTP");
@@ -378,119 +379,6 @@ fn split_host(host: &str) -> (&str, Option<&str>) {
         Some((name, port)) if !name.contains(':') => (name, Some(port)),
         _ => (host, None),
     }
-}
-
-/// JSON-RPC 2.0 over `POST /rpc`: methods are the verbs, params their arguments (an object). The
-/// result is `{found, answer}`: the verb's JSON answer, or its text with `format: "text"`.
-async fn rpc(state: &State, request: Request<Incoming>) -> Response<Body> {
-    let body = match read_body(request, state.options.max_body).await {
-        Ok((_, body)) => body,
-        Err(refused) => return refused,
-    };
-    let message: Value = match serde_json::from_slice(&body) {
-        Ok(value) => value,
-        Err(err) => {
-            return json_response(StatusCode::OK, &rpc_error(Value::Null, -32700, &format!("parse error: {err}")));
-        }
-    };
-    let answer = match message {
-        Value::Array(batch) if batch.is_empty() => Some(rpc_error(Value::Null, -32600, "an empty batch").to_string()),
-        Value::Array(batch) => {
-            let mut answers = Vec::new();
-            for one in batch {
-                answers.extend(rpc_one(state, one).await);
-            }
-            (!answers.is_empty()).then(|| format!("[{}]", answers.join(",")))
-        }
-        one => rpc_one(state, one).await,
-    };
-    match answer {
-        Some(answer) => json_text_response(StatusCode::OK, answer),
-        // Only notifications: nothing to answer.
-        None => Response::builder().status(StatusCode::NO_CONTENT).body(empty()).expect("a valid response"),
-    }
-}
-
-/// A successful `/rpc` answer. The verb's JSON answer is carried as written (its keys in the
-/// answer's own order), so a program reading it sees what the command line prints.
-#[derive(serde::Serialize)]
-struct RpcSuccess<'a> {
-    jsonrpc: &'static str,
-    id: Value,
-    result: RpcResult<'a>,
-}
-
-#[derive(serde::Serialize)]
-struct RpcResult<'a> {
-    found: bool,
-    answer: &'a serde_json::value::RawValue,
-}
-
-/// One request's answer as JSON text; `None` for a notification.
-async fn rpc_one(state: &State, message: Value) -> Option<String> {
-    rpc_answer(state, message).await.map(|answer| match answer {
-        Ok(text) => text,
-        Err(error) => error.to_string(),
-    })
-}
-
-async fn rpc_answer(state: &State, message: Value) -> Option<Result<String, Value>> {
-    let Value::Object(mut message) = message else {
-        return Some(Err(rpc_error(Value::Null, -32600, "a request is a JSON object")));
-    };
-    let id = message.remove("id");
-    let is_notification = id.is_none();
-    let id = id.unwrap_or(Value::Null);
-    if !matches!(id, Value::Null | Value::String(_) | Value::Number(_)) {
-        return Some(Err(rpc_error(Value::Null, -32600, "`id` is a string, a number or null")));
-    }
-    if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Some(Err(rpc_error(id, -32600, "`jsonrpc` must be \"2.0\"")));
-    }
-    let Some(Value::String(method)) = message.remove("method") else {
-        return Some(Err(rpc_error(id, -32600, "`method` is a verb's name")));
-    };
-    let mut params = match message.remove("params") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(params)) => params,
-        Some(_) => return Some(Err(rpc_error(id, -32602, "`params` is an object of the verb's arguments"))),
-    };
-    let Some(verb) = state.server.verbs().find(&method) else {
-        return Some(Err(rpc_error(
-            id,
-            -32601,
-            &format!("no method `{method}`; methods are the verbs: {}", state.server.verbs().names()),
-        )));
-    };
-    // The structured answer by default (RPC callers are programs), for the verbs that have one.
-    let formats = verb.shared().iter().any(|p| p.name == "format");
-    let text = !formats || params.get("format").and_then(Value::as_str) == Some("text");
-    if formats && !params.contains_key("format") {
-        params.insert("format".into(), "json".into());
-    }
-    let outcome = state.server.call_verb(&method, params, "rpc").await;
-    if is_notification {
-        return None;
-    }
-    Some(match outcome {
-        Ok(reply) => {
-            // A text answer (or, unexpectedly, JSON that does not parse) is carried as a string.
-            let json = !text && serde_json::from_str::<serde::de::IgnoredAny>(&reply.text).is_ok();
-            let answer = if json { reply.text } else { Value::String(reply.text).to_string() };
-            let raw = serde_json::value::RawValue::from_string(answer).expect("checked to be JSON");
-            let success = RpcSuccess { jsonrpc: "2.0", id, result: RpcResult { found: reply.found, answer: &raw } };
-            Ok(serde_json::to_string(&success).expect("an answer serialises"))
-        }
-        Err(failure) => {
-            let code = match failure {
-                Failure::Invalid(_) => -32602,
-                Failure::UnknownVerb(_) => -32601,
-                Failure::Deadline(_) => -32001,
-                Failure::Internal(_) => -32603,
-            };
-            Err(rpc_error(id, code, &failure.to_string()))
-        }
-    })
 }
 
 fn rpc_error(id: Value, code: i32, message: &str) -> Value {

@@ -182,6 +182,14 @@ def http_refusals():
     assert json.loads(data)["error"]["code"] == -32602 and "needs `name`" in json.loads(data)["error"]["message"], data
     status, _, data = raw("POST", "/rpc", b'{"jsonrpc":"2.0","id":9,"method":"nope"}', {**JSON, "Authorization": auth})
     assert json.loads(data)["error"]["code"] == -32601, data
+    # An id beyond 64 bits comes back as it was sent, in an answer and in an error.
+    big_id = 18446744073709551616
+    for method, params in [("context", '{"name":"helper"}'), ("nope", "{}")]:
+        message = '{"jsonrpc":"2.0","id":%d,"method":"%s","params":%s}' % (big_id, method, params)
+        status, _, data = raw("POST", "/rpc", message.encode(), {**JSON, "Authorization": auth})
+        assert status == 200 and b'"id":18446744073709551616' in data and json.loads(data)["id"] == big_id, data
+    status, _, data = raw("POST", "/rpc", b'[{"jsonrpc":"2.0","id":18446744073709551617,"method":"planes"}]', {**JSON, "Authorization": auth})
+    assert json.loads(data)[0]["id"] == 18446744073709551617, data
     status, _, data = raw("GET", "/health")
     assert status == 200 and json.loads(data)["name"] == "drsg", data
 
