@@ -9,6 +9,7 @@ use anyhow::Context as _;
 pub mod cli;
 pub mod files;
 pub mod init;
+pub mod logline;
 pub mod revisions;
 pub mod serving;
 pub mod watching;

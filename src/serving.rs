@@ -13,6 +13,8 @@ use drsg_mcp::{Backend, DrsgServer, Limits, ToolSet};
 use drsg_planes::{SharedStore, Store};
 use tokio_util::sync::CancellationToken;
 
+use crate::logline::Clean;
+
 /// The parsers, for the whole life of a serving process.
 pub fn registry() -> &'static drsg_parsers::Registry {
     static REGISTRY: std::sync::OnceLock<drsg_parsers::Registry> = std::sync::OnceLock::new();
@@ -63,7 +65,8 @@ pub fn backend(store: Arc<SharedStore>) -> Backend {
     }
 }
 
-/// Logs to stderr and, when `logs` is given, to a file there rotated daily (a week kept). The level
+/// Logs to stderr and, when `logs` is given, to a file there rotated daily (a week kept, at most
+/// `logline::MAX_DAY_BYTES` a day). The level
 /// comes from `DRSG_LOG` (default `info`; `warn` with `-q`, `debug` with `-v`). Keep the guard until the process ends: it flushes the file.
 pub fn start_logging(logs: Option<&Path>, name: &str) -> Option<tracing_appender::non_blocking::WorkerGuard> {
     use tracing_subscriber::layer::SubscriberExt as _;
@@ -77,7 +80,8 @@ pub fn start_logging(logs: Option<&Path>, name: &str) -> Option<tracing_appender
             })
         })
     };
-    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false);
+    // Each record one line, its control characters escaped and its length capped (`logline`).
+    let stderr = tracing_subscriber::fmt::layer().with_writer(Clean::unbounded(std::io::stderr)).with_ansi(false);
     let file = logs.and_then(|dir| {
         tracing_appender::rolling::RollingFileAppender::builder()
             .rotation(tracing_appender::rolling::Rotation::DAILY)
@@ -90,7 +94,7 @@ pub fn start_logging(logs: Option<&Path>, name: &str) -> Option<tracing_appender
     let (file_layer, guard) = match file {
         Some(appender) => {
             let (writer, guard) = tracing_appender::non_blocking(appender);
-            (Some(tracing_subscriber::fmt::layer().with_writer(writer).with_ansi(false)), Some(guard))
+            (Some(tracing_subscriber::fmt::layer().with_writer(Clean::daily(writer)).with_ansi(false)), Some(guard))
         }
         None => (None, None),
     };

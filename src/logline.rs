@@ -1,0 +1,166 @@
+//! Log records as they reach stderr and the log files: one line each, however the values in them were
+//! written. A request's arguments end up in error messages, so a newline in one would forge a record,
+//! a NUL would be written raw, and a megabyte-long id would be a megabyte-long line. Each record's
+//! control characters are escaped (`\n`, `\u{0}`), its length is capped, and a file takes at most
+//! [`MAX_DAY_BYTES`] a day, so the seven days kept stay bounded.
+
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
+
+use tracing_subscriber::fmt::MakeWriter;
+
+/// Characters a record keeps; the rest is cut, saying how much.
+pub const MAX_RECORD_CHARS: usize = 4096;
+/// Bytes a log file takes in a day; past them, records are dropped until the next day, with one
+/// record saying so.
+pub const MAX_DAY_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A [`MakeWriter`] whose writers clean each record before passing it to `inner`.
+#[derive(Clone)]
+pub struct Clean<M> {
+    inner: M,
+    budget: Option<Arc<Mutex<Budget>>>,
+}
+
+struct Budget {
+    cap: u64,
+    day: u64,
+    written: u64,
+    told: bool,
+}
+
+impl<M> Clean<M> {
+    /// Records cleaned, without a daily budget (stderr).
+    pub fn unbounded(inner: M) -> Clean<M> {
+        Clean { inner, budget: None }
+    }
+
+    /// Records cleaned, at most [`MAX_DAY_BYTES`] a day (a log file).
+    pub fn daily(inner: M) -> Clean<M> {
+        Clean::capped(inner, MAX_DAY_BYTES)
+    }
+
+    /// Records cleaned, at most `cap` bytes a day.
+    pub fn capped(inner: M, cap: u64) -> Clean<M> {
+        Clean { inner, budget: Some(Arc::new(Mutex::new(Budget { cap, day: today(), written: 0, told: false }))) }
+    }
+}
+
+fn today() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400)
+}
+
+impl<'a, M: MakeWriter<'a>> MakeWriter<'a> for Clean<M> {
+    type Writer = CleanWriter<M::Writer>;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        CleanWriter { inner: self.inner.make_writer(), budget: self.budget.clone() }
+    }
+}
+
+/// A writer that cleans what it is given, record by record (the formatter writes one record per writer).
+pub struct CleanWriter<W> {
+    inner: W,
+    budget: Option<Arc<Mutex<Budget>>>,
+}
+
+impl<W: Write> Write for CleanWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        let line = clean(&text);
+        if let Some(budget) = &self.budget {
+            let mut b = budget.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let day = today();
+            if b.day != day {
+                *b = Budget { cap: b.cap, day, written: 0, told: false };
+            }
+            if b.written + line.len() as u64 > b.cap {
+                if !b.told {
+                    b.told = true;
+                    let note = format!("log: {} bytes written today; later records are dropped\n", b.cap);
+                    self.inner.write_all(note.as_bytes())?;
+                }
+                return Ok(buf.len());
+            }
+            b.written += line.len() as u64;
+        }
+        self.inner.write_all(line.as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A record as one line: control characters escaped (a final newline kept), at most
+/// [`MAX_RECORD_CHARS`] characters.
+pub fn clean(record: &str) -> String {
+    let body = record.strip_suffix('\n').unwrap_or(record);
+    let mut out = String::with_capacity(body.len().min(MAX_RECORD_CHARS) + 32);
+    for (chars, (at, c)) in body.char_indices().enumerate() {
+        if chars >= MAX_RECORD_CHARS {
+            let rest = body.len() - at;
+            out.push_str(&format!("… ({rest} more bytes cut)"));
+            break;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push('\t'),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+    use std::sync::{Arc, Mutex};
+
+    use tracing_subscriber::fmt::MakeWriter as _;
+
+    use super::{Clean, MAX_RECORD_CHARS, clean};
+
+    /// A writer into a shared buffer.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().map_err(|_| std::io::Error::other("poisoned"))?.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_file_takes_its_daily_budget_and_then_says_it_drops_records() {
+        let buffer = Shared::default();
+        let make = {
+            let buffer = buffer.clone();
+            Clean::capped(move || buffer.clone(), 40)
+        };
+        for n in 0..5 {
+            make.make_writer().write_all(format!("record {n} padded\n").as_bytes()).expect("written");
+        }
+        let text = String::from_utf8(buffer.0.lock().expect("buffer").clone()).expect("text");
+        assert_eq!(text, "record 0 padded\nrecord 1 padded\nlog: 40 bytes written today; later records are dropped\n");
+    }
+
+    #[test]
+    fn a_record_is_one_line_with_its_control_characters_escaped_and_its_length_capped() {
+        let forged = "ERROR no symbol `a\n2026-12-03T00:00:00Z  INFO forged`\0 \r\n";
+        assert_eq!(clean(forged), "ERROR no symbol `a\\n2026-12-03T00:00:00Z  INFO forged`\\u{0} \\r\n");
+        let long = "x".repeat(1_000_000);
+        let cut = clean(&long);
+        assert!(cut.lines().count() == 1 && cut.ends_with(" more bytes cut)\n"), "{}", &cut[cut.len() - 40..]);
+        assert!(cut.chars().count() < MAX_RECORD_CHARS + 40);
+        assert_eq!(clean("plain\n"), "plain\n");
+    }
+}
