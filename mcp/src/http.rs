@@ -44,6 +44,8 @@ pub const SESSION_INIT: Duration = Duration::from_secs(60);
 const MAX_CONNECTIONS: usize = 512;
 /// Time a client has to send a request's headers.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+/// Time a new connection has to send its first request's headers; past it, it is closed.
+const FIRST_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How the HTTP server is guarded and bounded.
 #[derive(Debug, Clone)]
@@ -123,9 +125,19 @@ pub async fn serve(
     let reaper = tokio::spawn(reap(sessions, stop.clone()));
     let mut connections = tokio::task::JoinSet::new();
     let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let waiting = Arc::new(Waiting::default());
     loop {
-        // Past the cap, new connections wait in the kernel's backlog until one closes.
-        let Ok(slot) = open.clone().acquire_owned().await else { break };
+        // At the cap, the oldest connection that has made no request the guard lets through is closed
+        // for the new one (idle or slow clients cannot starve the others); with none, new connections
+        // wait in the kernel's backlog until one closes.
+        let slot = match open.clone().try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(_) => {
+                waiting.evict_oldest();
+                let Ok(slot) = open.clone().acquire_owned().await else { break };
+                slot
+            }
+        };
         let (stream, peer) = tokio::select! {
             () = stop.cancelled() => break,
             accepted = listener.accept() => match accepted {
@@ -138,10 +150,16 @@ pub async fn serve(
             },
         };
         let state = state.clone();
+        let (id, evicted) = waiting.admit();
+        let waiting = waiting.clone();
         connections.spawn(async move {
             let _slot = slot;
+            let served = waiting.clone();
             let service = hyper::service::service_fn(move |request| {
                 let state = state.clone();
+                if refusal(&state, &request, peer).is_none() {
+                    served.served(id);
+                }
                 async move { Ok::<_, Infallible>(route(&state, request, peer).await) }
             });
             let io = hyper_util::rt::TokioIo::new(stream);
@@ -150,9 +168,23 @@ pub async fn serve(
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(HEADER_TIMEOUT)
                 .serve_connection(io, service);
-            if let Err(err) = connection.await {
-                tracing::debug!(%err, %peer, "connection ended with an error");
+            // A connection whose first request the guard let through has no further deadline here.
+            let first_request = async {
+                tokio::time::sleep(FIRST_REQUEST_TIMEOUT).await;
+                if !waiting.is_waiting(id) {
+                    std::future::pending::<()>().await;
+                }
+            };
+            tokio::select! {
+                ended = connection => {
+                    if let Err(err) = ended {
+                        tracing::debug!(%err, %peer, "connection ended with an error");
+                    }
+                }
+                () = evicted.cancelled() => tracing::debug!(%peer, "connection closed for a new one: it made no request"),
+                () = first_request => tracing::debug!(%peer, "connection closed: no request within the deadline"),
             }
+            waiting.served(id);
         });
         while connections.try_join_next().is_some() {}
     }
@@ -161,6 +193,40 @@ pub async fn serve(
     let _ =
         tokio::time::timeout(Duration::from_secs(2), async { while connections.join_next().await.is_some() {} }).await;
     Ok(())
+}
+
+/// The open connections that have made no request the guard lets through, oldest first.
+#[derive(Default)]
+struct Waiting {
+    next: std::sync::atomic::AtomicU64,
+    list: Mutex<std::collections::VecDeque<(u64, CancellationToken)>>,
+}
+
+impl Waiting {
+    fn admit(&self) -> (u64, CancellationToken) {
+        let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let token = CancellationToken::new();
+        self.lock().push_back((id, token.clone()));
+        (id, token)
+    }
+
+    fn served(&self, id: u64) {
+        self.lock().retain(|(waiting, _)| *waiting != id);
+    }
+
+    fn is_waiting(&self, id: u64) -> bool {
+        self.lock().iter().any(|(waiting, _)| *waiting == id)
+    }
+
+    fn evict_oldest(&self) {
+        if let Some((_, token)) = self.lock().pop_front() {
+            token.cancel();
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<(u64, CancellationToken)>> {
+        self.list.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 struct State {

@@ -265,3 +265,59 @@ fn drsg_mcp_skips_a_mcp_json_others_can_write() {
     let err = run_without_database();
     assert!(!err.contains("skipped") && err.contains("does not answer"), "{err}");
 }
+
+#[test]
+fn idle_connections_cannot_starve_the_server() {
+    use std::io::{Read, Write};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    let fx = Fixture::inline(TREE);
+    let db = fx.outside().join("graph.drsg");
+    let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let store = Arc::new(drsg_planes::SharedStore::new(drsg_planes::Store::open_existing(&db).expect("open")));
+    let server =
+        drsg_mcp::DrsgServer::new(drsg::serving::backend(store), drsg_mcp::ToolSet::Full, drsg_mcp::Limits::default());
+    let token = "t".repeat(32);
+    let options = drsg_mcp::http::HttpOptions {
+        token: Some(token.clone()),
+        allowed_hosts: Vec::new(),
+        max_body: drsg_mcp::http::DEFAULT_MAX_BODY,
+        session_idle: drsg_mcp::http::SESSION_IDLE,
+        session_init: drsg_mcp::http::SESSION_INIT,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let stop = tokio_util::sync::CancellationToken::new();
+    let serving = runtime.spawn(drsg_mcp::http::serve(listener, server, options, stop.clone()));
+
+    // 600 connections that never send a byte: more than the server keeps open at once.
+    let idle: Vec<std::net::TcpStream> = (0..600).filter_map(|_| std::net::TcpStream::connect(addr).ok()).collect();
+    assert!(idle.len() >= 520, "{} connections opened", idle.len());
+    std::thread::sleep(Duration::from_millis(300));
+    let ask = |request: String| {
+        let started = Instant::now();
+        let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+        stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+        stream.write_all(request.as_bytes()).expect("send");
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        (answer, started.elapsed())
+    };
+    let (health, took) = ask(format!("GET /health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"));
+    assert!(health.starts_with("HTTP/1.1 200") && took < Duration::from_secs(3), "{took:?} {health}");
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"planes"}"#;
+    let (rpc, took) = ask(format!(
+        "POST /rpc HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    ));
+    assert!(
+        rpc.starts_with("HTTP/1.1 200") && rpc.contains("\"found\":true") && took < Duration::from_secs(3),
+        "{took:?} {rpc}"
+    );
+    drop(idle);
+    stop.cancel();
+    let _ = runtime.block_on(serving);
+}
