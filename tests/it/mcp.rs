@@ -321,3 +321,21 @@ fn idle_connections_cannot_starve_the_server() {
     stop.cancel();
     let _ = runtime.block_on(serving);
 }
+
+#[test]
+fn an_error_sent_to_a_client_names_paths_relative_to_the_tree() {
+    let fx = Fixture::inline(TREE);
+    let db = fx.outside().join("graph.drsg");
+    let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let store =
+        std::sync::Arc::new(drsg_planes::SharedStore::new(drsg_planes::Store::open_existing(&db).expect("open")));
+    let server =
+        drsg_mcp::DrsgServer::new(drsg::serving::backend(store), drsg_mcp::ToolSet::Full, drsg_mcp::Limits::default());
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let args = serde_json::json!({"name": "nowhere/missing.py:1-3"}).as_object().expect("an object").clone();
+    let err = runtime.block_on(server.call_verb("snippet", args, "rpc")).expect_err("no such file").to_string();
+    let root = fx.path().canonicalize().expect("root").to_string_lossy().into_owned();
+    let name = root.rsplit('/').next().unwrap_or_default();
+    assert!(!err.contains(&root) && err.contains("missing.py") && err.contains(name), "{err}");
+}

@@ -69,7 +69,7 @@ impl Backend {
                 self.store
                     .write(until, |store| {
                         holding();
-                        super::write(verb, store, &writes, args)
+                        super::write(verb, store, &writes, args).map_err(|e| relative_paths(store, e))
                     })
                     .map_err(|_| Failure::Deadline("abandoned: the database was held past the deadline".into()))?
                     .map_err(Failure::Invalid)
@@ -83,7 +83,7 @@ impl Backend {
                         revisions: &*self.revisions,
                         surface: surface_of(source),
                     };
-                    super::read(verb, &env, args)
+                    super::read(verb, &env, args).map_err(|e| relative_paths(store, e))
                 })
                 .map_err(|_| Failure::Deadline("abandoned: no reader was free before the deadline".into()))?
                 .map_err(|err| Failure::Internal(format!("reading the database failed: {err}")))?
@@ -102,6 +102,22 @@ impl Backend {
 
 /// The surface a caller reads answers on, from its source label: MCP clients (`mcp`, `mcp:<client>`)
 /// get hints in argument terms; the command line and `/rpc` (which the command line speaks) in flags.
+/// An error sentence for a client of the server, which may be on another machine: the paths in it below
+/// a plane's tree are written relative to the tree (`/srv/repo/src/a.py` is `src/a.py`), and the tree
+/// by its directory's name (`repo`).
+fn relative_paths(store: &crate::Store, error: super::CallError) -> super::CallError {
+    let Ok(planes) = store.planes() else { return error };
+    let mut text = error.0;
+    for root in planes.iter().filter_map(|p| p.meta.synced_root.as_deref()) {
+        let root = root.trim_end_matches('/');
+        if root.len() > 1 && text.contains(root) {
+            let name = root.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(".");
+            text = text.replace(&format!("{root}/"), "").replace(root, name);
+        }
+    }
+    super::CallError(text)
+}
+
 pub fn surface_of(source: &str) -> crate::Surface {
     if source == "mcp" || source.starts_with("mcp:") { crate::Surface::Mcp } else { crate::Surface::Cli }
 }
