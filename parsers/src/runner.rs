@@ -31,9 +31,46 @@ thread_local! {
 /// How many parse errors are described in diagnostics; the rest are only counted.
 const MAX_ERROR_DIAGNOSTICS: usize = 5;
 
+/// Bytes of a file that are parsed. A syntax tree and its facts take tens of times the source's size
+/// (a 50 MB Python file took 3.9 GB), so a longer file, which only a raised `--max-file-size` lets
+/// through, is read up to the last line end before this and marked cut.
+pub const MAX_PARSE_BYTES: usize = 4 * 1024 * 1024;
+
 /// Parse `source` and extract its facts. Never fails: a grammar error yields an empty fact set
-/// with a diagnostic, a syntax error yields what parsed plus a count.
+/// with a diagnostic, a syntax error yields what parsed plus a count, a file over
+/// [`MAX_PARSE_BYTES`] what its first part holds and a diagnostic that cuts it.
 pub fn parse_file(plugin: &dyn Language, lang: Lang, path: &str, source: &str) -> FileFacts {
+    let (source, beyond) = within_budget(source);
+    let mut facts = parse_text(plugin, lang, path, source);
+    if let Some(line) = beyond {
+        facts.diagnostics.push(Diagnostic {
+            line,
+            message: format!(
+                "file larger than {} MiB: what lies from this line on was not read",
+                MAX_PARSE_BYTES / (1024 * 1024)
+            ),
+            cut: true,
+        });
+    }
+    facts
+}
+
+/// The part of `source` that is parsed, and when it is not all of it, the first line left out.
+fn within_budget(source: &str) -> (&str, Option<u32>) {
+    if source.len() <= MAX_PARSE_BYTES {
+        return (source, None);
+    }
+    let mut end = MAX_PARSE_BYTES;
+    while !source.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = source[..end].rfind('\n').map_or(end, |i| i + 1);
+    let kept = &source[..end];
+    let line = kept.bytes().filter(|&b| b == b'\n').count() + 1;
+    (kept, Some(u32::try_from(line).unwrap_or(u32::MAX)))
+}
+
+fn parse_text(plugin: &dyn Language, lang: Lang, path: &str, source: &str) -> FileFacts {
     let source = &*crate::text::for_parsing(source);
     let tree = PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();

@@ -263,3 +263,47 @@ fn nothing_to_index_is_an_error_that_creates_nothing() {
         .collect();
     assert_eq!(left, vec![".git".to_owned()], "init wrote nothing into the checkout");
 }
+
+#[test]
+fn a_huge_file_let_through_a_raised_size_limit_is_read_in_part_within_a_memory_bound() {
+    // 40 MB of Python: a syntax tree and its facts would take gigabytes; only the first 4 MiB are read.
+    let fx = Fixture::new();
+    let mut big = String::with_capacity(41_000_000);
+    let mut i = 0u64;
+    while big.len() < 40_000_000 {
+        big.push_str(&format!("def f_{i}():\n    return g_{i}(1)\n\n"));
+        i += 1;
+    }
+    fx.write("huge.py", &big);
+    fx.write("small.py", "def small():\n    return 1\n");
+    let db = fx.outside().join("g.drsg");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_drsg"))
+        .arg("--db")
+        .arg(&db)
+        .args(["index", "--max-file-size", "100000000", "--json"])
+        .arg(fx.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run drsg");
+    // The child's peak resident memory, read while it runs.
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0u64;
+    while child.try_wait().expect("wait").is_none() {
+        if let Ok(text) = std::fs::read_to_string(&status)
+            && let Some(kb) =
+                text.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        {
+            peak_kb = peak_kb.max(kb);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("output");
+    assert!(out.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let cut = &report["cut_files"];
+    assert_eq!(cut.as_array().map(Vec::len), Some(1), "{cut}");
+    assert_eq!(cut[0][0], "huge.py");
+    assert!(cut[0][2].as_str().is_some_and(|why| why.starts_with("file larger than 4 MiB")), "{cut}");
+    assert!(peak_kb < 700 * 1024, "peak resident memory {} MB", peak_kb / 1024);
+}
