@@ -38,7 +38,7 @@ pub const MAX_PARSE_BYTES: usize = 4 * 1024 * 1024;
 
 /// Parse `source` and extract its facts. Never fails: a grammar error yields an empty fact set
 /// with a diagnostic, a syntax error yields what parsed plus a count, a file over
-/// [`MAX_PARSE_BYTES`] what its first part holds and a diagnostic that cuts it.
+/// `MAX_PARSE_BYTES` what its first part holds and a diagnostic that cuts it.
 pub fn parse_file(plugin: &dyn Language, lang: Lang, path: &str, source: &str) -> FileFacts {
     let (source, beyond) = within_budget(source);
     let mut facts = parse_text(plugin, lang, path, source);
