@@ -7,8 +7,9 @@ use std::borrow::Cow;
 /// only) and a leading byte-order mark is blank; byte offsets stay those of `text`.
 pub fn for_parsing(text: &str) -> Cow<'_, str> {
     let bom = text.starts_with('\u{feff}');
+    // One fast scan for any `\r` (most files have none), then a look at each.
     let lone_cr =
-        text.as_bytes().iter().enumerate().any(|(i, &b)| b == b'\r' && text.as_bytes().get(i + 1) != Some(&b'\n'));
+        text.contains('\r') && text.match_indices('\r').any(|(i, _)| text.as_bytes().get(i + 1) != Some(&b'\n'));
     if !bom && !lone_cr {
         return Cow::Borrowed(text);
     }

@@ -72,13 +72,10 @@ impl Dispatch {
     }
 }
 
-/// What reaches node `id` the way its callers do: its class's instantiations for a constructor, the
+/// What reaches `node` the way its callers do: its class's instantiations for a constructor, the
 /// calls of the interface or trait method an implementation implements.
-pub(crate) fn also_of(store: &Store, id: i64) -> Result<Option<Also<'static>>> {
-    match store.node(id)? {
-        Some(node) => Ok(Dispatch::read(store, &node, false)?.also()),
-        None => Ok(None),
-    }
+pub(crate) fn also_of(store: &Store, node: &Node) -> Result<Option<Also<'static>>> {
+    Ok(Dispatch::read(store, node, false)?.also())
 }
 
 /// The steps a walk along calls takes from node `id` in direction `dir` besides its call edges, each

@@ -54,8 +54,8 @@ pub struct Start<'a> {
     pub also_of: Option<AlsoOf>,
 }
 
-/// What counts as a node's edges besides its own, by the node's id.
-pub type AlsoOf = fn(&Store, i64) -> Result<Option<Also<'static>>>;
+/// What counts as a node's edges besides its own.
+pub type AlsoOf = fn(&Store, &drsg_planes::Node) -> Result<Option<Also<'static>>>;
 
 /// A node whose edges of `types` count as the start's at the first hop: a class's instantiations for its
 /// constructor, an interface method's calls for its implementation (reported as `via`, when given).
@@ -94,14 +94,19 @@ pub fn bfs<'a>(
     'walk: for depth in 1..=max_depth.max(1) {
         let mut next = Vec::new();
         let mut edges = BTreeMap::new();
+        // Beyond the start, each frontier node's own `Also`, its nodes read in one query.
+        let mut also_here: HashMap<i64, Also<'_>> = HashMap::new();
+        if let Some(also_of) = also_of.filter(|_| depth > 1) {
+            for n in store.nodes_by_ids(&frontier)? {
+                if let Some(a) = also_of(store, &n)? {
+                    also_here.insert(n.id, a);
+                }
+            }
+        }
         for &node in &frontier {
             for &dir in dirs {
                 let adjacent = store.adjacent(node, dir, types)?;
-                let also = match also_of {
-                    _ if depth == 1 => also,
-                    Some(also_of) => also_of(store, node)?,
-                    None => None,
-                };
+                let also = if depth == 1 { also } else { also_here.get(&node).copied() };
                 let (extra, via) = match also {
                     Some(a) => (store.adjacent(a.node, dir, a.types)?, a.via),
                     None => (Vec::new(), None),

@@ -168,14 +168,9 @@ impl drsg_query::SourceFiles for SlowFiles {
 
 #[test]
 fn a_call_past_its_deadline_says_whether_the_server_was_busy_or_the_call_slow() {
-    use std::sync::Arc;
     use std::time::Duration;
 
-    let fx = Fixture::inline(TREE);
-    let db = fx.outside().join("graph.drsg");
-    let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let store = Arc::new(drsg_planes::SharedStore::new(drsg_planes::Store::open_existing(&db).expect("open")));
+    let (_fx, _db, store) = indexed_store();
     let mut backend = drsg::serving::backend(store.clone());
     backend.files = Box::new(SlowFiles);
     let limits = drsg_mcp::Limits { concurrent: 1, deadline: Some(Duration::from_millis(300)) };
@@ -269,14 +264,9 @@ fn drsg_mcp_skips_a_mcp_json_others_can_write() {
 #[test]
 fn idle_connections_cannot_starve_the_server() {
     use std::io::{Read, Write};
-    use std::sync::Arc;
     use std::time::{Duration, Instant};
 
-    let fx = Fixture::inline(TREE);
-    let db = fx.outside().join("graph.drsg");
-    let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let store = Arc::new(drsg_planes::SharedStore::new(drsg_planes::Store::open_existing(&db).expect("open")));
+    let (_fx, _db, store) = indexed_store();
     let server =
         drsg_mcp::DrsgServer::new(drsg::serving::backend(store), drsg_mcp::ToolSet::Full, drsg_mcp::Limits::default());
     let token = "t".repeat(32);
@@ -324,12 +314,7 @@ fn idle_connections_cannot_starve_the_server() {
 
 #[test]
 fn an_error_sent_to_a_client_names_paths_relative_to_the_tree() {
-    let fx = Fixture::inline(TREE);
-    let db = fx.outside().join("graph.drsg");
-    let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let store =
-        std::sync::Arc::new(drsg_planes::SharedStore::new(drsg_planes::Store::open_existing(&db).expect("open")));
+    let (fx, _db, store) = indexed_store();
     let server =
         drsg_mcp::DrsgServer::new(drsg::serving::backend(store), drsg_mcp::ToolSet::Full, drsg_mcp::Limits::default());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
@@ -338,4 +323,14 @@ fn an_error_sent_to_a_client_names_paths_relative_to_the_tree() {
     let root = fx.path().canonicalize().expect("root").to_string_lossy().into_owned();
     let name = root.rsplit('/').next().unwrap_or_default();
     assert!(!err.contains(&root) && err.contains("missing.py") && err.contains(name), "{err}");
+}
+
+/// The test tree indexed into a database beside it, opened as a server shares it.
+fn indexed_store() -> (Fixture, PathBuf, std::sync::Arc<drsg_planes::SharedStore>) {
+    let fx = Fixture::inline(TREE);
+    let db = fx.outside().join("graph.drsg");
+    let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let store = drsg_planes::Store::open_existing(&db).expect("open");
+    (fx, db, std::sync::Arc::new(drsg_planes::SharedStore::new(store)))
 }
