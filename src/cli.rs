@@ -14,7 +14,7 @@ use crate::{EXIT_FOUND, EXIT_NOTHING};
 
 /// The subcommands of the verbs in `verbs`.
 pub fn verb_commands(verbs: &Registry) -> Vec<clap::Command> {
-    verbs.iter().map(verb_command).collect()
+    verbs.iter().filter(|verb| verb.cli).map(verb_command).collect()
 }
 
 fn verb_command(verb: &Verb) -> clap::Command {

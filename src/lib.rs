@@ -10,6 +10,7 @@ pub mod cli;
 pub mod files;
 pub mod init;
 pub mod logline;
+pub mod report;
 pub mod revisions;
 pub mod serving;
 pub mod watching;

@@ -88,6 +88,34 @@ enum Command {
         #[command(subcommand)]
         watch: Option<ServeWatch>,
     },
+    /// A change's impact report for CI: the definitions changed since BASE, what reaches each, the
+    /// tests to run and the risks, as Markdown (a pull-request comment) or JSON. Without --db it
+    /// indexes the head into a temporary database it removes afterwards.
+    Report {
+        /// The revision the change starts from: a pull request's base branch (its merge base with
+        /// head is used), a sha, a tag, HEAD~n.
+        #[arg(long)]
+        base: String,
+        /// The revision the change ends at (default: HEAD).
+        #[arg(long)]
+        head: Option<String>,
+        /// `md` (Markdown) or `json`.
+        #[arg(long, default_value = "md", value_parser = ["md", "json"])]
+        format: String,
+        /// Hops walked back from each changed definition (1-6).
+        #[arg(long, default_value_t = 3)]
+        depth: u32,
+        /// The checkout (default: the working directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Write the report to FILE instead of standard output.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Exit 3 when the report holds a risk of these kinds (comma-separated):
+        /// removed-referenced, public-change, untested-public-change, untested-change, unparsed.
+        #[arg(long, value_delimiter = ',', value_name = "KINDS")]
+        fail_on: Vec<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -108,7 +136,7 @@ fn main() {
     let matches = <Cli as clap::CommandFactory>::command().subcommands(drsg::cli::verb_commands(&verbs)).get_matches();
     drsg::set_verbosity(matches.get_count("verbose"), matches.get_flag("quiet"));
     let outcome = match matches.subcommand() {
-        Some((name, sub)) if verbs.find(name).is_some() => {
+        Some((name, sub)) if verbs.find(name).is_some_and(|verb| verb.cli) => {
             let verb = verbs.get(name).expect("checked");
             let args = drsg::cli::arguments(verb, sub);
             let db = drsg::database_path(matches.get_one::<PathBuf>("db").cloned());
@@ -244,6 +272,18 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 emit(&format!("no server of {} is running\n", db.display()));
                 Ok(EXIT_NOTHING)
             }
+        }
+        Command::Report { base, head, format, depth, dir, out, fail_on } => {
+            drsg::report::run(&drsg::report::ReportArgs {
+                dir: dir.unwrap_or_else(|| PathBuf::from(".")),
+                base,
+                head,
+                depth: Some(depth),
+                json: format == "json",
+                db: db_flag,
+                out,
+                fail_on,
+            })
         }
         Command::Serve { addr, tools, watch } => {
             let tools = match tools.as_str() {

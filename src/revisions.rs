@@ -4,8 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use drsg_indexer::{EntryKind, Repo};
-use drsg_query::{Declared, DirEntry, FileError, Revision, RevisionError, Revisions, SourceFiles};
+use drsg_indexer::{EntryKind, PathChange, Repo};
+use drsg_query::{
+    Declared, DirEntry, FileChange, FileError, Outline, OutlineDef, Revision, RevisionError, Revisions, SourceFiles,
+};
 
 /// Revisions of the repository holding a plane's tree.
 pub struct GitRevisions<'r> {
@@ -106,6 +108,95 @@ impl Revisions for GitRevisions<'_> {
                 && (facts.defs[i].kind == drsg_parsers::DefKind::Module) == module
         });
         found.map(|i| (facts.defs[i].line, facts.defs[i].end_line))
+    }
+
+    fn merge_base(&self, root: &Path, a: &str, b: &str) -> Result<Option<String>, RevisionError> {
+        let (repo, _) = open(root)?;
+        repo.merge_base(a, b).map_err(read_error)
+    }
+
+    fn shallow(&self, root: &Path) -> bool {
+        open(root).is_ok_and(|(repo, _)| repo.is_shallow())
+    }
+
+    fn changed_files(&self, root: &Path, base: &str, head: &str) -> Result<Vec<FileChange>, RevisionError> {
+        let (repo, prefix) = open(root)?;
+        // Paths in the tree, relative to it; `None` outside it.
+        let inside = |path: String| -> Option<String> {
+            if prefix.is_empty() {
+                return Some(path);
+            }
+            path.strip_prefix(prefix.as_str()).and_then(|rest| rest.strip_prefix('/')).map(str::to_owned)
+        };
+        let changes = repo.changed_paths(base, head).map_err(read_error)?;
+        let mut out: Vec<FileChange> = changes
+            .into_iter()
+            .filter_map(|change| {
+                let (old, new) = match change {
+                    PathChange::Added(path) => (None, inside(path)),
+                    PathChange::Deleted(path) => (inside(path), None),
+                    PathChange::Modified(path) => {
+                        let path = inside(path);
+                        (path.clone(), path)
+                    }
+                    PathChange::Renamed { from, to } => (inside(from), inside(to)),
+                };
+                (old.is_some() || new.is_some()).then_some(FileChange { old, new })
+            })
+            .collect();
+        out.sort_by(|a, b| a.new.as_ref().or(a.old.as_ref()).cmp(&b.new.as_ref().or(b.old.as_ref())));
+        Ok(out)
+    }
+
+    fn outline(&self, path: &str, text: &str) -> Option<Outline> {
+        let (plugin, lang) = self.registry.for_path(path)?;
+        let facts = drsg_parsers::parse_file(plugin, lang, path, text);
+        let defs = facts
+            .defs
+            .iter()
+            .map(|def| OutlineDef {
+                name: def.name.clone(),
+                label: def.kind.label(),
+                parent: def.parent.map(|p| p as usize),
+                line: def.line,
+                end_line: def.end_line.max(def.line),
+                signature: def.signature.clone(),
+                public: def.visibility == drsg_parsers::Visibility::Public,
+                is_test: def.is_test,
+                impl_of: def.impl_block.as_ref().and_then(|block| {
+                    let ty = block.self_ty.last()?.clone();
+                    Some((ty, block.trait_.as_ref().and_then(|t| t.last()).cloned()))
+                }),
+            })
+            .collect();
+        Some(Outline {
+            defs,
+            syntax_errors: facts.parse_errors,
+            test_file: drsg_indexer::is_test_path(path, lang),
+            separator: match lang.family() {
+                drsg_parsers::Family::Rust => "::",
+                _ => ".",
+            },
+        })
+    }
+
+    fn cargo_package(&self, root: &Path, sha: &str, path: &str) -> Option<String> {
+        let files = self.files_at(root, sha).ok()?;
+        let mut dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+        loop {
+            let manifest = if dir.is_empty() { "Cargo.toml".to_owned() } else { format!("{dir}/Cargo.toml") };
+            if let Ok(bytes) = files.read(root, &manifest)
+                && let Ok(text) = String::from_utf8(bytes)
+                && let Ok(value) = text.parse::<toml::Table>()
+                && let Some(name) = value.get("package").and_then(|p| p.get("name")).and_then(|n| n.as_str())
+            {
+                return Some(name.to_owned());
+            }
+            if dir.is_empty() {
+                return None;
+            }
+            dir = dir.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+        }
     }
 }
 

@@ -206,7 +206,7 @@ pub fn serve(db: &Path, options: ServeOptions) -> anyhow::Result<()> {
     served.context("the server failed")
 }
 
-async fn wait_for_signal() {
+pub(crate) async fn wait_for_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};

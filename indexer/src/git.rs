@@ -387,6 +387,22 @@ impl Repo {
         Ok(out)
     }
 
+    /// The newest commit that is an ancestor of both `a` and `b` (either itself included), by
+    /// committer time; `None` when their histories do not meet (or one is cut by a shallow clone).
+    pub fn merge_base(&self, a: &str, b: &str) -> Result<Option<String>, GitError> {
+        if a == b {
+            return Ok(Some(a.to_owned()));
+        }
+        let of_b: std::collections::HashSet<String> =
+            self.commits(&[b.to_owned()], None)?.into_iter().map(|c| c.sha).collect();
+        Ok(self.commits(&[a.to_owned()], None)?.into_iter().map(|c| c.sha).find(|sha| of_b.contains(sha)))
+    }
+
+    /// Whether the repository is a shallow clone (its history cut at some commits).
+    pub fn is_shallow(&self) -> bool {
+        self.repo.is_shallow().unwrap_or(false)
+    }
+
     /// One commit.
     pub fn commit(&self, sha: &str) -> Result<CommitInfo, GitError> {
         self.commit_info(self.object_id(sha)?)

@@ -101,25 +101,15 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
         Ok(node) => node,
         Err(not) => return Ok(not),
     };
-    let dispatch = Dispatch::of(s.store, &target)?;
-    let start = dispatch.start(&target);
-    let walk = bfs(s.store, start, &[Direction::In], IMPACT_TYPES, depth, MAX_NODES, |_| Ok(true))?;
-    let ids: Vec<i64> = walk.reached.iter().map(|r| r.node).collect();
-    let nodes: HashMap<i64, drsg_planes::Node> = s.store.nodes_by_ids(&ids)?.into_iter().map(|n| (n.id, n)).collect();
-
-    // Unresolved sites that might reach the target or a symbol through which it is reached.
-    let mut names: Vec<&str> = vec![target.name.as_str()];
-    names.extend(dispatch.class.as_ref().map(|c| c.name.as_str()));
-    names.extend(
-        walk.reached.iter().filter(|r| r.depth < depth).filter_map(|r| nodes.get(&r.node)).map(|n| n.name.as_str()),
-    );
-    let mut seen = HashSet::new();
-    names.retain(|n| seen.insert(*n));
-    let count = unresolved::count(s.store, plane.id, &names)?;
+    let reach = reach(s, &plane, &target, depth)?;
     let listed = match p.unresolved {
-        Some(true) => Some(unresolved::list(s.store, plane.id, &names, count.sites, page, GROUP_CAP)?),
+        Some(true) => {
+            let names: Vec<&str> = reach.names.iter().map(String::as_str).collect();
+            Some(unresolved::list(s.store, plane.id, &names, reach.count.sites, page, GROUP_CAP)?)
+        }
         _ => None,
     };
+    let (walk, nodes, count) = (&reach.walk, &reach.nodes, reach.count);
 
     let mut levels = Vec::new();
     let (mut production, mut tests, mut importers) = (0, 0, 0);
@@ -165,12 +155,55 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
         levels,
         unresolved_sites: count.sites,
         unresolved: listed,
-        complete: count.sites == 0 && !count.names_cut && walk.stop != Stop::Nodes && cut_files.is_empty(),
+        complete: reach.complete(&cut_files),
         stop: walk.stop,
         across: p.across.clone(),
         picked,
         cut_files,
     }))
+}
+
+/// What reaches a symbol within `depth` hops: the walk, its nodes, and the unresolved sites named
+/// like the target or a symbol above the last level.
+pub(crate) struct Reach {
+    pub walk: crate::walk::Walk,
+    pub nodes: HashMap<i64, drsg_planes::Node>,
+    /// The names whose unresolved sites are counted.
+    pub names: Vec<String>,
+    pub count: unresolved::Count,
+}
+
+impl Reach {
+    /// Whether nothing uncounted could add to it within its depth.
+    pub fn complete(&self, cut: &CutFiles) -> bool {
+        self.count.sites == 0 && !self.count.names_cut && self.walk.stop != Stop::Nodes && cut.is_empty()
+    }
+}
+
+/// Walks back from `target` through the edges `impact` follows (and its dispatch: a constructor's
+/// class, an implementation's interface method).
+pub(crate) fn reach(
+    s: &Session<'_>,
+    plane: &drsg_planes::PlaneInfo,
+    target: &drsg_planes::Node,
+    depth: u32,
+) -> Result<Reach> {
+    let dispatch = Dispatch::of(s.store, target)?;
+    let start = dispatch.start(target);
+    let walk = bfs(s.store, start, &[Direction::In], IMPACT_TYPES, depth, MAX_NODES, |_| Ok(true))?;
+    let ids: Vec<i64> = walk.reached.iter().map(|r| r.node).collect();
+    let nodes: HashMap<i64, drsg_planes::Node> = s.store.nodes_by_ids(&ids)?.into_iter().map(|n| (n.id, n)).collect();
+    // Unresolved sites that might reach the target or a symbol through which it is reached.
+    let mut names: Vec<String> = vec![target.name.clone()];
+    names.extend(dispatch.class.as_ref().map(|c| c.name.clone()));
+    names.extend(
+        walk.reached.iter().filter(|r| r.depth < depth).filter_map(|r| nodes.get(&r.node)).map(|n| n.name.clone()),
+    );
+    let mut seen = HashSet::new();
+    names.retain(|n| seen.insert(n.clone()));
+    let borrowed: Vec<&str> = names.iter().map(String::as_str).collect();
+    let count = unresolved::count(s.store, plane.id, &borrowed)?;
+    Ok(Reach { walk, nodes, names, count })
 }
 
 impl Answer for ImpactOutput {

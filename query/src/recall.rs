@@ -248,7 +248,7 @@ pub fn recall(s: &Session<'_>, revisions: &dyn Revisions, p: &RecallParams) -> R
     Ok(Lookup::Found(output(Recalled::Text { path, symbol, start, end: shown_end, file_lines, lines, read_on })))
 }
 
-fn revision_error(err: RevisionError) -> Error {
+pub(crate) fn revision_error(err: RevisionError) -> Error {
     match err {
         RevisionError::File(err) => Error::File(err),
         other => Error::InvalidArgument(other.to_string()),

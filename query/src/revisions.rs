@@ -1,5 +1,6 @@
-//! Access to a repository's revisions for `recall`: this crate does no I/O, so the caller supplies
-//! an implementation (the `drsg` binaries read git through the indexer's gix module).
+//! Access to a repository's revisions for `recall` and `report`: this crate does no I/O, so the caller
+//! supplies an implementation (the `drsg` binaries read git through the indexer's gix module and parse
+//! with the language plugins).
 
 use std::path::Path;
 
@@ -56,6 +57,61 @@ pub trait Revisions: Sync {
     /// Lines (`line`, `end_line`) of the definition `wanted`, found by parsing `text`, a revision of file
     /// `path`; `None` when it holds no such definition.
     fn declaration(&self, path: &str, text: &str, wanted: &Declared<'_>) -> Option<(u32, u32)>;
+
+    /// The newest common ancestor of commits `a` and `b`; `None` when their histories do not meet.
+    fn merge_base(&self, root: &Path, a: &str, b: &str) -> Result<Option<String>, RevisionError>;
+
+    /// Whether the repository's history is cut (a shallow clone), so older revisions may be missing.
+    fn shallow(&self, root: &Path) -> bool;
+
+    /// The files below the tree that differ between commits `base` and `head`, with git's renames,
+    /// by their paths relative to the tree.
+    fn changed_files(&self, root: &Path, base: &str, head: &str) -> Result<Vec<FileChange>, RevisionError>;
+
+    /// The definitions of `text`, a revision of file `path`, as its language's plugin reads them;
+    /// `None` when no plugin reads such a file.
+    fn outline(&self, path: &str, text: &str) -> Option<Outline>;
+
+    /// The Cargo package a Rust file of the tree belongs to at `sha`: the name in the nearest
+    /// `Cargo.toml` above it that declares a `[package]`.
+    fn cargo_package(&self, root: &Path, sha: &str, path: &str) -> Option<String>;
+}
+
+/// A file that differs between two revisions: its path at each (`None` where it does not exist).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
+
+/// A file's definitions as a plugin reads them, in the order it declares them.
+#[derive(Debug, Clone, Default)]
+pub struct Outline {
+    pub defs: Vec<OutlineDef>,
+    /// Syntax errors the parser recovered from.
+    pub syntax_errors: u32,
+    /// Whether the file is a test file by its path.
+    pub test_file: bool,
+    /// The separator of its language's keys (`::` or `.`).
+    pub separator: &'static str,
+}
+
+/// One definition of an [`Outline`].
+#[derive(Debug, Clone)]
+pub struct OutlineDef {
+    pub name: String,
+    /// Its node label (`Function`, `Method`, `Class`, …).
+    pub label: &'static str,
+    /// The enclosing definition, by index.
+    pub parent: Option<usize>,
+    pub line: u32,
+    pub end_line: u32,
+    pub signature: String,
+    /// `pub`, exported, or a Python name without a leading underscore.
+    pub public: bool,
+    pub is_test: bool,
+    /// Rust: the self type and the trait of the `impl` it sits in, their last segments as written.
+    pub impl_of: Option<(String, Option<String>)>,
 }
 
 /// A definition looked for in a revision of its file.

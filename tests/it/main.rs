@@ -4,6 +4,7 @@ mod cli;
 mod crash;
 mod history;
 mod mcp;
+mod report;
 mod surfaces;
 mod tidy;
 mod verbs;

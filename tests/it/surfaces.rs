@@ -39,6 +39,7 @@ fn shout() -> Verb {
             Ok(Reply { text, found: word != "NOTHING" })
         }),
         tool: true,
+        cli: true,
     }
 }
 

@@ -32,6 +32,9 @@ pub struct Verb {
     /// Listed as an MCP tool (`export`, whose answer is a whole plane, is not: it is a command and
     /// an `/rpc` method).
     pub tool: bool,
+    /// A subcommand derived from its parameters (`report`, with its own flags, output file and exit
+    /// codes, is written by hand in the binary).
+    pub cli: bool,
 }
 
 /// How a verb answers.

@@ -67,6 +67,13 @@ const RECALL: &[Param] = &[
     Param::text("vs", "An older revision: the diff of --name or --path from it to AT."),
     Param::integer("lines", "Most lines shown.").default("200"),
 ];
+const REPORT: &[Param] = &[
+    Param::text("base", "The revision the change starts from (a pull request's base: sha, branch, HEAD~n).")
+        .required()
+        .brief("base revision (sha, branch, HEAD~n)"),
+    Param::text("head", "The revision it ends at (default: the plane's commit, which it must be)."),
+    Param::integer("depth", "Hops walked back from each changed definition (at most 6).").default("3"),
+];
 const TRAVERSE: &[Param] = &[
     Param::text("from", "The symbol to start from.").required(),
     Param::choice("direction", "Which way edges are followed.", &["out", "in", "both"]).default("out"),
@@ -93,6 +100,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: CONTEXT,
             run: Run::Read(|env, args, shape| answer("context", args, shape, |p| crate::context(&env.session, p))),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "impact",
@@ -100,6 +108,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: IMPACT,
             run: Run::Read(|env, args, shape| answer("impact", args, shape, |p| crate::impact(&env.session, p))),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "trace",
@@ -107,6 +116,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: TRACE,
             run: Run::Read(|env, args, shape| answer("trace", args, shape, |p| crate::trace(&env.session, p))),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "search",
@@ -114,6 +124,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: SEARCH,
             run: Run::Read(|env, args, shape| answer("search", args, shape, |p| crate::search(&env.session, p))),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "grep",
@@ -121,6 +132,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: GREP,
             run: Run::Read(|env, args, shape| answer("grep", args, shape, |p| crate::grep(&env.session, p))),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "snippet",
@@ -128,6 +140,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: SNIPPET,
             run: Run::Read(|env, args, shape| answer("snippet", args, shape, |p| crate::snippet(&env.session, p))),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "file",
@@ -135,6 +148,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: FILE,
             run: Run::Read(|env, args, shape| answer("file", args, shape, |p| crate::file(&env.session, p))),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "describe",
@@ -142,6 +156,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: DESCRIBE,
             run: Run::Read(|env, args, shape| answer("describe", args, shape, |p| crate::describe(&env.session, p))),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "fathom",
@@ -149,6 +164,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: FATHOM,
             run: Run::Read(|env, args, shape| answer("fathom", args, shape, |p| crate::fathom(&env.session, p))),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "history",
@@ -156,6 +172,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: HISTORY,
             run: Run::Read(|env, args, shape| answer("history", args, shape, |p| crate::history(&env.session, p))),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "recall",
@@ -165,6 +182,17 @@ pub(super) fn builtin() -> Vec<Verb> {
                 answer("recall", args, shape, |p| crate::recall(&env.session, env.revisions, p))
             }),
             tool: true,
+            cli: true,
+        },
+        Verb {
+            name: "report",
+            summary: "What a change since BASE touched: definitions, what reaches them, tests to run, risks.",
+            params: REPORT,
+            run: Run::Read(|env, args, shape| {
+                answer("report", args, shape, |p| crate::report(&env.session, env.revisions, p))
+            }),
+            tool: true,
+            cli: false,
         },
         Verb {
             name: "traverse",
@@ -172,6 +200,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: TRAVERSE,
             run: Run::Read(|env, args, shape| answer("traverse", args, shape, |p| crate::traverse(&env.session, p))),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "node",
@@ -179,6 +208,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: NODE,
             run: Run::Read(|env, args, shape| answer("node", args, shape, |p| crate::node(&env.session, p))),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "planes",
@@ -190,6 +220,7 @@ pub(super) fn builtin() -> Vec<Verb> {
                 Ok(Reply { found: !out.is_empty(), text })
             }),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "schema",
@@ -203,6 +234,7 @@ pub(super) fn builtin() -> Vec<Verb> {
                 Ok(Reply { found: true, text })
             }),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "rebuild",
@@ -210,6 +242,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: &[],
             run: Run::Write(rebuild),
             tool: true,
+            cli: true,
         },
         Verb {
             name: "export",
@@ -234,6 +267,7 @@ pub(super) fn builtin() -> Vec<Verb> {
                 Ok(lines > 0)
             }),
             tool: false,
+            cli: true,
         },
     ]
 }
@@ -305,6 +339,7 @@ mod tests {
                 "fathom" => fields(crate::FathomParams::default()),
                 "history" => fields(crate::HistoryParams::default()),
                 "recall" => fields(crate::RecallParams::default()),
+                "report" => fields(crate::ReportParams::default()),
                 "traverse" => fields(crate::TraverseParams::default()),
                 "node" => fields(crate::NodeParams::default()),
                 "planes" | "schema" | "rebuild" => BTreeSet::from(["plane".to_owned()]),

@@ -1,0 +1,387 @@
+//! `drsg report` end to end on real git fixtures: the changed definitions of each kind, what reaches
+//! them, the tests to run with their runners' filters, the risks, `--fail-on`, the temporary database
+//! that leaves nothing behind, `--db`, merge bases and shallow clones.
+#![allow(clippy::unwrap_used, reason = "a failed unwrap is a failed test, with its value shown")]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use drsg_testdata::Fixture;
+use serde_json::Value;
+
+/// `drsg report ARGS` in `cwd` with no database named and the temporary directory at `tmp`.
+fn report(cwd: &Path, tmp: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_drsg"))
+        .arg("report")
+        .args(args)
+        .arg("-q")
+        .current_dir(cwd)
+        .env_remove("DRSG_DB")
+        .env("TMPDIR", tmp)
+        .output()
+        .expect("run drsg report")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn json_report(fx: &Fixture, args: &[&str]) -> Value {
+    let tmp = fx.outside().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let out = report(fx.path(), &tmp, &all);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The changed definitions as `change key`, in the report's order.
+fn changes(r: &Value) -> Vec<String> {
+    r["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| format!("{} {}", c["change"].as_str().unwrap(), c["key"].as_str().unwrap()))
+        .collect()
+}
+
+fn changed<'a>(r: &'a Value, key: &str) -> &'a Value {
+    r["changed"].as_array().unwrap().iter().find(|c| c["key"] == key).unwrap_or_else(|| panic!("{key} in {r:#}"))
+}
+
+const PYTHON: &str = r#"
+//- /pkg/__init__.py
+//- /pkg/core.py
+def helper(x):
+    return x + 1
+
+
+def compute(a):
+    return helper(a) * 2
+
+
+def outer():
+    def inner():
+        return 1
+    return inner()
+
+
+def old_name(v):
+    total = v * 3
+    return total - 1
+
+
+def gone():
+    return 0
+
+
+def _private():
+    return 3
+//- /pkg/api.py
+from pkg.core import compute, gone, old_name
+
+
+def serve(n):
+    return compute(n) + old_name(n)
+
+
+def drop():
+    return gone()
+//- /tests/test_core.py
+from pkg.core import compute, outer
+from pkg.api import serve
+
+
+def test_compute():
+    assert compute(1) == 4
+
+
+class TestApi:
+    def test_serve(self):
+        assert serve(1) == 6
+
+    def test_outer(self):
+        assert outer() == 1
+"#;
+
+/// The head of [`PYTHON`]: a signature, a nested body, a rename, a removal, an addition, and a body
+/// change that no test reaches.
+const PYTHON_CHANGE: &str = r#"
+//- commit: change
+//- /pkg/core.py
+def helper(x, y=0):
+    return x + 1 + y
+
+
+def compute(a):
+    return helper(a) * 2
+
+
+def outer():
+    def inner():
+        return 2
+    return inner()
+
+
+def new_name(v):
+    total = v * 3
+    return total - 1
+
+
+def added():
+    return _private()
+
+
+def _private():
+    return 4
+"#;
+
+#[test]
+fn a_python_change_lists_definitions_callers_tests_and_risks() {
+    let fx = Fixture::inline(PYTHON);
+    let base = fx.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    fx.apply_inline(PYTHON_CHANGE);
+    let r = json_report(&fx, &["--base", "HEAD~1"]);
+    assert_eq!(r["base"]["commit"], base.as_str());
+    assert_eq!(
+        changes(&r),
+        [
+            "signature pkg.core.helper",
+            "body pkg.core.outer",
+            "body pkg.core.outer.inner",
+            "renamed pkg.core.new_name",
+            "added pkg.core.added",
+            "removed pkg.core.gone",
+            "body pkg.core._private",
+        ],
+        "{r:#}"
+    );
+    // Both sides' places.
+    let renamed = changed(&r, "pkg.core.new_name");
+    assert_eq!((renamed["old_key"].as_str(), renamed["old_line"].as_u64()), (Some("pkg.core.old_name"), Some(15)));
+    let private = changed(&r, "pkg.core._private");
+    assert_eq!(
+        (private["line"].as_u64(), private["old_line"].as_u64(), private["public"].as_bool()),
+        (Some(24), Some(24), Some(false))
+    );
+    // Impact: helper is reached by compute (production) and, through it and serve, by two tests.
+    let helper = changed(&r, "pkg.core.helper");
+    assert_eq!(helper["impact"]["complete"], true, "{helper:#}");
+    assert!(helper["impact"]["production"].as_u64().unwrap() >= 2, "{helper:#}");
+    let tests: Vec<&str> = helper["tests"].as_array().unwrap().iter().map(|t| t["key"].as_str().unwrap()).collect();
+    assert_eq!(tests, ["test_core.TestApi.test_serve", "test_core.test_compute"]);
+    // Tests to run: one pytest command with node ids, every test that reaches a change.
+    let runs = r["tests_to_run"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{r:#}");
+    assert_eq!(runs[0]["file"], "tests/test_core.py");
+    let filter = runs[0]["filter"].as_str().unwrap();
+    for id in [
+        "tests/test_core.py::TestApi::test_serve",
+        "tests/test_core.py::test_compute",
+        "tests/test_core.py::TestApi::test_outer",
+    ] {
+        assert!(filter.starts_with("pytest ") && filter.contains(id), "{id} in {filter}");
+    }
+    assert_eq!((r["tests_complete"].as_bool(), r["whole_suite"].as_bool()), (Some(true), Some(false)));
+    // Risks: a removed function still named at head; the untested public addition; the untested body.
+    let risks: Vec<String> = r["risks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| format!("{} {}", k["kind"].as_str().unwrap(), k["key"].as_str().unwrap_or("")))
+        .collect();
+    assert!(risks.contains(&"removed-referenced pkg.core.gone".to_owned()), "{risks:?}");
+    assert!(risks.contains(&"untested-public-change pkg.core.added".to_owned()), "{risks:?}");
+    assert!(risks.contains(&"untested-change pkg.core._private".to_owned()), "{risks:?}");
+    assert!(!risks.iter().any(|r| r.ends_with("pkg.core.helper")), "helper is tested: {risks:?}");
+}
+
+#[test]
+fn the_markdown_form_fail_on_and_out_and_nothing_left_behind() {
+    let fx = Fixture::inline(PYTHON);
+    fx.apply_inline(PYTHON_CHANGE);
+    let tmp = fx.outside().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = report(fx.path(), &tmp, &["--base", "HEAD~1"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    assert!(md.starts_with("## drsg report: `"), "{md}");
+    assert!(md.contains("**7 definitions changed** in 1 files"), "{md}");
+    assert!(md.contains("```sh\npytest tests/test_core.py::"), "{md}");
+    assert!(md.contains("- **removed-referenced** `pkg.core.gone`"), "{md}");
+    assert!(md.contains("```mermaid\ngraph LR\n"), "{md}");
+
+    // --fail-on: exit 3 with the report still written, to --out.
+    let file = fx.outside().join("report.md");
+    let failed = report(
+        fx.path(),
+        &tmp,
+        &["--base", "HEAD~1", "--fail-on", "untested-public-change", "--out", file.to_str().unwrap()],
+    );
+    assert_eq!(failed.status.code(), Some(3), "{}", text(&failed.stderr));
+    assert!(failed.stdout.is_empty());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), md);
+    // A risk kind that does not occur passes; an unknown kind is an error.
+    let passed = report(fx.path(), &tmp, &["--base", "HEAD~1", "--fail-on", "public-change"]);
+    assert_eq!(passed.status.code(), Some(0), "{}", text(&passed.stderr));
+    let unknown = report(fx.path(), &tmp, &["--base", "HEAD~1", "--fail-on", "scary"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(text(&unknown.stderr).contains("--fail-on takes removed-referenced, "), "{}", text(&unknown.stderr));
+
+    // No database stays in the temporary directory or the checkout, which git still sees clean.
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "the temporary database is removed");
+    assert_eq!(fx.git(&["status", "--porcelain", "--ignored"]), "");
+}
+
+#[test]
+fn bad_revisions_fail_before_indexing_and_leave_nothing() {
+    let fx = Fixture::inline(PYTHON);
+    let tmp = fx.outside().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = report(fx.path(), &tmp, &["--base", "no-such-branch"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).starts_with("error: unknown revision `no-such-branch`"), "{}", text(&out.stderr));
+    let out = report(fx.path(), &tmp, &["--base", "HEAD", "--head", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--head: unknown revision `nope`"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    // Outside a checkout.
+    let plain = fx.outside().join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    let out = report(&plain, &tmp, &["--base", "HEAD"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is not in a git checkout"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_moved_base_branch_reports_from_the_merge_base_and_head_may_be_another_commit() {
+    let fx = Fixture::inline(PYTHON);
+    let fork = fx.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    fx.git(&["checkout", "-q", "-b", "feature"]);
+    fx.apply_inline("//- commit: feature\n//- /pkg/extra.py\ndef extra():\n    return 1\n");
+    let feature = fx.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    fx.git(&["checkout", "-q", "main"]);
+    fx.apply_inline("//- commit: main moves on\n//- /pkg/later.py\ndef later():\n    return 2\n");
+    fx.git(&["checkout", "-q", "feature"]);
+    let r = json_report(&fx, &["--base", "main"]);
+    // main's own later commit is not the feature's change.
+    assert_eq!(changes(&r), ["added pkg.extra", "added pkg.extra.extra"], "{r:#}");
+    assert_eq!(r["base"]["commit"], fork.as_str());
+    assert!(r["base"]["tip"].is_string(), "{r:#}");
+    // --head names another commit than the checkout's: the temporary plane is folded to it.
+    fx.git(&["checkout", "-q", "main"]);
+    let r = json_report(&fx, &["--base", &fork, "--head", &feature]);
+    assert_eq!(r["head"]["commit"], feature.as_str());
+    assert_eq!(changes(&r), ["added pkg.extra", "added pkg.extra.extra"], "{r:#}");
+}
+
+#[test]
+fn a_database_at_head_is_reused_and_one_elsewhere_is_refused() {
+    let fx = Fixture::inline(PYTHON);
+    fx.apply_inline(PYTHON_CHANGE);
+    let db = fx.outside().join("graph.drsg");
+    let indexed = crate::cli::drsg(&db, &["index", "."], fx.path());
+    assert!(indexed.status.success(), "{}", text(&indexed.stderr));
+    let out = crate::cli::drsg(&db, &["report", "--base", "HEAD~1", "--format", "json"], fx.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["counts"]["renamed"], 1, "{r:#}");
+    // The plane is at HEAD, not at the asked head.
+    let out = crate::cli::drsg(&db, &["report", "--base", "HEAD~1", "--head", "HEAD~1"], fx.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("run `drsg fold --to HEAD~1` first"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_shallow_clone_says_how_to_fetch_the_base() {
+    let fx = Fixture::inline(PYTHON);
+    fx.apply_inline(PYTHON_CHANGE);
+    fx.apply_inline("//- commit: third\n//- /pkg/more.py\ndef more():\n    return 3\n");
+    let clone = fx.outside().join("shallow");
+    let url = format!("file://{}", fx.path().display());
+    let mut git = Command::new("git");
+    drsg_testdata::pin_git_env(&mut git);
+    let out = git.args(["clone", "-q", "--depth", "1", &url]).arg(&clone).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let tmp = fx.outside().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = report(&clone, &tmp, &["--base", "HEAD~2"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("This is a shallow clone: fetch the base's history first"), "{err}");
+}
+
+#[test]
+fn rust_and_typescript_tests_get_their_runners_filters() {
+    let fx = Fixture::inline(
+        r#"
+//- /Cargo.toml
+[package]
+name = "calc"
+version = "0.1.0"
+edition = "2021"
+//- /src/lib.rs
+pub fn add(a: i32, b: i32) -> i32 {
+    a + b
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn adds() {
+        assert_eq!(super::add(1, 2), 3);
+    }
+}
+//- /tests/api.rs
+#[test]
+fn adds_from_outside() {
+    assert_eq!(calc::add(2, 2), 4);
+}
+//- /web/package.json
+{"name": "web", "devDependencies": {"vitest": "1.0.0"}}
+//- /web/src/sum.ts
+export function sum(xs: number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
+}
+//- /web/src/sum.test.ts
+import { sum } from "./sum";
+import { test, expect } from "vitest";
+
+test("sums", () => {
+  expect(sum([1, 2])).toBe(3);
+});
+"#,
+    );
+    fx.apply_inline(
+        "//- commit: change\n//- /src/lib.rs\npub fn add(a: i32, b: i32) -> i32 {\n    b + a\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 2), 3);\n    }\n}\n//- /web/src/sum.ts\nexport function sum(xs: number[]): number {\n  return xs.reduce((a, b) => b + a, 0);\n}\n",
+    );
+    let r = json_report(&fx, &["--base", "HEAD~1"]);
+    let filters: Vec<&str> =
+        r["tests_to_run"].as_array().unwrap().iter().map(|t| t["filter"].as_str().unwrap()).collect();
+    assert!(filters.contains(&"cargo test -p calc -- tests::adds"), "{filters:?}");
+    assert!(filters.contains(&"cargo test -p calc --test api -- adds_from_outside"), "{filters:?}");
+    assert!(filters.contains(&"npx vitest run web/src/sum.test.ts"), "{filters:?}");
+}
+
+#[test]
+fn the_report_verb_answers_over_the_servers_backend() {
+    let fx = Fixture::inline(PYTHON);
+    fx.apply_inline(PYTHON_CHANGE);
+    let db = fx.outside().join("graph.drsg");
+    let indexed = crate::cli::drsg(&db, &["index", "."], fx.path());
+    assert!(indexed.status.success(), "{}", text(&indexed.stderr));
+    let store = drsg_planes::Store::open(&db).unwrap();
+    let backend = drsg::serving::backend(std::sync::Arc::new(drsg_planes::SharedStore::single(store)));
+    let args = |v: Value| v.as_object().unwrap().clone();
+    let reply = backend.call("report", args(serde_json::json!({"base": "HEAD~1"})), "test", None, &|| {}).unwrap();
+    assert!(reply.text.starts_with("## drsg report: `"), "{}", reply.text);
+    assert!(reply.text.contains("**7 definitions changed**"), "{}", reply.text);
+    // Within the answer budget of every verb, saying so when cut.
+    let small = backend
+        .call("report", args(serde_json::json!({"base": "HEAD~1", "budget": 400})), "test", None, &|| {})
+        .unwrap();
+    assert!(small.text.len() < 700, "{}", small.text);
+    let bad = backend.call("report", args(serde_json::json!({"base": "nope"})), "test", None, &|| {});
+    assert!(bad.is_err());
+}
