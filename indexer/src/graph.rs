@@ -356,62 +356,112 @@ impl<S: Sink> Builder<'_, S> {
     }
 
     fn references(&mut self, fi: u32, refs: &[drsg_parsers::Ref]) {
+        for r in refs {
+            self.reference(fi, r, 0);
+        }
+    }
+
+    /// One reference's edge; for an invocation of another file's macro, the calls its body writes too.
+    fn reference(&mut self, fi: u32, r: &drsg_parsers::Ref, nesting: usize) {
         let file = &self.t.files[fi as usize];
         let family = file.lang.family();
-        for r in refs {
-            let src = self.source_of(fi, r.scope);
-            let resolution = self.r.resolve_ref(fi, r);
-            let call_site = Resolver::is_call_site(r.kind);
-            let mut props = EdgeProps { line: Some(r.line), text: Some(&r.text), ..EdgeProps::default() };
-            if !call_site {
-                match resolution {
-                    Resolution::Resolved { target, by } if target != src => {
-                        self.acc.references_bound += 1;
-                        props.resolved_by = Some(by.as_str());
-                        props.confidence = Some(by.confidence());
-                        self.edge(src, End::Sym(target), "REFERENCES", &props);
-                    }
-                    _ => self.acc.references_unbound += 1,
-                }
-                continue;
-            }
-            self.acc.call_sites += 1;
-            let instantiate = r.kind == RefKind::Instantiate;
-            match &resolution {
-                Resolution::Resolved { target, by } => {
-                    self.acc.resolved += 1;
-                    let kind = self.t.syms[*target as usize].kind;
-                    let ty = if instantiate || (kind.is_type() && kind != SymKind::Def(DefKind::Trait)) {
-                        "INSTANTIATES"
-                    } else {
-                        "CALLS"
-                    };
+        let src = self.source_of(fi, r.scope);
+        let resolution = self.r.resolve_ref(fi, r);
+        let call_site = Resolver::is_call_site(r.kind);
+        let mut props = EdgeProps { line: Some(r.line), text: Some(&r.text), ..EdgeProps::default() };
+        if !call_site {
+            match resolution {
+                Resolution::Resolved { target, by } if target != src => {
+                    self.acc.references_bound += 1;
                     props.resolved_by = Some(by.as_str());
                     props.confidence = Some(by.confidence());
-                    self.edge(src, End::Sym(*target), ty, &props);
+                    self.edge(src, End::Sym(target), "REFERENCES", &props);
                 }
-                Resolution::External(path) => {
-                    self.acc.external += 1;
-                    props.resolved_by = Some("external");
-                    props.confidence = Some("high");
-                    let ty = if instantiate { "INSTANTIATES" } else { "CALLS" };
-                    self.edge(src, End::External(family, path), ty, &props);
-                }
-                Resolution::Unresolved(reason) => {
-                    self.acc.unresolved += 1;
-                    write_reason_category(&mut self.category, reason);
-                    match self.acc.unresolved_by_reason.get_mut(self.category.as_str()) {
-                        Some(n) => *n += 1,
-                        None => {
-                            self.acc.unresolved_by_reason.insert(self.category.clone(), 1);
-                        }
-                    }
-                    let name = r.path.last().map(String::as_str).filter(|n| !n.is_empty()).unwrap_or("(computed)");
-                    props.reason = Some(reason);
-                    let ty = if instantiate { "INSTANTIATES" } else { "CALLS" };
-                    self.edge(src, End::Unresolved(&file.path, name), ty, &props);
+                _ => self.acc.references_unbound += 1,
+            }
+            return;
+        }
+        self.acc.call_sites += 1;
+        let instantiate = r.kind == RefKind::Instantiate;
+        match &resolution {
+            Resolution::Resolved { target, by } => {
+                self.acc.resolved += 1;
+                let kind = self.t.syms[*target as usize].kind;
+                let ty = if instantiate || (kind.is_type() && kind != SymKind::Def(DefKind::Trait)) {
+                    "INSTANTIATES"
+                } else {
+                    "CALLS"
+                };
+                props.resolved_by = Some(by.as_str());
+                props.confidence = Some(by.confidence());
+                self.edge(src, End::Sym(*target), ty, &props);
+                if kind == SymKind::Def(DefKind::Macro) {
+                    self.macro_body(fi, r, *target, nesting);
                 }
             }
+            Resolution::External(path) => {
+                self.acc.external += 1;
+                props.resolved_by = Some("external");
+                props.confidence = Some("high");
+                let ty = if instantiate { "INSTANTIATES" } else { "CALLS" };
+                self.edge(src, End::External(family, path), ty, &props);
+            }
+            Resolution::Unresolved(reason) => {
+                self.acc.unresolved += 1;
+                write_reason_category(&mut self.category, reason);
+                match self.acc.unresolved_by_reason.get_mut(self.category.as_str()) {
+                    Some(n) => *n += 1,
+                    None => {
+                        self.acc.unresolved_by_reason.insert(self.category.clone(), 1);
+                    }
+                }
+                let name = r.path.last().map(String::as_str).filter(|n| !n.is_empty()).unwrap_or("(computed)");
+                props.reason = Some(reason);
+                let ty = if instantiate { "INSTANTIATES" } else { "CALLS" };
+                self.edge(src, End::Unresolved(&file.path, name), ty, &props);
+            }
+        }
+    }
+
+    /// The calls the body of macro `target` writes, as sites of invocation `r` in file `fi`, when the
+    /// macro is another file's (a file's own invocations are expanded by its plugin). Paths bind where
+    /// the macro is invoked, as `macro_rules!` paths do; `$crate` is the defining crate.
+    fn macro_body(&mut self, fi: u32, r: &drsg_parsers::Ref, target: SymId, nesting: usize) {
+        const MAX_NESTING: usize = 4;
+        let sym = &self.t.syms[target as usize];
+        if sym.file == fi || nesting >= MAX_NESTING {
+            return;
+        }
+        let Some(def) = sym.def else { return };
+        let defining = &self.t.files[sym.file as usize].facts;
+        let Some(body) = defining.macro_calls.iter().find(|m| m.def == def) else { return };
+        let own_crate = self.r.crate_of(fi).map(str::to_owned);
+        let their_crate = self.r.crate_of(sym.file).map(str::to_owned);
+        let name = format!("{}!", sym.name);
+        for call in &body.calls {
+            let mut path = call.path.clone();
+            if path.first().is_some_and(|head| head == "$crate") {
+                path[0] = match (&own_crate, &their_crate) {
+                    (Some(own), Some(theirs)) if own != theirs => theirs.clone(),
+                    _ => "crate".to_owned(),
+                };
+            }
+            let shown = if call.method { format!(".{}(…)", path.join("::")) } else { path.join("::") };
+            let site = drsg_parsers::Ref {
+                kind: RefKind::Call,
+                path,
+                qualifier: if call.method {
+                    drsg_parsers::Qualifier::Expr { call: None, then: Vec::new() }
+                } else {
+                    drsg_parsers::Qualifier::Plain
+                },
+                line: r.line,
+                scope: r.scope,
+                text: format!("{shown} in the body of {name}"),
+                within: Some(name.clone()),
+                expanded: true,
+            };
+            self.reference(fi, &site, nesting + 1);
         }
     }
 

@@ -84,6 +84,10 @@ pub struct Layout {
     pub pyprojects: HashMap<String, String>,
     /// Manifests that could not be read or parsed, with the reason.
     pub manifest_errors: Vec<(String, String)>,
+    /// Cargo targets whose name a target of another package shares (two `[[test]] name =
+    /// "integration"`), by (package directory, target name): the crate name their keys take,
+    /// `<target>@<package crate>`.
+    pub shared_targets: HashMap<(String, String), String>,
 }
 
 /// Where a Rust file sits: its crate and module path.
@@ -99,11 +103,12 @@ pub struct RustModule {
 }
 
 impl Layout {
-    pub fn load(
+    pub fn load<'f>(
         tree: &dyn TreeView,
         tree_name: &str,
         manifests: &[(ManifestKind, String)],
         python_packages: HashSet<String>,
+        rust_files: impl Iterator<Item = &'f str>,
     ) -> Layout {
         let mut layout = Layout { tree_name: tree_name.to_owned(), python_packages, ..Layout::default() };
         for (kind, rel) in manifests {
@@ -151,7 +156,47 @@ impl Layout {
         layout.cargo.sort_by(|a, b| depth(&b.dir).cmp(&depth(&a.dir)).then(a.dir.cmp(&b.dir)));
         layout.npm.sort_by(|a, b| depth(&b.dir).cmp(&depth(&a.dir)).then(a.dir.cmp(&b.dir)));
         layout.tsconfigs.sort_by(|a, b| depth(&b.dir).cmp(&depth(&a.dir)).then(a.dir.cmp(&b.dir)));
+        layout.qualify_shared_targets(rust_files);
         layout
+    }
+
+    /// A target name is unique only within its package: where packages share one (each has a
+    /// `tests/integration.rs`, or a test is named like another package's library), every such
+    /// target but a library is keyed `<target>@<package crate>`, so its keys and its `crate::` stay its own.
+    fn qualify_shared_targets<'f>(&mut self, rust_files: impl Iterator<Item = &'f str>) {
+        if self.cargo.len() < 2 {
+            return;
+        }
+        let mut owners: HashMap<String, Vec<usize>> = HashMap::default();
+        for (i, package) in self.cargo.iter().enumerate() {
+            if package.lib.is_some() {
+                owners.entry(package.crate_name.clone()).or_default().push(i);
+            }
+            for (name, _) in &package.targets {
+                owners.entry(name.clone()).or_default().push(i);
+            }
+        }
+        for path in rust_files {
+            let Some(i) = self.cargo.iter().position(|p| is_under(path, &p.dir)) else { continue };
+            if let Some((name, _)) = target_of(&self.cargo[i], path) {
+                owners.entry(name).or_default().push(i);
+            }
+        }
+        for (name, mut packages) in owners {
+            packages.sort_unstable();
+            packages.dedup();
+            if packages.len() < 2 {
+                continue;
+            }
+            for i in packages {
+                let package = &self.cargo[i];
+                if package.lib.is_some() && package.crate_name == name {
+                    continue;
+                }
+                let qualified = format!("{name}@{}", package.crate_name);
+                self.shared_targets.insert((package.dir.clone(), name.clone()), qualified);
+            }
+        }
     }
 
     /// The module key of a file, or `None` for a Rust file outside any crate target.
@@ -176,7 +221,12 @@ impl Layout {
 
     pub fn rust_module(&self, path: &str) -> Option<RustModule> {
         let package = self.cargo_package(path)?;
-        let (crate_name, below) = target_of(package, path)?;
+        let (mut crate_name, below) = target_of(package, path)?;
+        if !self.shared_targets.is_empty()
+            && let Some(qualified) = self.shared_targets.get(&(package.dir.clone(), crate_name.clone()))
+        {
+            crate_name = qualified.clone();
+        }
         let mut segments: Vec<String> = below.split('/').filter(|s| !s.is_empty()).map(str::to_owned).collect();
         let mut owns_directory = true;
         let mut is_crate_root = false;

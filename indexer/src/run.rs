@@ -125,7 +125,13 @@ fn run_source(
     if walked.candidates.is_empty() {
         return Err(nothing_to_index(source, &root, &walked.skipped));
     }
-    let layout = Layout::load(source, tree_name, &walked.manifests, walked.python_packages.clone());
+    let layout = Layout::load(
+        source,
+        tree_name,
+        &walked.manifests,
+        walked.python_packages.clone(),
+        walked.candidates.iter().filter(|c| c.lang.family() == drsg_parsers::Family::Rust).map(|c| c.path.as_str()),
+    );
     phases.insert("walk", t0.elapsed().as_secs_f64());
     let mut memory_mb = BTreeMap::new();
     let mut note_memory = |phase: &'static str| {

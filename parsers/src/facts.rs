@@ -64,6 +64,25 @@ pub struct FileFacts {
     /// read (`rgtest!(name, |dir: Dir| { … })`); a binding read from one means something only within it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub macro_blocks: Vec<(u32, u32)>,
+    /// Rust: the calls written in each `macro_rules!` body, which an invocation in another file runs
+    /// (the file's own invocations are expanded where they are).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub macro_calls: Vec<MacroCalls>,
+}
+
+/// The calls a macro's transcribers write, of the macro defined by `def`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MacroCalls {
+    pub def: u32,
+    pub calls: Vec<BodyCall>,
+}
+
+/// A call in a macro's body: a path as written (`$crate` kept as the first segment; a macro's name
+/// ends with `!`), or a method name called on some value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BodyCall {
+    pub path: Vec<String>,
+    pub method: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

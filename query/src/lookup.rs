@@ -311,7 +311,19 @@ fn key_matches(key: &str, wanted: &[&str], exact: bool) -> bool {
             ends(&segs)
         });
     }
-    ends(&segments(key))
+    let mut segs = segments(key);
+    if ends(&segs) {
+        return true;
+    }
+    // A Cargo target keyed `<target>@<package>` (its name shared with another package's target)
+    // answers to its target name too: `integration::util::setup`.
+    match segs.first().and_then(|first| first.split_once('@')) {
+        Some((target, _)) if !target.is_empty() => {
+            segs[0] = target;
+            ends(&segs)
+        }
+        _ => false,
+    }
 }
 
 /// Levenshtein distance over characters.
@@ -346,6 +358,9 @@ mod tests {
         assert!(key_matches("<app::Dog as app::Speak>::speak", &segments("Dog::speak"), true));
         assert!(key_matches("<app::Dog as app::Speak>::speak", &segments("Speak::speak"), true));
         assert!(key_matches("app::run#2", &segments("run"), true));
+        assert!(key_matches("integration@ripgrep::util::setup", &segments("integration::util::setup"), true));
+        assert!(key_matches("integration@ripgrep::util::setup", &segments("util::setup"), true));
+        assert!(!key_matches("integration@ripgrep::util::setup", &segments("ripgrep::util::setup"), true));
         assert_eq!(segments("Client.#secret"), ["Client", "#secret"]);
         assert_eq!(segments("#secret"), ["#secret"]);
         assert_eq!(segments("a.b#2"), ["a", "b"]);

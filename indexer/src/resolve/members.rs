@@ -181,6 +181,15 @@ impl Resolver<'_> {
         if let Some(id) = self.pick(self.t.members(ty, name), name)? {
             return Ok(Target::Sym(id));
         }
+        let sym = &self.t.syms[ty as usize];
+        if sym.kind == SymKind::Def(DefKind::Enum)
+            && self.family(sym.file) == Family::Rust
+            && name.starts_with(|c: char| c.is_ascii_uppercase())
+        {
+            // `Error::Io(e)`: a variant constructs its enum; the traits it implements (`impl Clone for
+            // Error`) hold no variants.
+            return Ok(Target::Sym(ty));
+        }
         let mut found: Vec<Target> = Vec::new();
         let mut external: Option<Target> = None;
         for parent in self.supers.get(&ty).map(Vec::as_slice).unwrap_or(&[]) {
@@ -209,14 +218,6 @@ impl Resolver<'_> {
             return Ok(ext);
         }
         let family = self.family(self.t.syms[ty as usize].file);
-        let kind = self.t.syms[ty as usize].kind;
-        if family == Family::Rust
-            && kind == SymKind::Def(DefKind::Enum)
-            && name.starts_with(|c: char| c.is_ascii_uppercase())
-        {
-            // `Error::Io(e)`: a variant constructs its enum.
-            return Ok(Target::Sym(ty));
-        }
         if family == Family::Rust && is_derivable_method(name) {
             // Derived or blanket trait methods (`clone`, `to_string`) come from std.
             return Ok(Target::External(format!("{}::{name}", self.sym_key(ty))));

@@ -203,6 +203,8 @@ pub struct Resolver<'t> {
     crates: HashMap<String, SymId>,
     /// Rust: macros by example, by (crate, name).
     macros: HashMap<(String, String), Vec<SymId>>,
+    /// Rust: the tree's types by key, to tell an external stand-in that names one.
+    rust_types: HashMap<String, SymId>,
     /// Rust: each file's crate, found when first asked (macro calls and `crate::` paths ask often).
     file_crates: Vec<std::cell::OnceCell<Option<String>>>,
     /// The language family being resolved: it decides how external paths are joined.
@@ -229,7 +231,11 @@ impl<'t> Resolver<'t> {
             }
         }
         let mut macros: HashMap<(String, String), Vec<SymId>> = HashMap::new();
+        let mut rust_types = HashMap::new();
         for (id, sym) in t.syms.iter().enumerate() {
+            if sym.kind.is_type() && !sym.dead && t.files[sym.file as usize].lang.family() == Family::Rust {
+                rust_types.insert(sym.key.clone(), id as SymId);
+            }
             if sym.kind == SymKind::Def(DefKind::Macro)
                 && !sym.dead
                 && let Some(krate) = crate_of(sym.file)
@@ -242,6 +248,7 @@ impl<'t> Resolver<'t> {
             index,
             crates,
             macros,
+            rust_types,
             impl_self: HashMap::new(),
             supers: HashMap::new(),
             links: Vec::new(),

@@ -77,12 +77,41 @@ impl Resolver<'_> {
         match result {
             Ok((Target::Sym(id), _)) if r.expanded => Resolution::Resolved { target: id, by: Strategy::Macro },
             Ok((Target::Sym(id), by)) => Resolution::Resolved { target: id, by },
+            Ok((Target::External(path), _)) if family == Family::Rust => match self.stand_in(&path) {
+                Ok(Target::Sym(id)) => Resolution::Resolved {
+                    target: id,
+                    by: if r.expanded { Strategy::Macro } else { Strategy::ReceiverType },
+                },
+                Ok(Target::External(path)) => Resolution::External(path),
+                Err(missed) => Resolution::Unresolved(match &r.within {
+                    Some(name) => format!("inside macro `{name}`: {}", self.reason(missed)),
+                    None => self.reason(missed),
+                }),
+            },
             Ok((Target::External(path), _)) => Resolution::External(path),
             Err(missed) => Resolution::Unresolved(match &r.within {
                 Some(name) => format!("inside macro `{name}`: {}", self.reason(missed)),
                 None => self.reason(missed),
             }),
         }
+    }
+
+    /// Rust: an external stand-in whose path names a type of the tree (`ext::app::Builder::run`, reached
+    /// through a value whose type was last seen as external) is no external: the type's member when it
+    /// has one, a derived or blanket trait method's stand-in, else a miss that counts where `run` is
+    /// asked about.
+    fn stand_in(&self, path: &str) -> Res<Target> {
+        let Some((ty, name)) = path.rsplit_once("::") else { return Ok(Target::External(path.to_owned())) };
+        let Some(id) = self.tree_type(ty) else { return Ok(Target::External(path.to_owned())) };
+        match self.member(&Target::Sym(id), name, 0) {
+            Ok(found) => Ok(found),
+            Err(_) => miss(format!("`{name}` not found on `{ty}`, a type of the tree reached as external")),
+        }
+    }
+
+    /// The Rust type of the tree keyed `key`.
+    pub(super) fn tree_type(&self, key: &str) -> Option<SymId> {
+        self.rust_types.get(key).copied()
     }
 
     /// A call of a value of type `ty` (`make()(x)`): the type says what the value looks like, not which

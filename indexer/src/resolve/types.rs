@@ -145,8 +145,15 @@ impl Resolver<'_> {
                 // `Vec::new()`, `HashMap::with_capacity(…)`: by convention a constructor of its type; `a.clone()`
                 // of a value of an external type: `Clone::clone` returns `Self`.
                 let (ty, last) = path.rsplit_once(separator(family))?;
-                (family == Family::Rust && matches!(last, "new" | "default" | "with_capacity" | "from" | "clone"))
-                    .then(|| Typed { ty: Some(Target::External(ty.to_owned())), ok: None })
+                if family != Family::Rust || !matches!(last, "new" | "default" | "with_capacity" | "from" | "clone") {
+                    return None;
+                }
+                // A derived `T::default()` of a type of the tree is that type, not a stand-in of it.
+                let ty = match self.tree_type(ty) {
+                    Some(id) => Target::Sym(id),
+                    None => Target::External(ty.to_owned()),
+                };
+                Some(Typed { ty: Some(ty), ok: None })
             }
         }
     }

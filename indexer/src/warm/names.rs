@@ -70,6 +70,12 @@ fn surface(facts: &FileFacts) -> HashMap<&str, Vec<String>> {
         let fingerprint = format!("binding {:?} in {}", b.hint, def_path(defs, b.scope));
         out.entry(&b.name).or_default().push(fingerprint);
     }
+    // What a macro's body calls runs where other files invoke it.
+    for m in &facts.macro_calls {
+        if let Some(def) = defs.get(m.def as usize) {
+            out.entry(&def.name).or_default().push(format!("macro calls {:?}", m.calls));
+        }
+    }
     for list in out.values_mut() {
         list.sort();
     }
@@ -97,11 +103,23 @@ pub(super) fn surface_changes(old: &FileFacts, new: &FileFacts, names: &mut Hash
             names.insert((*name).to_owned());
         }
     }
+    invoked_as_macros(old, names);
+    invoked_as_macros(new, names);
+}
+
+/// Adds `name!` for each macro of `facts` whose name is in `names`: invocations name it so.
+fn invoked_as_macros(facts: &FileFacts, names: &mut HashSet<String>) {
+    for def in facts.defs.iter().filter(|d| d.kind == drsg_parsers::DefKind::Macro) {
+        if names.contains(&def.name) {
+            names.insert(format!("{}!", def.name));
+        }
+    }
 }
 
 /// Adds every surface name of a file that appeared or disappeared, and the stems of its path.
 pub(super) fn whole_surface(file: &ParsedFile, names: &mut HashSet<String>) {
     names.extend(surface(&file.facts).into_keys().map(str::to_owned));
+    invoked_as_macros(&file.facts, names);
     for part in file.path.split('/') {
         names.insert(part.split('.').next().unwrap_or(part).to_owned());
     }
@@ -203,6 +221,15 @@ pub(super) fn passes_on(facts: &FileFacts, names: &Names<'_>, add: &mut dyn FnMu
     for b in facts.bindings.iter().filter(|b| is_surface_binding(defs, b.scope)) {
         if any_in(hint_path(&b.hint), names) {
             add(&b.name);
+        }
+    }
+    // Invocations of a macro in other files call what its body names.
+    for m in &facts.macro_calls {
+        let named =
+            m.calls.iter().flat_map(|c| &c.path).any(|p| names.contains(p.trim_end_matches('!')) || names.contains(p));
+        if named && let Some(def) = defs.get(m.def as usize) {
+            add(&def.name);
+            add(&format!("{}!", def.name));
         }
     }
 }

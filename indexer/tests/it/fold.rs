@@ -660,3 +660,35 @@ fn a_change_reaches_files_that_only_name_what_depends_on_it() {
     fx.commit_all("S back, with a second go");
     fold_and_compare(&mut store, &cache, &fx, "S back with a duplicate method");
 }
+
+#[test]
+fn a_macros_body_and_what_it_calls_reach_the_files_invoking_it() {
+    let fx = Fixture::inline(concat!(
+        "//- /Cargo.toml\n[package]\nname = \"m\"\nversion = \"0.1.0\"\n",
+        "//- /src/lib.rs\n#[macro_use]\nmod macros;\nmod util;\nmod user;\n",
+        "//- /src/macros.rs\nmacro_rules! go {\n    () => {\n        crate::util::first();\n    };\n}\n",
+        "//- /src/util.rs\npub fn first() {}\n\npub fn second() {}\n",
+        "//- /src/user.rs\npub fn run() {\n    go!();\n}\n",
+    ));
+    let mut store = fresh_index(&fx);
+    let cache = FactsCache::default();
+    let edges = |store: &Store| canonical(store).1;
+    assert!(
+        edges(&store).iter().any(|e| e.starts_with("CALLS m::user::run -> m::util::first")),
+        "{:#?}",
+        edges(&store)
+    );
+    // The body changes: user.rs, which names neither function, is resolved again.
+    fx.write("src/macros.rs", "macro_rules! go {\n    () => {\n        crate::util::second();\n    };\n}\n");
+    fx.commit_all("the macro calls second");
+    fold_and_compare(&mut store, &cache, &fx, "the macro's body changed");
+    assert!(
+        edges(&store).iter().any(|e| e.starts_with("CALLS m::user::run -> m::util::second")),
+        "{:#?}",
+        edges(&store)
+    );
+    // What the body calls moves away: the invocation's site is resolved again.
+    fx.write("src/util.rs", "pub fn first() {}\n");
+    fx.commit_all("second is gone");
+    fold_and_compare(&mut store, &cache, &fx, "the called function is gone");
+}

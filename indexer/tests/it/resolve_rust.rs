@@ -754,3 +754,180 @@ use super::missing;
     );
     assert_eq!(ix.report.accounting.imports_unresolved, 3);
 }
+
+#[test]
+fn a_derived_constructor_types_its_value_and_variants_are_no_trait_members() {
+    let ix = index(&package(
+        "derive",
+        r#"
+//- /src/lib.rs
+mod other;
+
+#[derive(Debug, Default, Clone)]
+pub struct Errors(Vec<u8>);
+
+impl Errors {
+    pub fn finish(self) -> usize {
+        self.0.len()
+    }
+}
+
+#[derive(Clone)]
+pub enum Mode {
+    Named(u8),
+}
+
+impl Default for Mode {
+    fn default() -> Mode {
+        Mode::Named(0)
+    }
+}
+
+pub fn collect() -> usize {
+    let errs = Errors::default();
+    let copy = errs.clone();
+    Errors::default().finish() + copy.finish()
+}
+//- /src/other.rs
+use crate::Errors;
+
+pub fn again(e: &Errors) -> usize {
+    e.clone().finish() + Errors::default().missing()
+}
+"#,
+    ));
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS derive::collect -> derive::Errors::finish L26 [receiver-type]",
+            "CALLS derive::other::again -> derive::Errors::finish L4 [receiver-type]",
+            // A variant is its enum's construction, not a member of a trait the enum implements.
+            "INSTANTIATES <derive::Mode as Default>::default -> derive::Mode L19 [path]",
+        ],
+    );
+    assert_has(&ix.calls(), &["CALLS derive::other::again -> ?missing L4 (`missing` not found in `derive::Errors`)"]);
+    assert_none(&ix.calls(), "ext::derive::Errors::finish");
+    assert_none(&ix.calls(), "CALLS derive::other::again -> ext::derive::Errors::missing");
+    assert_none(&ix.calls(), "ext::Default::Named");
+}
+
+/// A workspace of two packages whose integration tests share a target name, with a `#[macro_use]`
+/// macro module, and a library exporting a macro whose body calls through `$crate`.
+const WORKSPACE: &str = r#"
+//- /Cargo.toml
+[package]
+name = "app"
+version = "0.1.0"
+edition = "2021"
+autotests = false
+
+[dependencies]
+helpers = { path = "helpers" }
+
+[[test]]
+name = "integration"
+path = "tests/tests.rs"
+//- /src/lib.rs
+pub fn run() {
+    helpers::report!("x");
+}
+//- /tests/tests.rs
+#[macro_use]
+mod macros;
+mod util;
+mod feature;
+//- /tests/macros.rs
+macro_rules! apptest {
+    ($name:ident, $fun:expr) => {
+        #[test]
+        fn $name() {
+            let dir = crate::util::setup(stringify!($name));
+            $fun(dir);
+        }
+    };
+}
+//- /tests/util.rs
+pub struct Dir;
+
+impl Dir {
+    pub fn create(&self) {}
+}
+
+pub fn setup(_name: &str) -> Dir {
+    Dir
+}
+//- /tests/feature.rs
+use crate::util::Dir;
+
+apptest!(one, |dir: Dir| {
+    dir.create();
+});
+apptest!(two, |dir: Dir| {
+    dir.create();
+});
+//- /helpers/Cargo.toml
+[package]
+name = "helpers"
+version = "0.1.0"
+edition = "2021"
+autotests = false
+
+[[test]]
+name = "integration"
+path = "tests/tests.rs"
+//- /helpers/src/lib.rs
+#[macro_export]
+macro_rules! report {
+    ($msg:expr) => {
+        $crate::set_errored();
+        eprintln!("{}", $msg);
+    };
+}
+
+pub fn set_errored() {}
+//- /helpers/tests/tests.rs
+mod util;
+//- /helpers/tests/util.rs
+pub struct Dir;
+
+pub fn setup(_name: &str) -> Dir {
+    Dir
+}
+"#;
+
+#[test]
+fn targets_of_one_name_in_two_packages_keep_their_own_keys_and_crate() {
+    let ix = index(WORKSPACE);
+    assert_has(
+        &ix.keys(),
+        &[
+            "Function integration@app::util::setup",
+            "Function integration@helpers::util::setup",
+            "Struct integration@app::util::Dir",
+        ],
+    );
+    // `crate::util::Dir` in app's test binds within app's test crate.
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS integration@app::feature -> integration@app::util::Dir::create L4 [receiver-type]",
+            "CALLS integration@app::feature -> integration@app::util::Dir::create L7 [receiver-type]",
+        ],
+    );
+}
+
+#[test]
+fn another_files_macro_runs_its_body_where_it_is_invoked() {
+    let ix = index(WORKSPACE);
+    assert_has(
+        &ix.calls(),
+        &[
+            // `#[macro_use] mod macros;`: the body's `crate::util::setup` binds in the invoking crate.
+            "CALLS integration@app::feature -> integration@app::util::setup L3 [macro]",
+            "CALLS integration@app::feature -> integration@app::util::setup L6 [macro]",
+            // `#[macro_export]` from another crate: `$crate` is the defining crate.
+            "CALLS app::run -> helpers::set_errored L2 [macro]",
+        ],
+    );
+    assert_none(&ix.calls(), "CALLS integration@app::feature -> integration@helpers");
+}

@@ -6,6 +6,7 @@
 //! so deeply nested sources cannot overflow the stack.
 
 mod bindings;
+mod body_calls;
 mod defs;
 mod expand;
 mod generated;
@@ -309,7 +310,17 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
     let reading = macros::Reading { rules: &rules, depth: 0 };
     let mut facts = FileFacts { module_doc: defs::inner_doc(root, source), ..FileFacts::default() };
     let trivia = defs::Trivia::new(captured.trivia);
+    let macro_nodes: Vec<Node<'_>> =
+        captured.defs.iter().filter(|(_, kind)| *kind == DefKind::Macro).map(|(node, _)| *node).collect();
     let table = defs::build(captured.defs, &captured.containers, &trivia, source, &mut facts.defs);
+    for node in macro_nodes {
+        if let Some(&def) = table.by_node.get(&node.id()) {
+            let calls = body_calls::of(node, source);
+            if !calls.is_empty() {
+                facts.macro_calls.push(drsg_parsers::MacroCalls { def, calls });
+            }
+        }
+    }
 
     let mut refs = Vec::new();
     let mut imports = Vec::new();

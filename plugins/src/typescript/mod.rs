@@ -137,6 +137,7 @@ impl Language for TypeScriptPlugin {
             diagnostics,
             module_doc: built.module_doc,
             macro_blocks: Vec::new(),
+            macro_calls: Vec::new(),
         }
     }
 }

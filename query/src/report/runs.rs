@@ -252,7 +252,10 @@ fn integration_target(file: &str, key: &str) -> Option<String> {
     if !under_tests {
         return None;
     }
-    key.split("::").next().filter(|k| !k.is_empty()).map(str::to_owned)
+    // A target whose name another package shares is keyed `<target>@<package crate>`.
+    let first = key.split("::").next()?;
+    let target = first.split_once('@').map_or(first, |(target, _)| target);
+    (!target.is_empty()).then(|| target.to_owned())
 }
 
 /// `s` quoted for a POSIX shell when it holds anything but safe characters.
