@@ -66,7 +66,14 @@ pub struct ImpactOutput {
     /// Files of the plane part of which was not read: calls there are not counted.
     #[serde(skip_serializing_if = "CutFiles::is_empty")]
     pub cut_files: CutFiles,
+    /// When the target is a module: its functions and methods (most referenced first), through which
+    /// its code is called, and how many it has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub module_functions: Option<(Vec<NodeLine>, usize)>,
 }
+
+/// Functions of a module target listed.
+const MODULE_FUNCTIONS: usize = 8;
 
 #[derive(Debug, Serialize)]
 pub struct Level {
@@ -155,6 +162,13 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
         levels,
         unresolved_sites: count.sites,
         unresolved: listed,
+        module_functions: match target.label() {
+            "Module" => {
+                let (functions, total) = crate::lookup::module_functions(s.store, &target, MODULE_FUNCTIONS)?;
+                Some((functions.iter().map(NodeLine::of).collect(), total))
+            }
+            _ => None,
+        },
         complete: reach.complete(&cut_files),
         stop: walk.stop,
         across: p.across.clone(),
@@ -212,6 +226,15 @@ impl Answer for ImpactOutput {
             t.line(format_args!("{picked}"));
         }
         t.line(format_args!("impact of {}", self.target));
+        if let Some((functions, total)) = &self.module_functions {
+            t.line(format_args!(
+                "{} is a module: what follows reaches the module itself (imports, references); its code is called through its {total} functions, whose impact is asked of each:",
+                self.target.key
+            ));
+            for f in functions {
+                t.line(format_args!("  {f}"));
+            }
+        }
         let bound = match self.stop {
             Stop::Exhausted => "nothing reaches further",
             Stop::Depth => "more lies beyond this depth",

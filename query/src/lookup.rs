@@ -174,6 +174,24 @@ fn find_where(store: &Store, plane: &PlaneInfo, query: &str, asked: &str, keep: 
 /// note that says so; any other answer as [`find_symbol`] gives it.
 pub fn find_for_calls(store: &Store, plane: &PlaneInfo, query: &str) -> Result<(Resolved, Option<String>)> {
     let found = find_symbol(store, plane, query)?;
+    // A module keyed like a function of its name (`mod search;` beside `fn search`, keyed `…::search#2`).
+    if let Resolved::One(module) = &found
+        && module.label() == "Module"
+    {
+        for n in 2..=4 {
+            let Some(node) = store.node_by_key(plane.id, &format!("{}#{n}", module.key))? else { break };
+            if matches!(node.label(), "Function" | "Method") {
+                let note = format!(
+                    "`{query}` names module {} and {} {}: this answer is about the {}",
+                    module.key,
+                    node.label().to_lowercase(),
+                    node.key,
+                    node.label().to_lowercase()
+                );
+                return Ok((Resolved::One(node), Some(note)));
+            }
+        }
+    }
     let Resolved::Not(Lookup::Ambiguous(c)) = &found else { return Ok((found, None)) };
     let rows = &c.candidates.items;
     let callables: Vec<&Candidate> =
@@ -191,6 +209,36 @@ pub fn find_for_calls(store: &Store, plane: &PlaneInfo, query: &str) -> Result<(
         node.label().to_lowercase()
     );
     Ok((Resolved::One(node), Some(note)))
+}
+
+/// The functions and methods of module `module` (those of its types too), most referenced first, at most
+/// `cap`; and how many it has.
+pub fn module_functions(store: &Store, module: &Node, cap: usize) -> Result<(Vec<Node>, usize)> {
+    let mut ids = Vec::new();
+    let mut types = Vec::new();
+    for a in store.adjacent(module.id, drsg_planes::Direction::Out, &["CONTAINS"])? {
+        ids.push(a.node);
+    }
+    let mut out = Vec::new();
+    for node in store.nodes_by_ids(&ids)? {
+        match node.label() {
+            "Function" | "Method" => out.push(node),
+            "Class" | "Struct" | "Enum" | "Trait" | "Interface" => types.push(node.id),
+            _ => {}
+        }
+    }
+    let mut methods = Vec::new();
+    for ty in types {
+        methods.extend(store.adjacent(ty, drsg_planes::Direction::Out, &["HAS_METHOD"])?.into_iter().map(|a| a.node));
+    }
+    out.extend(store.nodes_by_ids(&methods)?);
+    let total = out.len();
+    let mut ranked = Vec::with_capacity(out.len());
+    for node in out {
+        ranked.push((store.referenced(node.id)?, node));
+    }
+    ranked.sort_by(|(ra, a), (rb, b)| rb.cmp(ra).then(a.key.cmp(&b.key)));
+    Ok((ranked.into_iter().take(cap).map(|(_, n)| n).collect(), total))
 }
 
 /// Ranks several matches: exact name first, symbols of the tree before stand-ins, then most

@@ -51,7 +51,25 @@ pub struct TraceOutput {
     /// Files of the plane part of which was not read: a path through calls there is not seen.
     #[serde(skip_serializing_if = "CutFiles::is_empty")]
     pub cut_files: CutFiles,
+    /// An end that is a module, which neither calls nor is called: its functions, which were tried.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub modules: Vec<ModuleEnd>,
 }
+
+/// A module given as an end of a trace.
+#[derive(Debug, Serialize)]
+pub struct ModuleEnd {
+    pub key: String,
+    /// Its functions and methods, most referenced first (at most [`MODULE_FUNCTIONS`]).
+    pub functions: Vec<NodeLine>,
+    /// How many it has; the paths of the first [`MODULE_TRIED`] were searched.
+    pub total: usize,
+}
+
+/// Functions of a module end listed.
+const MODULE_FUNCTIONS: usize = 8;
+/// Functions of a module end whose paths are searched.
+const MODULE_TRIED: usize = 100;
 
 #[derive(Debug, Serialize)]
 pub struct Explored {
@@ -112,7 +130,12 @@ pub fn trace(s: &Session<'_>, p: &TraceParams) -> Result<Lookup<TraceOutput>> {
         explored: None,
         picked,
         cut_files: CutFiles::of(&plane),
+        modules: Vec::new(),
     };
+    if from.label() == "Module" || to.label() == "Module" {
+        through_modules(s.store, &from, &to, &mut out)?;
+        return Ok(Lookup::Found(out));
+    }
     for (found, a, b) in [("forward", from.id, to.id), ("reverse", to.id, from.id)] {
         if let Some(edges) = shortest_path(s.store, a, b)? {
             out.found = found;
@@ -233,6 +256,62 @@ fn hops(store: &Store, steps: &[Step]) -> Result<Vec<TraceHop>> {
 
 /// No path either way: list the unresolved calls reachable from the start, first those named like a
 /// symbol that reaches the target.
+/// A trace with a module at one end or both: the shortest path from or to one of its functions (a module
+/// neither calls nor is called), or, when none has one, the module's functions to ask about.
+fn through_modules(
+    store: &Store,
+    from: &drsg_planes::Node,
+    to: &drsg_planes::Node,
+    out: &mut TraceOutput,
+) -> Result<()> {
+    let mut ends = |node: &drsg_planes::Node| -> Result<Vec<drsg_planes::Node>> {
+        if node.label() != "Module" {
+            return Ok(vec![node.clone()]);
+        }
+        let (functions, total) = crate::lookup::module_functions(store, node, MODULE_TRIED)?;
+        out.modules.push(ModuleEnd {
+            key: node.key.clone(),
+            functions: functions.iter().take(MODULE_FUNCTIONS).map(NodeLine::of).collect(),
+            total,
+        });
+        Ok(functions)
+    };
+    let starts = ends(from)?;
+    let finishes = ends(to)?;
+    if from.label() == "Module" && to.label() == "Module" {
+        // Pairs of functions of two modules are too many to search: ask about one of each.
+        return Ok(());
+    }
+    let mut best: Option<(&'static str, usize, usize, Vec<Step>)> = None;
+    for (i, a) in starts.iter().enumerate() {
+        for (j, b) in finishes.iter().enumerate() {
+            for (found, x, y) in [("forward", a.id, b.id), ("reverse", b.id, a.id)] {
+                if let Some(edges) = shortest_path(store, x, y)?
+                    && best.as_ref().is_none_or(|(_, _, _, e)| edges.len() < e.len())
+                {
+                    best = Some((found, i, j, edges));
+                }
+            }
+        }
+    }
+    let Some((found, i, j, edges)) = best else { return Ok(()) };
+    let (start, finish) = (&starts[i], &finishes[j]);
+    for (module, function) in [(from, start), (to, finish)] {
+        if module.label() == "Module" {
+            let total = out.modules.iter().find(|m| m.key == module.key).map_or(0, |m| m.total);
+            out.picked.push(format!(
+                "`{}` is a module: the path is the shortest of its {total} functions', through {}",
+                module.key, function.key
+            ));
+        }
+    }
+    out.from = NodeLine::of(start);
+    out.to = NodeLine::of(finish);
+    out.found = found;
+    out.hops = hops(store, &edges)?;
+    Ok(())
+}
+
 fn explain(store: &Store, from: i64, to: &drsg_planes::Node, out: &mut TraceOutput) -> Result<()> {
     let forward = bfs(store, from, &[Direction::Out], CALL_TYPES, MAX_HOPS, EXPLAIN_NODES, |_| Ok(true))?;
     let backward = bfs(store, to.id, &[Direction::In], CALL_TYPES, MAX_HOPS, EXPLAIN_NODES, |_| Ok(true))?;
@@ -295,6 +374,27 @@ impl Answer for TraceOutput {
             t.line(format_args!("{picked}"));
         }
         match self.found {
+            "none" if !self.modules.is_empty() => {
+                for m in &self.modules {
+                    let tried =
+                        if m.total > MODULE_TRIED { format!("the first {MODULE_TRIED} of ") } else { String::new() };
+                    let other = if m.key == self.from.key { &self.to.key } else { &self.from.key };
+                    if self.modules.len() == 2 {
+                        t.line(format_args!(
+                            "{} is a module, which neither calls nor is called: name a function of it",
+                            m.key
+                        ));
+                    } else {
+                        t.line(format_args!(
+                            "{} is a module, which neither calls nor is called: no call path joins {tried}its {} functions and {other}",
+                            m.key, m.total
+                        ));
+                    }
+                    for f in &m.functions {
+                        t.line(format_args!("  {f}"));
+                    }
+                }
+            }
             "none" => {
                 t.line(format_args!("no recorded call path from {} to {}, nor back", self.from.key, self.to.key));
                 if let Some(e) = &self.explored {

@@ -505,6 +505,56 @@ pub fn run() {}
 }
 
 #[test]
+fn a_module_given_to_trace_or_impact_is_said_to_be_one_and_its_functions_are_tried() {
+    let w = World::new(
+        r#"
+//- commit: a module and a function of one key
+//- /Cargo.toml
+[package]
+name = "k"
+version = "0.1.0"
+edition = "2021"
+//- /src/main.rs
+mod search;
+mod other;
+fn search() { search::run(); }
+fn main() { search(); }
+//- /src/search.rs
+pub fn run() { crate::other::leaf(); }
+//- /src/other.rs
+pub fn leaf() {}
+pub fn lonely() {}
+"#,
+    );
+    // `k::search` is the module's key exactly, and `k::search#2` the function's.
+    let trace = check_trace(&w, "k::search", "leaf");
+    let note = "`k::search` names module k::search and function k::search#2: this answer is about the function";
+    assert!(trace.starts_with(&format!("{note}\n2 hops from k::search#2 to k::other::leaf\n")), "{trace}");
+    let impact = check_impact(&w, "k::search", None);
+    assert!(impact.starts_with(&format!("{note}\nimpact of k::search#2  Function")), "{impact}");
+    // A module alone: the path of one of its functions, said so.
+    let trace = check_trace(&w, "k::other", "k::main");
+    assert!(
+        trace.starts_with(
+            "`k::other` is a module: the path is the shortest of its 2 functions', through k::other::leaf\n"
+        ),
+        "{trace}"
+    );
+    assert!(trace.contains("(no path forward; this is the reverse)"), "{trace}");
+    // A module none of whose functions is joined: never "not connected", its functions named.
+    let trace = check_trace(&w, "k::other::lonely", "k::search::run");
+    assert!(trace.contains("not connected by calls"), "a function pair may say so: {trace}");
+    let trace = check_trace(&w, "k::search::run", "k::other");
+    assert!(trace.contains("k::other::leaf"), "{trace}");
+    let impact = check_impact(&w, "k::other", None);
+    assert!(
+        impact.contains("k::other is a module: what follows reaches the module itself (imports, references); its code is called through its 2 functions"),
+        "{impact}"
+    );
+    assert!(impact.contains("  k::other::leaf  Function"), "{impact}");
+}
+
+#[test]
 fn a_call_in_an_item_another_files_macro_declares_keeps_callers_from_claiming_completeness() {
     let w = World::new(
         r#"
