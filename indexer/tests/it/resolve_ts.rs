@@ -297,3 +297,38 @@ import { other } from "./absent";
         );
     }
 }
+
+#[test]
+fn a_generic_call_the_grammar_reads_as_comparisons_is_a_site() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "ky", "version": "1.0.0"}
+//- /src/body.ts
+export async function parseJsonBody<T>(request: Request): Promise<T> {
+  return (await request.json()) as T;
+}
+//- /src/handler.ts
+import { parseJsonBody } from "./body";
+
+export async function handler(request: Request, response: Response) {
+  respond(await parseJsonBody<Record<string, unknown>>(request));
+  respond(parseJsonBody<Record<string, number>>(request), 1);
+  const direct = await parseJsonBody<A, B>(request);
+  // Comparisons without a parenthesised right side stay comparisons.
+  respond(a < b, c > d);
+}
+
+function respond(...values: unknown[]) {}
+"#,
+    );
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS ky/src/handler.handler -> ky/src/body.parseJsonBody L4 [import]",
+            "CALLS ky/src/handler.handler -> ky/src/body.parseJsonBody L5 [import]",
+            "CALLS ky/src/handler.handler -> ky/src/body.parseJsonBody L6 [import]",
+        ],
+    );
+    assert_none(&ix.calls(), "CALLS ky/src/handler.handler -> ?a");
+}

@@ -287,7 +287,10 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                         }
                     }
                     Cap::Decorator => out.decorators.push(node),
-                    Cap::ValueArguments => out.values.extend(named_children(node)),
+                    Cap::ValueArguments => {
+                        out.values.extend(named_children(node));
+                        misparsed_generic_calls(node, source, &mut out.calls);
+                    }
                     Cap::ValueJsx => out.values.extend(node.named_child(0)),
                     Cap::ValueAssignment => {
                         let left = node.field(Field::Left).filter(Node::is_named);
@@ -493,5 +496,37 @@ fn import_statement<'t>(out: &mut Captured<'t>, node: Node<'t>) {
 fn push_def<'t>(out: &mut Captured<'t>, site: DefSite, node: Node<'t>, name: Option<Node<'t>>) {
     if let Some(name) = name {
         out.defs.push((site, node, name));
+    }
+}
+
+/// Generic calls the grammar reads as comparisons: `f(await g<A, B>(x))` parses as the arguments
+/// `await g < A` and `B > (x)` (TypeScript reads it as a call of `g`, as it does whenever type arguments
+/// are followed by `(`). An argument whose leftmost operand of a `<` is a name, and a later argument that
+/// is a `>`/`>>` whose right side is parenthesised, make one call of that name, at the first.
+fn misparsed_generic_calls<'t>(arguments: Node<'t>, source: &str, calls: &mut Vec<(Node<'t>, Node<'t>)>) {
+    let args: Vec<Node<'t>> = named_children(arguments).collect();
+    let operator = |n: Node<'_>| n.field(Field::Operator).map(|o| drsg_parsers::text::node_text(o, source));
+    let closes = |n: Node<'_>| {
+        n.kind_name() == "binary_expression"
+            && matches!(operator(n), Some(">" | ">>" | ">>>"))
+            && n.field(Field::Right).is_some_and(|r| r.kind_name() == "parenthesized_expression")
+    };
+    for (i, &arg) in args.iter().enumerate() {
+        if arg.kind_name() != "binary_expression" || operator(arg) != Some("<") {
+            continue;
+        }
+        let mut callee = arg.field(Field::Left);
+        while let Some(left) = callee.filter(|l| l.kind_name() == "binary_expression") {
+            callee = left.field(Field::Left);
+        }
+        if let Some(awaited) = callee.filter(|c| c.kind_name() == "await_expression") {
+            callee = awaited.named_child(0);
+        }
+        let Some(callee) = callee.filter(|c| matches!(c.kind_name(), "identifier" | "member_expression")) else {
+            continue;
+        };
+        if args[i + 1..].iter().any(|&later| closes(later)) {
+            calls.push((arg, callee));
+        }
     }
 }

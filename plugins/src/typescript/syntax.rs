@@ -23,6 +23,7 @@ crate::fields::fields!(pub(super) enum Field in [
     Left = "left",
     Name = "name",
     Object = "object",
+    Operator = "operator",
     Parameter = "parameter",
     Pattern = "pattern",
     Property = "property",
