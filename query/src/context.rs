@@ -438,7 +438,9 @@ impl Answer for ContextOutput {
                 "calls: {} sites ({} resolved, {} external, {} unresolved)",
                 k.sites, k.resolved, k.external, k.unresolved
             ));
-            if k.rows.offset > 0 {
+            if k.rows.offset > 0 && k.rows.items.is_empty() {
+                t.line(format_args!("  (the offset is past the last of its {} rows)", k.rows.total));
+            } else if k.rows.offset > 0 {
                 let (from, to) = (k.rows.offset + 1, k.rows.offset + k.rows.items.len());
                 t.line(format_args!("  (rows {from}-{to} of {})", k.rows.total));
             }

@@ -175,6 +175,9 @@ impl Surface {
 
 /// A text answer under construction: lines are kept while they fit in the budget; the first line that
 /// does not fit ends the answer, and [`Text::finish`] says that it was cut.
+/// Room kept for a page's header and its line that reads on.
+const PAGE_LINES: usize = 120;
+
 pub struct Text {
     out: String,
     budget: usize,
@@ -225,24 +228,40 @@ impl Text {
     /// Lines of a page of a list that takes `limit` and `offset`: which page it is when it does not
     /// start at the first item, then `… and N more (--offset K)` when items follow.
     pub fn page<T>(&mut self, group: &Group<T>, mut item: impl FnMut(&mut Text, &T)) {
-        if group.offset > 0 {
-            let (from, to) = (group.offset + 1, group.offset + group.items.len());
+        // The items that fit with the page's header and the line that reads on: the header says what is shown.
+        let mut trial = Text { out: String::new(), budget: self.remaining().saturating_sub(PAGE_LINES), ..*self };
+        let mut shown = 0;
+        for it in &group.items {
+            item(&mut trial, it);
+            if trial.truncated {
+                break;
+            }
+            shown += 1;
+        }
+        if group.offset > 0 && shown > 0 {
+            let (from, to) = (group.offset + 1, group.offset + shown);
             self.line(format_args!("  (items {from}-{to} of {})", group.total));
         }
-        for it in &group.items {
+        for it in group.items.iter().take(shown) {
             if self.truncated {
                 return;
             }
             item(self, it);
         }
-        self.more(group);
+        self.more_after(group, group.offset + shown);
     }
 
     /// `… and N more (--offset K)` when items follow a group's page.
     pub fn more<T>(&mut self, group: &Group<T>) {
-        if group.after() > 0 {
-            let next = self.surface.arg("offset", group.offset + group.items.len());
-            self.line(format_args!("  … and {} more ({next})", group.after()));
+        self.more_after(group, group.offset + group.items.len());
+    }
+
+    /// `… and N more (--offset K)` when items of `group` follow the first `shown_to`.
+    fn more_after<T>(&mut self, group: &Group<T>, shown_to: usize) {
+        let after = group.total.saturating_sub(shown_to);
+        if after > 0 {
+            let next = self.surface.arg("offset", shown_to);
+            self.line(format_args!("  … and {after} more ({next})"));
         }
     }
 
@@ -266,6 +285,74 @@ impl Text {
         }
         self.out
     }
+}
+
+/// Trims the pages of the lists in `value` (objects holding `total`, `offset`, `items` and `more`, as a
+/// [`Group`] serialises) from their ends, the longest page first, until its JSON takes at most `budget`
+/// characters or no page has an item left; the number of items taken out.
+pub fn fit_json(value: &mut serde_json::Value, budget: usize) -> usize {
+    let mut size = value.to_string().len();
+    let mut removed = 0;
+    while size > budget {
+        let mut pages = Vec::new();
+        collect_pages(value, &mut Vec::new(), &mut pages);
+        let Some((path, _)) = pages.into_iter().max_by_key(|(_, n)| *n) else { break };
+        let Some(page) = at_path(value, &path) else { break };
+        let Some(serde_json::Value::Array(items)) = page.get_mut("items") else { break };
+        let Some(last) = items.pop() else { break };
+        // The item and its comma; an emptied list keeps its brackets.
+        size = size.saturating_sub(last.to_string().len() + usize::from(!items.is_empty()));
+        removed += 1;
+        if let Some(more) = page.get_mut("more") {
+            *more = serde_json::Value::Bool(true);
+        }
+    }
+    removed
+}
+
+/// Paths (object keys and array indexes) to the pages in `value` with items, and their lengths.
+fn collect_pages(value: &serde_json::Value, path: &mut Vec<PathStep>, out: &mut Vec<(Vec<PathStep>, usize)>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            if let Some(serde_json::Value::Array(items)) = map.get("items")
+                && map.contains_key("total")
+                && map.contains_key("more")
+                && !items.is_empty()
+            {
+                out.push((path.clone(), items.len()));
+            }
+            for (key, child) in map {
+                path.push(PathStep::Key(key.clone()));
+                collect_pages(child, path, out);
+                path.pop();
+            }
+        }
+        serde_json::Value::Array(list) => {
+            for (i, child) in list.iter().enumerate() {
+                path.push(PathStep::Index(i));
+                collect_pages(child, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+#[derive(Debug, Clone)]
+enum PathStep {
+    Key(String),
+    Index(usize),
+}
+
+fn at_path<'v>(value: &'v mut serde_json::Value, path: &[PathStep]) -> Option<&'v mut serde_json::Value> {
+    let mut at = value;
+    for step in path {
+        at = match step {
+            PathStep::Key(key) => at.get_mut(key.as_str())?,
+            PathStep::Index(i) => at.get_mut(*i)?,
+        };
+    }
+    Some(at)
 }
 
 /// `line 12` or `lines 12, 40, 41`, listing at most 8 numbers.
@@ -306,6 +393,42 @@ mod tests {
         assert_eq!(out.lines().count(), kept + 1);
         assert!(out.ends_with("or a narrower question\n"), "{out}");
         assert!(kept < 100 && kept > 5);
+    }
+
+    #[test]
+    fn a_page_cut_by_the_budget_says_what_it_shows_and_where_to_read_on() {
+        let g = Group::paged((0..400).collect::<Vec<u32>>(), Page::new(Some(300), Some(50)), 20);
+        let mut t = Text::new(Some(1_000));
+        t.page(&g, |t, n| {
+            t.line(format_args!("  item number {n:>20}"));
+        });
+        let out = t.finish();
+        let shown = out.lines().filter(|l| l.starts_with("  item number")).count();
+        assert!(shown > 5 && shown < 300, "{out}");
+        assert!(out.starts_with(&format!("  (items 51-{} of 400)\n", 50 + shown)), "{out}");
+        assert!(out.contains(&format!("  … and {} more (--offset {})\n", 350 - shown, 50 + shown)), "{out}");
+        assert!(!out.contains("answer truncated"), "the page fits: {out}");
+    }
+
+    #[test]
+    fn json_pages_keep_what_fits_the_budget_and_say_more() {
+        let page = serde_json::to_value(Group::paged(
+            (0..500).map(|n| format!("item {n:>30}")).collect(),
+            Page::default(),
+            500,
+        ))
+        .expect("serialises");
+        let mut answer = serde_json::json!({"head": "kept", "list": page, "small": {"total": 1, "offset": 0, "items": ["x"], "more": false}});
+        let removed = fit_json(&mut answer, 2_000);
+        assert!(answer.to_string().len() <= 2_000, "{}", answer.to_string().len());
+        let items = answer["list"]["items"].as_array().expect("items").len();
+        assert_eq!(items + removed, 500);
+        assert_eq!((answer["list"]["total"].as_u64(), answer["list"]["more"].as_bool()), (Some(500), Some(true)));
+        assert_eq!(answer["small"]["items"].as_array().map(Vec::len), Some(1), "the longest page goes first");
+        assert_eq!(answer["head"], "kept");
+        // An answer within its budget is untouched.
+        let mut small = serde_json::json!({"list": {"total": 1, "offset": 0, "items": [1], "more": false}});
+        assert_eq!(fit_json(&mut small, 2_000), 0);
     }
 
     #[test]

@@ -652,10 +652,17 @@ fn two_hundred_callers_are_capped_with_exact_counts() {
     assert!(last.contains("  (items 191-200 of 200)\n") && !last.contains("more (--offset"), "{last}");
     let bad = q::context(&w.session(), &q::ContextParams { limit: Some(0), ..p.clone() }).unwrap_err();
     assert_eq!(bad.to_string(), "`limit` is at least 1");
-    // A small budget cuts the text and says so.
+    // A small budget keeps the callers that fit and says where to read on; what still does not fit is cut, saying so.
     let answer = q::context(&w.session(), &p).unwrap();
     let small = q::render(&answer, Some(1_000));
-    assert!(small.len() <= 1_200 && small.contains("answer truncated at 1000 characters"), "{small}");
+    assert!(small.len() <= 1_000 && small.contains("  app.many.caller_011  Function"), "{small}");
+    assert!(small.contains("\n  … and 188 more (--offset 12)\ncalls: none\n"), "{small}");
+    let tiny = q::render(&answer, Some(400));
+    assert!(tiny.len() <= 400 && tiny.contains("\n  … and 199 more (--offset 1)\n"), "{tiny}");
+    // Its next page starts there, and its header says what it shows.
+    let next =
+        q::render(&q::context(&w.session(), &q::ContextParams { offset: Some(12), ..p.clone() }).unwrap(), Some(1_000));
+    assert!(next.contains("  (items 13-") && next.contains("  app.many.caller_012  Function"), "{next}");
     let impact = check_impact(&w, "popular", Some(1));
     // 200 callers, and apart from them the module that imports it.
     assert!(
@@ -664,6 +671,19 @@ fn two_hundred_callers_are_capped_with_exact_counts() {
     );
     assert!(impact.contains("\n  … and 170 more (--offset 30)\n"), "{impact}");
     assert!(impact.contains("  modules that import: 1\n    app.many  Module"), "{impact}");
+    // The JSON form keeps to the budget the same way, its page saying what it holds and that more follows.
+    let World { fixture, store } = w;
+    drop(store);
+    let db = fixture.outside().join("graph.drsg");
+    let out = crate::cli::drsg(&db, &["context", "popular", "--json", "--budget", "2000"], fixture.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json.to_string().len() <= 2_000, "{json}");
+    let page = &json["callers"]["by_symbol"];
+    let shown = page["items"].as_array().unwrap().len();
+    assert!(shown > 0 && shown < 50, "{json}");
+    assert_eq!((&page["total"], &page["more"]), (&200.into(), &true.into()));
+    assert_eq!(json["cut_to_budget"]["items_left_out"], 50 - shown);
 }
 
 #[test]

@@ -216,7 +216,7 @@ pub(super) fn builtin() -> Vec<Verb> {
             params: &[],
             run: Run::Read(|env, _, shape| {
                 let out = crate::planes(env.session.store)?;
-                let text = if shape.json { to_json(&out)? } else { out.render() };
+                let text = if shape.json { to_json(&out, shape.budget)? } else { out.render() };
                 Ok(Reply { found: !out.is_empty(), text })
             }),
             tool: true,
@@ -230,7 +230,7 @@ pub(super) fn builtin() -> Vec<Verb> {
                 let plane = plane_argument(&args)?;
                 let params = crate::SchemaParams { plane: plane.as_deref(), cwd: env.session.cwd };
                 let out = crate::schema(env.session.store, &params)?;
-                let text = if shape.json { to_json(&out)? } else { out.render() };
+                let text = if shape.json { to_json(&out, shape.budget)? } else { out.render() };
                 Ok(Reply { found: true, text })
             }),
             tool: true,
@@ -282,13 +282,33 @@ fn answer<P: DeserializeOwned, A: Answer>(
     let params: P = serde_json::from_value(Value::Object(args))
         .map_err(|e| CallError(format!("bad arguments for `{verb}`: {e}")))?;
     let out = run(&params)?;
-    let text = if shape.json { to_json(&out)? } else { crate::render_on(&out, shape.budget, shape.surface) };
+    let text =
+        if shape.json { to_json(&out, shape.budget)? } else { crate::render_on(&out, shape.budget, shape.surface) };
     Ok(Reply { found: out.found(), text })
 }
 
-fn to_json(value: &impl serde::Serialize) -> Result<String, CallError> {
-    serde_json::to_string(value).map_err(|e| CallError(format!("cannot write the answer as JSON: {e}")))
+/// The answer as JSON within the budget, as its text is: the pages of its lists keep the items that fit
+/// (each still saying `total`, `offset` and, now true, `more`), and `cut_to_budget` says how many went.
+fn to_json(value: &impl serde::Serialize, budget: Option<usize>) -> Result<String, CallError> {
+    let error = |e: serde_json::Error| CallError(format!("cannot write the answer as JSON: {e}"));
+    let budget = budget.unwrap_or(crate::DEFAULT_BUDGET);
+    let text = serde_json::to_string(value).map_err(error)?;
+    if text.len() <= budget {
+        return Ok(text);
+    }
+    // Over the budget: cut as a value (its objects' keys then come sorted), keeping room for the note.
+    let mut value: Value = serde_json::from_str(&text).map_err(error)?;
+    let removed = crate::render::fit_json(&mut value, budget.saturating_sub(CUT_NOTE));
+    if removed > 0
+        && let Value::Object(map) = &mut value
+    {
+        map.insert("cut_to_budget".into(), serde_json::json!({"budget": budget, "items_left_out": removed}));
+    }
+    serde_json::to_string(&value).map_err(error)
 }
+
+/// Room for the `cut_to_budget` note in a JSON answer cut to its budget.
+const CUT_NOTE: usize = 64;
 
 /// The shared `plane` argument, when given.
 fn plane_argument(args: &Args) -> Result<Option<String>, CallError> {
