@@ -119,11 +119,30 @@ impl Resolver<'_> {
                 0 => {}
                 n => return miss(format!("name `{name}` comes from {n} glob imports")),
             }
-            if let [only] = external_globs.as_slice() {
+            if let [only] = external_globs.as_slice()
+                && self.glob_may_hold(fi, name)
+            {
                 return Ok((Target::External(format!("{only}{}{name}", separator(family))), Strategy::Import));
             }
         }
         Err(Miss(Why::NotIn(name.into(), ns)))
+    }
+
+    /// Whether a glob of an external module (`use diesel::prelude::*;`) may be what gives file `fi` the
+    /// name: it is the last resort, never a crate of the tree or a dependency, a standard crate or a
+    /// builtin (`Ok`, `format!`, `len`), which are known without it.
+    fn glob_may_hold(&self, fi: u32, name: &str) -> bool {
+        let family = self.family(fi);
+        if crate::builtins::is_builtin(family, name) || crate::builtins::is_builtin(family, &format!("{name}!")) {
+            return false;
+        }
+        if family != Family::Rust {
+            return true;
+        }
+        let path = &self.t.files[fi as usize].path;
+        !(self.crates.contains_key(name)
+            || crate::builtins::is_rust_std_crate(name)
+            || self.t.layout.cargo_package(path).is_some_and(|p| p.depends_on(name)))
     }
 
     /// Whether namespace `outer` is `inner` or one of the modules around it.

@@ -931,3 +931,69 @@ fn another_files_macro_runs_its_body_where_it_is_invoked() {
     );
     assert_none(&ix.calls(), "CALLS integration@app::feature -> integration@helpers");
 }
+
+#[test]
+fn a_glob_of_an_external_module_is_the_last_resort() {
+    let ix = index(
+        r#"
+//- /app/Cargo.toml
+[package]
+name = "app"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+diesel = "2"
+tokio = "1"
+web = { path = "../web" }
+//- /app/src/lib.rs
+use diesel::prelude::*;
+use web::Router;
+
+pub fn run() {
+    Router::new().route();
+    web::paths::f();
+    let _ = Some(1);
+    tokio::spawn(async {});
+    table!(users);
+    load();
+}
+//- /web/Cargo.toml
+[package]
+name = "web"
+version = "0.1.0"
+edition = "2021"
+//- /web/src/lib.rs
+pub mod paths {
+    pub fn f() {}
+}
+
+pub struct Router;
+
+impl Router {
+    pub fn new() -> Self {
+        Router
+    }
+
+    pub fn route(self) -> Self {
+        self
+    }
+}
+"#,
+    );
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS app::run -> web::Router::new L5 [import]",
+            "CALLS app::run -> web::Router::route L5 [receiver-type]",
+            "CALLS app::run -> web::paths::f L6 [path]",
+            "CALLS app::run -> ext::Some L7 [external]",
+            "CALLS app::run -> ext::tokio::spawn L8 [external]",
+            // What nothing else gives comes from the glob.
+            "CALLS app::run -> ext::diesel::prelude::table! L9 [external]",
+            "CALLS app::run -> ext::diesel::prelude::load L10 [external]",
+        ],
+    );
+    assert_none(&ix.calls(), "CALLS app::run -> ext::diesel::prelude::web");
+    assert_none(&ix.calls(), "CALLS app::run -> ext::diesel::prelude::Some");
+}
