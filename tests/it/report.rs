@@ -206,7 +206,7 @@ fn the_markdown_form_fail_on_and_out_and_nothing_left_behind() {
     let out = report(fx.path(), &tmp, &["--base", "HEAD~1"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let md = text(&out.stdout);
-    assert!(md.starts_with("## drsg report: `"), "{md}");
+    assert!(md.starts_with("<!-- drsg report -->\n## drsg report: `"), "{md}");
     assert!(md.contains("**7 definitions changed** in 1 files"), "{md}");
     assert!(md.contains("```sh\npytest tests/test_core.py::"), "{md}");
     assert!(md.contains("- **removed-referenced** `pkg.core.gone`"), "{md}");
@@ -375,7 +375,7 @@ fn the_report_verb_answers_over_the_servers_backend() {
     let backend = drsg::serving::backend(std::sync::Arc::new(drsg_planes::SharedStore::single(store)));
     let args = |v: Value| v.as_object().unwrap().clone();
     let reply = backend.call("report", args(serde_json::json!({"base": "HEAD~1"})), "test", None, &|| {}).unwrap();
-    assert!(reply.text.starts_with("## drsg report: `"), "{}", reply.text);
+    assert!(reply.text.starts_with("<!-- drsg report -->\n## drsg report: `"), "{}", reply.text);
     assert!(reply.text.contains("**7 definitions changed**"), "{}", reply.text);
     // Within the answer budget of every verb, saying so when cut.
     let small = backend
@@ -384,4 +384,165 @@ fn the_report_verb_answers_over_the_servers_backend() {
     assert!(small.text.len() < 700, "{}", small.text);
     let bad = backend.call("report", args(serde_json::json!({"base": "nope"})), "test", None, &|| {});
     assert!(bad.is_err());
+}
+
+/// A history with each kind of change the report names: a leaf called from two production paths and
+/// a test, a public signature with callers in another module, a rename, a removal still referenced, an
+/// untested change, a nested function, and a file that no longer parses.
+const SHOP: &str = r#"
+//- /shop/__init__.py
+//- /shop/prices.py
+def rate():
+    return 2
+
+
+def price(item, qty):
+    return item * qty * rate()
+
+
+def discount(total):
+    return total - 1
+
+
+def legacy(total):
+    return total
+
+
+def wrap(total):
+    def inner(x):
+        return x + 1
+    return inner(total)
+//- /shop/cart.py
+from shop.prices import price, discount
+
+
+def checkout(item):
+    return discount(price(item, 1))
+
+
+def estimate(item):
+    return price(item, 2)
+//- /shop/broken.py
+def fine():
+    return 1
+//- /tests/test_cart.py
+from shop.cart import checkout
+
+
+def test_checkout():
+    assert checkout(3) == 5
+"#;
+
+const SHOP_CHANGE: &str = r#"
+//- commit: the change
+//- /shop/prices.py
+def rate():
+    return 3
+
+
+def price(item, qty, tax=0):
+    return item * qty * rate() + tax
+
+
+def reduce(total):
+    return total - 1
+
+
+def wrap(total):
+    def inner(x):
+        return x + 2
+    return inner(total)
+//- /shop/cart.py
+from shop.prices import price, reduce, legacy
+
+
+def checkout(item):
+    return reduce(price(item, 1))
+
+
+def estimate(item):
+    return price(item, 2) + legacy(item)
+//- /shop/broken.py
+def fine(:
+    return 1
+"#;
+
+#[test]
+fn the_report_of_every_kind_of_change_as_markdown_and_json() {
+    let fx = Fixture::inline(SHOP);
+    fx.apply_inline(SHOP_CHANGE);
+    let tmp = fx.outside().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = report(fx.path(), &tmp, &["--base", "HEAD~1"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    insta::assert_snapshot!("report_markdown", text(&out.stdout));
+    let r = json_report(&fx, &["--base", "HEAD~1"]);
+    insta::assert_json_snapshot!("report_json", r);
+    // What a careful reading of the diff finds.
+    let rate = changed(&r, "shop.prices.rate");
+    let tests: Vec<&str> = rate["tests"].as_array().unwrap().iter().map(|t| t["key"].as_str().unwrap()).collect();
+    assert_eq!(tests, ["test_cart.test_checkout"], "the leaf reaches the test through checkout and price");
+    assert!(rate["impact"]["production"].as_u64().unwrap() >= 3, "price, checkout, estimate: {rate:#}");
+    assert_eq!(changed(&r, "shop.prices.price")["change"], "signature");
+    assert_eq!(changed(&r, "shop.prices.reduce")["old_key"], "shop.prices.discount");
+    assert_eq!(changed(&r, "shop.prices.wrap.inner")["change"], "body");
+    assert_eq!(changed(&r, "shop.prices.wrap")["change"], "body");
+    let risks: Vec<String> = r["risks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| format!("{} {}", k["kind"].as_str().unwrap(), k["key"].as_str().or(k["file"].as_str()).unwrap_or("")))
+        .collect();
+    for expected in [
+        "removed-referenced shop.prices.legacy",
+        "public-change shop.prices.price",
+        "untested-public-change shop.prices.wrap",
+        "unparsed shop/broken.py",
+    ] {
+        assert!(risks.contains(&expected.to_owned()), "{expected} in {risks:?}");
+    }
+    assert_eq!(r["unparsed"], serde_json::json!(["shop/broken.py"]));
+}
+
+#[test]
+fn the_ci_script_writes_the_comment_fails_on_risks_and_leaves_nothing_on_error() {
+    let fx = Fixture::inline(SHOP);
+    fx.git(&["checkout", "-q", "-b", "feature"]);
+    fx.apply_inline(SHOP_CHANGE);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci/drsg-report.sh");
+    let bin = Path::new(env!("CARGO_BIN_EXE_drsg")).parent().unwrap().to_owned();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let tmp = fx.outside().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let run = |base: &str, fail_on: &str| {
+        Command::new("sh")
+            .arg(&script)
+            .arg(base)
+            .arg(fx.outside().join("comment.md"))
+            .current_dir(fx.path())
+            .env("PATH", &path)
+            .env("TMPDIR", &tmp)
+            .env("DRSG_FAIL_ON", fail_on)
+            .env_remove("DRSG_DB")
+            .output()
+            .unwrap()
+    };
+    let comment = fx.outside().join("comment.md");
+    let out = run("main", "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let md = std::fs::read_to_string(&comment).unwrap();
+    assert!(md.starts_with("<!-- drsg report -->\n## drsg report: "), "{md}");
+    let out = run("main", "removed-referenced,unparsed");
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(comment.exists(), "a failing report is still posted");
+    let out = run("no-such-base", "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!comment.exists(), "no report, no comment: {}", text(&out.stderr));
+    assert_eq!(fx.git(&["status", "--porcelain"]), "");
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    // The workflow kept in the repository runs this script.
+    let workflow =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci/drsg-report.yml")).unwrap();
+    assert!(workflow.contains("sh docs/ci/drsg-report.sh \"origin/${{ github.base_ref }}\" drsg-report.md"));
+    assert!(workflow.contains("startswith(\"<!-- drsg report -->\")"), "the sticky comment's marker");
 }

@@ -14,6 +14,8 @@ const TABLE_ROWS: usize = 200;
 
 impl Answer for ReportOutput {
     fn render_to(&self, t: &mut Text) {
+        // The marker a CI step finds its earlier comment by, to update it.
+        t.line(format_args!("<!-- drsg report -->"));
         t.line(format_args!("## drsg report: `{}` → `{}`", short_sha(&self.base.commit), short_sha(&self.head.commit)));
         if let Some(tip) = &self.base.tip {
             t.line(format_args!(

@@ -465,15 +465,18 @@ fn unreachable_side() -> (At, &'static Version) {
     (At { file: 0, def: None }, v)
 }
 
-/// Whether a definition and every one enclosing it are public; a module is.
+/// Whether a definition and every one enclosing it are public, and none of those is a function; a module is.
 fn public(v: &Version, def: Option<usize>) -> bool {
     let mut at = def;
+    let mut first = true;
     for _ in 0..64 {
         let Some(d) = at else { return true };
         let Some(def) = v.outline.defs.get(d) else { return true };
-        if !def.public {
+        // A definition inside a function is the function's own, whatever its name.
+        if !def.public || !first && matches!(def.label, "Function" | "Method") {
             return false;
         }
+        first = false;
         at = def.parent;
     }
     true
