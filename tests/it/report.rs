@@ -546,3 +546,57 @@ fn the_ci_script_writes_the_comment_fails_on_risks_and_leaves_nothing_on_error()
     assert!(workflow.contains("sh docs/ci/drsg-report.sh \"origin/${{ github.base_ref }}\" drsg-report.md"));
     assert!(workflow.contains("startswith(\"<!-- drsg report -->\")"), "the sticky comment's marker");
 }
+
+#[test]
+fn pytest_collects_what_the_report_lists_and_fixtures_make_a_lower_bound() {
+    let fx = Fixture::inline(
+        r#"
+//- /app/__init__.py
+//- /app/core.py
+class Store:
+    def get(self, key):
+        return key
+
+    def test_client(self):
+        return self.get(1)
+
+
+def load():
+    return 1
+//- /tests/conftest.py
+from app.core import load
+
+
+def make():
+    return load()
+//- /tests/test_core.py
+from app.core import Store
+
+
+def test_nested():
+    def inner():
+        return Store().test_client()
+    assert inner() == 1
+
+
+def test_by_type():
+    assert Store.get(Store(), 2) == 2
+"#,
+    );
+    fx.apply_inline(
+        "//- commit: change\n//- /app/core.py\nclass Store:\n    def test_client(self):\n        return 2\n\n\ndef load():\n    return 2\n",
+    );
+    let r = json_report(&fx, &["--base", "HEAD~1"]);
+    let runs: Vec<&str> = r["tests_to_run"].as_array().unwrap().iter().map(|t| t["filter"].as_str().unwrap()).collect();
+    // `test_client` of a module is no test; the function nested in a test runs as that test, once; the
+    // class changed (a method went), so the test that makes one runs too.
+    assert_eq!(runs, ["pytest tests/test_core.py::test_by_type tests/test_core.py::test_nested"], "{r:#}");
+    // conftest's fixture reaches `load`: the tests using it are not traced, so the list is a lower bound.
+    assert_eq!(r["tests_complete"], false);
+    let notes = r["incomplete"].to_string();
+    assert!(notes.contains("test helpers or fixtures"), "{notes}");
+    // The removed method is still named through its type (`Store.get`), not merely as any `.get(…)`.
+    let risk = r["risks"].as_array().unwrap().iter().find(|k| k["kind"] == "removed-referenced").unwrap();
+    assert_eq!(risk["key"], "app.core.Store.get");
+    assert!(risk["detail"].as_str().unwrap().contains("1 unbound references"), "{risk:#}");
+}

@@ -37,6 +37,8 @@ const MAX_TESTS: usize = 50;
 const MAX_FILES: usize = 2_000;
 /// Larger files are not parsed on either side (the indexer's own limit is lower by default).
 const MAX_FILE_BYTES: usize = 4 * 1024 * 1024;
+/// Unbound references read per removed method, to find those through its type.
+const REMOVED_SITES: usize = 2_000;
 /// Edge types through which a name left unbound at head may still point at a removed definition.
 const REFERENCE_TYPES: &[&str] = &["CALLS", "INSTANTIATES", "REFERENCES", "IMPORTS"];
 
@@ -112,6 +114,9 @@ pub struct Changed {
     pub tests: Vec<TestRef>,
     /// Tests reaching it, all of them (`tests` may list fewer).
     pub tests_total: usize,
+    /// It is defined inside a function (at head, or at base when removed).
+    #[serde(skip)]
+    pub(crate) nested: bool,
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -233,7 +238,7 @@ pub fn report(s: &Session<'_>, revisions: &dyn Revisions, p: &ReportParams) -> R
     // What reaches each changed definition, and the tests among it.
     let cut = CutFiles::of(&plane);
     let mut runner = runs::Runner::new(s.store, plane.id, revisions, root, &head.sha, new_files.as_ref());
-    let (mut walked, mut skipped, mut lower, mut deep) = (0, 0, 0, 0);
+    let (mut walked, mut skipped, mut lower, mut deep, mut helpers) = (0, 0, 0, 0, 0);
     let mut reachers: HashMap<usize, Reach> = HashMap::new();
     for (i, (c, node)) in changed.iter_mut().enumerate() {
         let Some(node) = node else { continue };
@@ -255,7 +260,15 @@ pub fn report(s: &Session<'_>, revisions: &dyn Revisions, p: &ReportParams) -> R
             }
             if is_test(n) {
                 tests += 1;
-                found_tests.extend(runner.test_case(n)?);
+                match runner.test_case(n)? {
+                    Some(case) => {
+                        found_tests.insert(case);
+                    }
+                    // A fixture or helper outside the files pytest collects (`conftest.py`, an app under
+                    // `tests/`): the tests using it, by injection or import, are not traced through it.
+                    None if n.file.as_deref().is_some_and(|f| !runs::collected(f)) => helpers += 1,
+                    None => {}
+                }
             } else {
                 production += 1;
             }
@@ -280,6 +293,11 @@ pub fn report(s: &Session<'_>, revisions: &dyn Revisions, p: &ReportParams) -> R
     if deep > 0 {
         notes.push(format!(
             "{deep} changed definitions are reached from further than {depth} hops: tests beyond that are not listed (raise --depth)"
+        ));
+    }
+    if helpers > 0 {
+        notes.push(format!(
+            "{helpers} test helpers or fixtures that are no test case reach changed definitions: tests using them may be missing"
         ));
     }
     if skipped > 0 {
@@ -450,6 +468,7 @@ fn describe(pairs: &[FilePair], heads: &HeadNodes, c: &DefChange) -> (Changed, O
         old_file: old_side.filter(|_| new_side.is_some()).map(|(_, v)| v.path.clone()),
         old_line: old_side.filter(|_| new_side.is_some()).map(|(at, v)| at.def.map_or(1, |d| v.outline.defs[d].line)),
         public: public(version, at.def),
+        nested: in_function(version, at.def),
         key,
         impact: None,
         tests: Vec::new(),
@@ -480,6 +499,19 @@ fn public(v: &Version, def: Option<usize>) -> bool {
         at = def.parent;
     }
     true
+}
+
+/// Whether a definition sits inside a function or method.
+fn in_function(v: &Version, def: Option<usize>) -> bool {
+    let mut at = def.and_then(|d| v.outline.defs.get(d)).and_then(|d| d.parent);
+    for _ in 0..64 {
+        let Some(parent) = at.and_then(|p| v.outline.defs.get(p)) else { return false };
+        if matches!(parent.label, "Function" | "Method") {
+            return true;
+        }
+        at = parent.parent;
+    }
+    false
 }
 
 /// A key for a definition no head node stands for, from its file's module key (or its path) and the
@@ -584,10 +616,29 @@ fn risks(
             if c.change == ChangeKind::Renamed && c.old_key.is_none() {
                 continue;
             }
-            let sites = s.store.unresolved_sites_named(plane.id, name, REFERENCE_TYPES)?;
+            // A definition inside a function is named only there; a method, by any value's `.name(…)`,
+            // so only references through its type (`Type.name`, `Type::name`) count.
+            if c.nested {
+                continue;
+            }
+            let owner = (c.label == "Method").then(|| {
+                let parent = old.strip_suffix(name).unwrap_or(old).trim_end_matches(['.', ':']);
+                parent.rsplit(['.', ':', '<', ' ']).next().unwrap_or(parent).to_owned()
+            });
+            let listed = s.store.unresolved_sites_of(plane.id, &[name], REFERENCE_TYPES, REMOVED_SITES, 0)?;
+            let through_owner = |e: &&drsg_planes::Edge| match &owner {
+                None => true,
+                Some(owner) => e.props.get("ref").and_then(|v| v.as_str()).is_some_and(|text| {
+                    text.contains(&format!("{owner}.{name}")) || text.contains(&format!("{owner}::{name}"))
+                }),
+            };
+            let named: Vec<&drsg_planes::Edge> = listed.iter().filter(through_owner).collect();
+            let sites = match &owner {
+                None => s.store.unresolved_sites_named(plane.id, name, REFERENCE_TYPES)?,
+                Some(_) => named.len() as u64,
+            };
             if sites > 0 {
-                let example = s.store.unresolved_sites_of(plane.id, &[name], REFERENCE_TYPES, 1, 0)?;
-                let holder = match example.first() {
+                let holder = match named.first() {
                     Some(e) => s.store.nodes_by_ids(&[e.src])?.pop().map(|n| {
                         let line = e.props.get("line").and_then(|v| v.as_u64()).unwrap_or(0);
                         format!(", e.g. in {} ({}:{line})", n.key, n.file.as_deref().unwrap_or("?"))

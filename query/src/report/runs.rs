@@ -89,11 +89,10 @@ impl<'a> Runner<'a> {
         let Some(lang) = family(&file) else { return Ok(None) };
         let label = node.label();
         let case = match lang {
-            Family::Python => match label {
-                "Module" => true,
-                "Function" | "Method" => node.name.starts_with("test"),
-                _ => false,
-            },
+            // pytest collects `test*` functions and methods of `test_*.py` and `*_test.py` files; other
+            // files under `tests/` are helpers and fixtures, and `test_client` in a module is no test.
+            Family::Python if !pytest_file(&file) => false,
+            Family::Python => matches!(label, "Module" | "Function" | "Method"),
             Family::Rust => {
                 matches!(label, "Function" | "Method")
                     && node
@@ -114,7 +113,11 @@ impl<'a> Runner<'a> {
             Family::Python => {
                 let module = self.module_key(&file)?;
                 match module.and_then(|m| node.key.strip_prefix(&format!("{m}.")).map(str::to_owned)) {
-                    Some(rest) => rest.replace('.', "::"),
+                    // A function nested in a test runs with it: the test is the case.
+                    Some(rest) => match test_path(&rest) {
+                        Some(path) => path,
+                        None => return Ok(None),
+                    },
                     None => String::new(),
                 }
             }
@@ -151,7 +154,10 @@ impl<'a> Runner<'a> {
         }
         let mut out = Vec::new();
         for (file, tests) in by_file {
-            let ids: Vec<&str> = tests.keys().map(|(_, id)| id.as_str()).collect();
+            // A test and the functions nested in it run as one id.
+            let mut ids: Vec<&str> = tests.keys().map(|(_, id)| id.as_str()).collect();
+            ids.sort_unstable();
+            ids.dedup();
             let first_key = tests.keys().next().map(|(key, _)| key.as_str()).unwrap_or_default();
             let filter = self.command(&file, first_key, &ids);
             let keys: Vec<String> = tests.keys().map(|(key, _)| key.clone()).collect();
@@ -245,6 +251,31 @@ impl<'a> Runner<'a> {
     }
 }
 
+/// The pytest node id below its file of the test a definition keyed `rest` below its module is or sits
+/// in (`TestA.test_b.helper` → `TestA::test_b`); `None` when it is in no test.
+fn test_path(rest: &str) -> Option<String> {
+    let mut path = Vec::new();
+    for segment in rest.split('.') {
+        path.push(segment);
+        if segment.starts_with("test") {
+            return Some(path.join("::"));
+        }
+    }
+    None
+}
+
+/// Whether a Python test file's definitions are test cases pytest runs (`test_*.py`, `*_test.py`),
+/// not fixtures and helpers (`conftest.py`, an app under `tests/`).
+pub(super) fn collected(file: &str) -> bool {
+    family(file) != Some(Family::Python) || pytest_file(file)
+}
+
+/// Whether pytest collects tests from `file` by default (`test_*.py`, `*_test.py`).
+fn pytest_file(file: &str) -> bool {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
+}
+
 /// For a Rust integration test (a file under a package's `tests/`), its target: the first segment of
 /// its keys.
 fn integration_target(file: &str, key: &str) -> Option<String> {
@@ -269,6 +300,15 @@ fn quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_definition_nested_in_a_test_runs_as_that_test() {
+        assert_eq!(test_path("TestA.test_b.helper").as_deref(), Some("TestA::test_b"));
+        assert_eq!(test_path("test_robust.app_signal").as_deref(), Some("test_robust"));
+        assert_eq!(test_path("make_app.inner"), None);
+        assert!(pytest_file("tests/test_x.py") && pytest_file("pkg/x_test.py"));
+        assert!(!pytest_file("tests/conftest.py") && !pytest_file("src/flask/app.py"));
+    }
 
     #[test]
     fn shell_words_are_quoted_only_when_needed() {
