@@ -600,3 +600,155 @@ def test_by_type():
     assert_eq!(risk["key"], "app.core.Store.get");
     assert!(risk["detail"].as_str().unwrap().contains("1 unbound references"), "{risk:#}");
 }
+
+/// The same kinds of change in Rust and in TypeScript, each with its runner's tests.
+#[test]
+fn rust_and_typescript_changes_of_every_kind() {
+    let fx = Fixture::inline(
+        r#"
+//- /Cargo.toml
+[package]
+name = "shop"
+version = "0.1.0"
+edition = "2021"
+//- /src/lib.rs
+pub mod prices;
+pub mod cart;
+//- /src/prices.rs
+pub fn rate() -> u32 {
+    2
+}
+
+pub fn price(item: u32) -> u32 {
+    item * rate()
+}
+
+pub fn discount(total: u32) -> u32 {
+    total - 1
+}
+
+pub fn legacy(total: u32) -> u32 {
+    total
+}
+
+pub fn wrap(total: u32) -> u32 {
+    fn inner(x: u32) -> u32 {
+        x + 1
+    }
+    inner(total)
+}
+//- /src/cart.rs
+use crate::prices::{discount, price};
+
+pub fn checkout(item: u32) -> u32 {
+    discount(price(item))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn checks_out() {
+        assert_eq!(super::checkout(3), 5);
+    }
+}
+//- /web/package.json
+{"name": "web", "devDependencies": {"vitest": "1.0.0"}}
+//- /web/src/total.ts
+export function total(xs: number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
+}
+
+export function unused(): number {
+  return 0;
+}
+//- /web/src/total.test.ts
+import { total } from "./total";
+import { test, expect } from "vitest";
+
+test("totals", () => {
+  expect(total([1, 2])).toBe(3);
+});
+"#,
+    );
+    fx.apply_inline(
+        r#"
+//- commit: the change
+//- /src/prices.rs
+pub fn rate() -> u32 {
+    3
+}
+
+pub fn price(item: u32, tax: u32) -> u32 {
+    item * rate() + tax
+}
+
+pub fn reduce(total: u32) -> u32 {
+    total - 1
+}
+
+pub fn wrap(total: u32) -> u32 {
+    fn inner(x: u32) -> u32 {
+        x + 2
+    }
+    inner(total)
+}
+//- /src/cart.rs
+use crate::prices::{legacy, price, reduce};
+
+pub fn checkout(item: u32) -> u32 {
+    reduce(price(item, 0)) + legacy(0)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn checks_out() {
+        assert_eq!(super::checkout(3), 8);
+    }
+}
+//- /web/src/total.ts
+export function total(xs: number[]): number {
+  return xs.reduce((a, b) => b + a, 0);
+}
+
+export function unused(: number {
+  return 1;
+}
+"#,
+    );
+    let r = json_report(&fx, &["--base", "HEAD~1"]);
+    assert_eq!(changed(&r, "shop::prices::rate")["change"], "body");
+    assert_eq!(changed(&r, "shop::prices::price")["change"], "signature");
+    assert_eq!(changed(&r, "shop::prices::reduce")["old_key"], "shop::prices::discount");
+    assert_eq!(changed(&r, "shop::prices::legacy")["change"], "removed");
+    assert_eq!(changed(&r, "shop::prices::wrap::inner")["change"], "body");
+    assert_eq!(changed(&r, "shop::prices::wrap")["change"], "body");
+    let rate_tests: Vec<&str> = changed(&r, "shop::prices::rate")["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(rate_tests, ["shop::cart::tests::checks_out"], "the leaf reaches the test through price and checkout");
+    let filters: Vec<&str> =
+        r["tests_to_run"].as_array().unwrap().iter().map(|t| t["filter"].as_str().unwrap()).collect();
+    assert_eq!(
+        filters,
+        ["cargo test -p shop -- cart::tests::checks_out", "npx vitest run web/src/total.test.ts"],
+        "{r:#}"
+    );
+    let risks: Vec<String> = r["risks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| format!("{} {}", k["kind"].as_str().unwrap(), k["key"].as_str().or(k["file"].as_str()).unwrap_or("")))
+        .collect();
+    for expected in [
+        "removed-referenced shop::prices::legacy",
+        "untested-public-change shop::prices::wrap",
+        "unparsed web/src/total.ts",
+    ] {
+        assert!(risks.contains(&expected.to_owned()), "{expected} in {risks:?}");
+    }
+    assert!(!risks.iter().any(|r| r.ends_with("shop::prices::rate")), "rate is tested: {risks:?}");
+}

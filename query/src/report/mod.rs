@@ -430,7 +430,9 @@ fn describe(pairs: &[FilePair], heads: &HeadNodes, c: &DefChange) -> (Changed, O
     });
     let old_key = old_side.map(|(at, v)| {
         let in_place = v.path == new_side.map(|(_, nv)| nv.path.as_str()).unwrap_or_default();
-        let module = if in_place { module_key(at) } else { None };
+        // A definition removed from a file that stays keeps the file's module key at head.
+        let same_file = pairs[at.file].new.as_ref().is_some_and(|nv| nv.path == v.path);
+        let module = if in_place || same_file { module_key(at) } else { None };
         // In place and of the same name: the head key; renamed in place: its last segment swapped.
         match (&new_key, new_side, at.def) {
             (Some(k), Some((nat, nv)), Some(d)) if in_place => {
