@@ -230,9 +230,20 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                     root.display()
                 );
             }
+            let existed = db.exists();
             let mut store = drsg::cli::open_for_owned_write(&db, "watch", true)?;
             let registry = drsg_plugins::builtin();
-            let plane = drsg::watching::plane_for_root(&mut store, &registry, &root, &mut |l| drsg::log_line(l))?;
+            let plane = match drsg::watching::plane_for_root(&mut store, &registry, &root, &mut |l| drsg::log_line(l)) {
+                Ok(plane) => plane,
+                Err(err) => {
+                    // A database this run created holds nothing: it goes too.
+                    drop(store);
+                    if !existed {
+                        let _ = std::fs::remove_dir_all(&db);
+                    }
+                    return Err(err);
+                }
+            };
             let stop = std::sync::atomic::AtomicBool::new(false);
             let store = drsg_planes::SharedStore::single(store);
             drsg::watching::watch_plane(

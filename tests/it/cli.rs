@@ -237,6 +237,11 @@ fn nothing_to_index_is_an_error_that_creates_nothing() {
         "{err}"
     );
     assert!(!db.exists(), "no database is left behind");
+    // `watch` likewise: the sentence, exit 2, and no database.
+    let out = drsg(&db, &["watch", "--dir", fx.path().to_str().expect("utf-8 path")], fx.outside());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("nothing to index in"), "{}", text(&out.stderr));
+    assert!(!db.exists(), "watch leaves no database behind");
 
     // An empty repository: said as such, by `index` and by `init`, and nothing is written.
     let empty = tempfile::tempdir().expect("a folder");
