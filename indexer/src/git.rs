@@ -232,6 +232,13 @@ impl Repo {
         GitError::Read { path: self.workdir.clone(), message: err.to_string() }
     }
 
+    /// The commit HEAD names, read from its ref without reading any object (`None` before the first
+    /// commit); a ref that cannot be read is an error.
+    pub fn head_target(&self) -> Result<Option<String>, GitError> {
+        let head = self.repo.head().map_err(|e| self.read_error(e))?;
+        Ok(head.id().map(|id| id.to_string()))
+    }
+
     pub fn head(&self) -> Head {
         let commit = self.repo.head_id().ok().map(|id| id.to_string());
         let branch = self.repo.head_name().ok().flatten().map(|name| name.as_bstr().to_string());
@@ -259,13 +266,29 @@ impl Repo {
         let rev = if rev.starts_with(['~', '^']) { format!("HEAD{rev}") } else { rev.to_owned() };
         let rev = rev.as_str();
         self.check_reflog_reaches(rev)?;
-        let id = self.repo.rev_parse_single(rev).map_err(|_| unknown())?;
+        let id = self.repo.rev_parse_single(rev).map_err(|_| self.unreadable_target(rev).unwrap_or_else(unknown))?;
         let object = id.object().map_err(|e| self.read_error(e))?;
         let kind = object.kind;
         let commit = object
             .peel_to_commit()
             .map_err(|_| GitError::NotACommit { rev: rev.to_owned(), kind: kind.to_string() })?;
         Ok(commit.id.to_string())
+    }
+
+    /// Why a revision that names a ref could not be parsed when the object the ref points at cannot be
+    /// read (corrupt or missing): an error naming the object, not an unknown revision.
+    fn unreadable_target(&self, rev: &str) -> Option<GitError> {
+        let name = rev.split(['~', '^', '@', ':']).next().filter(|n| !n.is_empty())?;
+        let id = if name == "HEAD" {
+            gix::ObjectId::from_hex(self.head_target().ok()??.as_bytes()).ok()?
+        } else {
+            self.repo.find_reference(name).ok()?.target().try_id()?.to_owned()
+        };
+        let err = self.repo.find_object(id).err()?;
+        Some(GitError::Read {
+            path: self.workdir.clone(),
+            message: format!("object {id}, which `{name}` points at, is corrupt or missing: {err}"),
+        })
     }
 
     /// Refuses `<ref>@{<date>}` for a date before the ref's reflog begins (git would answer with the
@@ -350,6 +373,14 @@ impl Repo {
     }
 
     /// Whether `commit`'s tree holds anything below `prefix`.
+    /// [`Repo::tracks`], but an object that cannot be read on the way is an error.
+    pub fn tracks_checked(&self, commit: &str, prefix: &str) -> Result<bool, GitError> {
+        if prefix.trim_matches('/').is_empty() {
+            return Ok(true);
+        }
+        Ok(self.subtree(commit, prefix)?.is_some())
+    }
+
     pub fn tracks(&self, commit: &str, prefix: &str) -> bool {
         if prefix.trim_matches('/').is_empty() {
             return true;

@@ -58,4 +58,7 @@ pub enum Error {
     /// The tree holds no file a language plugin reads: nothing was written.
     #[error("nothing to index in {path}: {why}")]
     NothingToIndex { path: PathBuf, why: String },
+    /// HEAD's commit or tree cannot be read: nothing was written.
+    #[error("cannot read HEAD's committed tree in {path}: {error}")]
+    Commit { path: PathBuf, error: GitError },
 }

@@ -75,7 +75,7 @@ pub fn index_tree(
     let root = root.canonicalize().map_err(|source| Error::Root { path: root.to_path_buf(), source })?;
     let tree_name = tree_name(&root);
     let plane = options.plane.clone().unwrap_or_else(|| tree_name.clone());
-    let source = Source::for_dir(&root);
+    let source = Source::for_dir(&root).map_err(|error| Error::Commit { path: root.clone(), error })?;
     let cache = BlobFacts::off();
     let mut report = run_source(&source, &root, &tree_name, &plane, registry, store, options, progress, &cache)?;
     report.seconds = started.elapsed().as_secs_f64();

@@ -68,18 +68,18 @@ impl Source {
     /// The committed tree of HEAD when `root` is a tracked directory of a git checkout with commits;
     /// the directory on disk otherwise (not a checkout, no commits yet, or an untracked or ignored
     /// directory inside one).
-    pub fn for_dir(root: &Path) -> Source {
-        let disk = || Source::Disk { root: root.to_path_buf() };
+    ///
+    /// A commit or tree of HEAD that cannot be read (a corrupt or missing object) is an error, never a
+    /// reason to read the directory on disk instead.
+    pub fn for_dir(root: &Path) -> Result<Source, GitError> {
+        let disk = || Ok(Source::Disk { root: root.to_path_buf() });
         let Some(repo) = Repo::discover(root) else { return disk() };
-        let Some(head) = repo.head().commit else { return disk() };
+        let Some(head) = repo.head_target()? else { return disk() };
         let Some(prefix) = repo.tree_prefix(root) else { return disk() };
-        if !repo.tracks(&head, &prefix) {
+        if !repo.tracks_checked(&head, &prefix)? {
             return disk();
         }
-        match CommitTree::new(repo, head, prefix) {
-            Ok(tree) => Source::Commit(Box::new(tree)),
-            Err(_) => disk(),
-        }
+        CommitTree::new(repo, head, prefix).map(|tree| Source::Commit(Box::new(tree)))
     }
 
     /// The blob id of a file, for a commit's tree.

@@ -312,3 +312,44 @@ fn a_huge_file_let_through_a_raised_size_limit_is_read_in_part_within_a_memory_b
     assert!(cut[0][2].as_str().is_some_and(|why| why.starts_with("file larger than 4 MiB")), "{cut}");
     assert!(peak_kb < 700 * 1024, "peak resident memory {} MB", peak_kb / 1024);
 }
+
+/// Overwrites the loose object `id` of `fx`'s repository with bytes that are no object.
+fn corrupt(fx: &Fixture, id: &str) {
+    let path = fx.path().join(".git/objects").join(&id[..2]).join(&id[2..]);
+    let mut perms = std::fs::metadata(&path).expect("a loose object").permissions();
+    #[allow(clippy::permissions_set_readonly_false, reason = "a test's own file")]
+    perms.set_readonly(false);
+    std::fs::set_permissions(&path, perms).expect("writable");
+    std::fs::write(&path, b"not an object").expect("overwrite");
+}
+
+#[test]
+fn a_corrupt_head_commit_or_tree_is_an_error_that_changes_nothing() {
+    for what in ["commit", "tree"] {
+        let fx = Fixture::inline(APP);
+        let db = fx.outside().join("graph.drsg");
+        let out = drsg(&db, &["index", "."], fx.path());
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let before = text(&drsg(&db, &["planes"], fx.path()).stdout);
+        fx.write("src/greet.rs", "pub fn hello() {}\n");
+        fx.commit_all("second");
+        let id = fx.git(&["rev-parse", if what == "commit" { "HEAD" } else { "HEAD^{tree}" }]).trim().to_owned();
+        corrupt(&fx, &id);
+        for command in ["index", "fold"] {
+            let args: &[&str] = if command == "index" { &["index", "."] } else { &["fold"] };
+            let out = drsg(&db, args, fx.path());
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{what} {command}: {err}");
+            assert!(
+                err.contains(&format!("objects/{}/{}", &id[..2], &id[2..])),
+                "{what} {command} names the object: {err}"
+            );
+            assert!(!err.contains("unknown revision"), "{what} {command}: {err}");
+            assert_eq!(
+                text(&drsg(&db, &["planes"], fx.path()).stdout),
+                before,
+                "{what} {command}: the plane is unchanged"
+            );
+        }
+    }
+}
