@@ -252,6 +252,13 @@ pub fn render_fold(report: &drsg_indexer::FoldReport) -> String {
         report.edges_before,
         report.edges_after
     );
+    if !report.skipped.is_empty() {
+        let counts: Vec<String> = report.skipped.iter().map(|(why, n)| format!("{n} {why}")).collect();
+        let named: Vec<String> = report.skipped_files.iter().map(|(path, why)| format!("{path} ({why})")).collect();
+        let total: u64 = report.skipped.values().sum();
+        let more = if total as usize > named.len() { " …" } else { "" };
+        line.push_str(&format!("  skipped: {} · {}{more}\n", counts.join(", "), named.join(", ")));
+    }
     if let Some(err) = &report.history_error {
         line.push_str(&format!("warning: the history plane was not refreshed: {err}\n"));
     }

@@ -94,7 +94,15 @@ pub struct FoldReport {
     pub phases: BTreeMap<&'static str, f64>,
     /// Why the `_git` plane could not be refreshed (the code plane is folded all the same).
     pub history_error: Option<String>,
+    /// Source files of the commit that were not read, by reason (`unreadable`: a blob that cannot be
+    /// read, `too large`, `binary`, …), as `index` counts them.
+    pub skipped: BTreeMap<&'static str, u64>,
+    /// The first of them, with their reasons.
+    pub skipped_files: Vec<(String, &'static str)>,
 }
+
+/// Skipped files a fold report names.
+const SKIPPED_NAMED: usize = 20;
 
 /// Why a fold could not run. The plane is unchanged in every case.
 #[derive(Debug, thiserror::Error)]
@@ -168,6 +176,8 @@ pub fn fold(
         millis: 0,
         phases: BTreeMap::new(),
         history_error: None,
+        skipped: BTreeMap::new(),
+        skipped_files: Vec::new(),
     };
     if report.in_sync {
         report.millis = started.elapsed().as_millis() as u64;
@@ -270,6 +280,8 @@ pub fn fold(
     };
     next.generation = info.generation;
     report.files = next.files() as u64;
+    report.skipped = crate::walk::count_skips(next.skipped());
+    report.skipped_files = next.skipped().iter().take(SKIPPED_NAMED).map(|(p, r)| (p.clone(), r.as_str())).collect();
     report.edges_after = info.edge_count;
     cache.put_warm(plane_name, next);
     let t0 = Instant::now();

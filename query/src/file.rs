@@ -29,6 +29,9 @@ pub enum FileOutput {
         plane: String,
         freshness: String,
         similar: Group<String>,
+        /// The file is in the tree but could not be read (its blob is unreadable).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        unreadable: bool,
     },
 }
 
@@ -82,6 +85,7 @@ pub fn file(s: &Session<'_>, p: &FileParams) -> Result<FileOutput> {
         similar.sort();
         similar.dedup();
         return Ok(FileOutput::Missing {
+            unreadable: crate::lookup::unread_files(&plane).contains(&path),
             path,
             freshness: s.freshness(&plane),
             plane: plane.meta.name,
@@ -180,7 +184,13 @@ pub fn file(s: &Session<'_>, p: &FileParams) -> Result<FileOutput> {
 impl Answer for FileOutput {
     fn render_to(&self, t: &mut Text) {
         match self {
-            FileOutput::Missing { path, plane, freshness, similar } => {
+            FileOutput::Missing { path, plane, freshness, similar: _, unreadable: true } => {
+                t.line(format_args!(
+                    "`{path}` is in plane {plane}'s tree but could not be read (its blob is unreadable): its symbols are missing"
+                ));
+                t.line(format_args!("{freshness}"));
+            }
+            FileOutput::Missing { path, plane, freshness, similar, unreadable: false } => {
                 t.line(format_args!(
                     "no indexed file `{path}` in plane {plane} (paths are relative to the tree's root)"
                 ));

@@ -21,7 +21,7 @@ const MAX_NEAREST: usize = 8;
 pub enum Lookup<T> {
     Found(T),
     Ambiguous(Candidates),
-    Missing(Missing),
+    Missing(Box<Missing>),
 }
 
 /// Several symbols match; the caller should pick one by key.
@@ -49,6 +49,9 @@ pub struct Missing {
     pub freshness: String,
     pub key_prefixes: Vec<String>,
     pub nearest: Vec<NodeLine>,
+    /// Source files of the plane's tree that could not be read: their symbols are not in the plane.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<String>,
 }
 
 impl<T: Answer> Answer for Lookup<T> {
@@ -77,6 +80,12 @@ impl<T: Answer> Answer for Lookup<T> {
                     t.line(format_args!(
                         "keys in this plane start with: {} (a key segment such as `Type.method` or `module::fn` also works)",
                         m.key_prefixes.join(", ")
+                    ));
+                }
+                if !m.unread.is_empty() {
+                    t.line(format_args!(
+                        "files of this plane that could not be read, whose symbols are missing: {}",
+                        m.unread.join(", ")
                     ));
                 }
                 t.line(format_args!("{}", m.freshness));
@@ -267,13 +276,26 @@ fn candidates(store: &Store, plane: &PlaneInfo, query: &str, nodes: Vec<Node>) -
 }
 
 fn missing<T>(store: &Store, plane: &PlaneInfo, query: &str) -> Result<Lookup<T>> {
-    Ok(Lookup::Missing(Missing {
+    let unread = unread_files(plane);
+    Ok(Lookup::Missing(Box::new(Missing {
+        unread,
         query: query.to_owned(),
         plane: plane.meta.name.clone(),
         freshness: freshness(plane),
         key_prefixes: key_prefixes(store, plane)?,
         nearest: nearest(store, plane, query)?,
-    }))
+    })))
+}
+
+/// The files the plane's ledger records as unreadable (a blob or file that could not be read).
+pub fn unread_files(plane: &PlaneInfo) -> Vec<String> {
+    let examples = plane.meta.ledger.get("skipped_examples").and_then(|v| v.as_array());
+    examples
+        .into_iter()
+        .flatten()
+        .filter(|e| e.get("reason").and_then(|r| r.as_str()) == Some("unreadable"))
+        .filter_map(|e| e.get("file").and_then(|f| f.as_str()).map(str::to_owned))
+        .collect()
 }
 
 /// The prefixes of module keys, most common first (at most 10).

@@ -353,3 +353,31 @@ fn a_corrupt_head_commit_or_tree_is_an_error_that_changes_nothing() {
         }
     }
 }
+
+#[test]
+fn a_fold_says_which_file_it_could_not_read_and_answers_name_it() {
+    let fx = Fixture::inline("//- /a.py\ndef a():\n    pass\n//- /b.py\ndef url_for():\n    return 1\n");
+    let db = fx.outside().join("graph.drsg");
+    assert!(drsg(&db, &["index", "."], fx.path()).status.success());
+    fx.write("b.py", "def url_for():\n    return 2\n");
+    fx.commit_all("edit b");
+    let blob = fx.git(&["rev-parse", "HEAD:b.py"]).trim().to_owned();
+    corrupt(&fx, &blob);
+    let out = drsg(&db, &["fold", "--json"], fx.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["skipped"]["unreadable"], 1, "{report:#}");
+    assert_eq!(report["skipped_files"][0], serde_json::json!(["b.py", "unreadable"]));
+    let context = text(&drsg(&db, &["context", "url_for"], fx.path()).stdout);
+    assert!(
+        context.contains("files of this plane that could not be read, whose symbols are missing: b.py"),
+        "{context}"
+    );
+    let file = text(&drsg(&db, &["file", "b.py"], fx.path()).stdout);
+    assert!(file.starts_with("`b.py` is in plane repo's tree but could not be read"), "{file}");
+    // The text summary of a fold says it too.
+    fx.write("a.py", "def a():\n    return 3\n");
+    fx.commit_all("edit a");
+    let out = drsg(&db, &["fold"], fx.path());
+    assert!(text(&out.stdout).contains("  skipped: 1 unreadable · b.py (unreadable)\n"), "{}", text(&out.stdout));
+}

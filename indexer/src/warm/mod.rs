@@ -420,6 +420,11 @@ impl Warm {
         Some((nodes, edges))
     }
 
+    /// The source files of the commit that were not read, and why.
+    pub(crate) fn skipped(&self) -> &[(String, SkipReason)] {
+        &self.skipped
+    }
+
     /// Number of source files.
     pub(crate) fn files(&self) -> usize {
         self.table.files.len()
