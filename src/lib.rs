@@ -225,6 +225,7 @@ pub fn render_index_summary(report: &drsg_indexer::RunReport, db: &Path) -> Stri
         None => "directory on disk (not a tracked part of a git checkout)".to_owned(),
     };
     let _ = writeln!(out, "  synced: {synced} · plane {} in {}", report.plane, db.display());
+    out.push_str(&manifest_lines(&report.manifest_errors));
     out
 }
 
@@ -259,10 +260,26 @@ pub fn render_fold(report: &drsg_indexer::FoldReport) -> String {
         let more = if total as usize > named.len() { " …" } else { "" };
         line.push_str(&format!("  skipped: {} · {}{more}\n", counts.join(", "), named.join(", ")));
     }
+    line.push_str(&manifest_lines(&report.manifest_errors));
     if let Some(err) = &report.history_error {
         line.push_str(&format!("warning: the history plane was not refreshed: {err}\n"));
     }
     line
+}
+
+/// A line per manifest that could not be read, saying what its package's keys fall back to.
+fn manifest_lines(errors: &[(String, String)]) -> String {
+    errors
+        .iter()
+        .map(|(file, error)| {
+            let fallback = if file.ends_with("Cargo.toml") {
+                "; its package is keyed by its directory's name, with no known dependency"
+            } else {
+                "; its package's settings are not applied"
+            };
+            format!("warning: manifest {file} could not be read: {error}{fallback}\n")
+        })
+        .collect()
 }
 
 /// A log line on stderr, stamped with the UTC time.

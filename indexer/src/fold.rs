@@ -99,6 +99,8 @@ pub struct FoldReport {
     pub skipped: BTreeMap<&'static str, u64>,
     /// The first of them, with their reasons.
     pub skipped_files: Vec<(String, &'static str)>,
+    /// Manifests of the commit that could not be read, with the line and the error.
+    pub manifest_errors: Vec<(String, String)>,
 }
 
 /// Skipped files a fold report names.
@@ -178,6 +180,7 @@ pub fn fold(
         history_error: None,
         skipped: BTreeMap::new(),
         skipped_files: Vec::new(),
+        manifest_errors: Vec::new(),
     };
     if report.in_sync {
         report.millis = started.elapsed().as_millis() as u64;
@@ -280,6 +283,7 @@ pub fn fold(
     };
     next.generation = info.generation;
     report.files = next.files() as u64;
+    report.manifest_errors = next.manifest_errors().to_vec();
     report.skipped = crate::walk::count_skips(next.skipped());
     report.skipped_files = next.skipped().iter().take(SKIPPED_NAMED).map(|(p, r)| (p.clone(), r.as_str())).collect();
     report.edges_after = info.edge_count;

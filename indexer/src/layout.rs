@@ -29,9 +29,26 @@ pub struct CargoPackage {
     /// The crates the manifest depends on, as code names them (`-` → `_`): normal, dev and build
     /// dependencies, platform-specific ones included; sorted.
     pub dependencies: Vec<String>,
+    /// Why the manifest could not be read, when it could not: the package then takes its directory's
+    /// name, its library at `src/lib.rs`, the conventional targets, and no known dependency.
+    pub unread: Option<String>,
 }
 
 impl CargoPackage {
+    /// The package of a manifest that could not be read, at `dir` of a tree named `tree_name`.
+    fn unread(dir: &str, tree_name: &str, error: String) -> CargoPackage {
+        let name = dir.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(tree_name);
+        CargoPackage {
+            dir: dir.to_owned(),
+            crate_name: name.replace(['-', '.', ' '], "_"),
+            lib: join_normalized(dir, "src/lib.rs"),
+            targets: Vec::new(),
+            auto: AutoTargets::default(),
+            dependencies: Vec::new(),
+            unread: Some(error),
+        }
+    }
+
     /// Whether code of this package may name crate `name` as a dependency.
     pub fn depends_on(&self, name: &str) -> bool {
         self.dependencies.binary_search_by(|d| d.as_str().cmp(name)).is_ok()
@@ -121,7 +138,17 @@ impl Layout {
             };
             let dir = parent_dir(rel).to_owned();
             let result = match kind {
-                ManifestKind::Cargo => parse_cargo(&dir, &text).map(|p| layout.cargo.extend(p)),
+                ManifestKind::Cargo => match parse_cargo(&dir, &text) {
+                    Ok(package) => {
+                        layout.cargo.extend(package);
+                        Ok(())
+                    }
+                    Err(err) => {
+                        // Its files still belong to one package: keyed by the directory's name.
+                        layout.cargo.push(CargoPackage::unread(&dir, tree_name, err.clone()));
+                        Err(err)
+                    }
+                },
                 ManifestKind::PackageJson => parse_package_json(&dir, &text).map(|p| layout.npm.extend(p)),
                 ManifestKind::TsConfig => parse_tsconfig(&dir, &text).map(|c| layout.tsconfigs.push(c)),
                 ManifestKind::PyProject => parse_pyproject(&text).map(|name| {
@@ -396,7 +423,7 @@ pub fn join_normalized(dir: &str, rel: &str) -> Option<String> {
 }
 
 fn parse_cargo(dir: &str, text: &str) -> Result<Option<CargoPackage>, String> {
-    let value: toml::Table = toml::from_str(text).map_err(|e| e.message().to_owned())?;
+    let value: toml::Table = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
     let Some(package) = value.get("package").and_then(|p| p.as_table()) else {
         return Ok(None); // a virtual workspace manifest: members are found by the walk
     };
@@ -442,7 +469,18 @@ fn parse_cargo(dir: &str, text: &str) -> Result<Option<CargoPackage>, String> {
     }
     dependencies.sort_unstable();
     dependencies.dedup();
-    Ok(Some(CargoPackage { dir: dir.to_owned(), crate_name, lib, targets, auto, dependencies }))
+    Ok(Some(CargoPackage { dir: dir.to_owned(), crate_name, lib, targets, auto, dependencies, unread: None }))
+}
+
+/// A TOML error with the line it is on: `line 3: invalid table header`.
+fn toml_error(text: &str, err: &toml::de::Error) -> String {
+    match err.span() {
+        Some(span) => {
+            let line = text.get(..span.start).map_or(1, |before| before.matches('\n').count() + 1);
+            format!("line {line}: {}", err.message().trim())
+        }
+        None => err.message().trim().to_owned(),
+    }
 }
 
 fn parse_package_json(dir: &str, text: &str) -> Result<Option<NpmPackage>, String> {
@@ -502,7 +540,7 @@ fn parse_tsconfig(dir: &str, text: &str) -> Result<TsConfig, String> {
 }
 
 fn parse_pyproject(text: &str) -> Result<Option<String>, String> {
-    let value: toml::Table = toml::from_str(text).map_err(|e| e.message().to_owned())?;
+    let value: toml::Table = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
     Ok(value.get("project").and_then(|p| p.get("name")).and_then(|n| n.as_str()).map(str::to_owned))
 }
 
@@ -582,7 +620,15 @@ mod tests {
 
     fn package(dir: &str, crate_name: &str, lib: &str) -> CargoPackage {
         let (dir, crate_name, lib) = (dir.into(), crate_name.into(), Some(lib.into()));
-        CargoPackage { dir, crate_name, lib, targets: vec![], auto: AutoTargets::default(), dependencies: vec![] }
+        CargoPackage {
+            dir,
+            crate_name,
+            lib,
+            targets: vec![],
+            auto: AutoTargets::default(),
+            dependencies: vec![],
+            unread: None,
+        }
     }
 
     fn layout() -> Layout {

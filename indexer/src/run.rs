@@ -50,6 +50,9 @@ pub struct RunReport {
     pub history_error: Option<String>,
     /// Files whose facts came from the cache (same blob, same path) instead of a parse.
     pub files_reused: u64,
+    /// Manifests that could not be read (`Cargo.toml`, `package.json`, `pyproject.toml`, tsconfig), with
+    /// the line and the error: the keys of their packages fall back (see the layout).
+    pub manifest_errors: Vec<(String, String)>,
 }
 
 /// What the resolution thread sends the store, in order: symbols, batches, the end.
@@ -132,6 +135,7 @@ fn run_source(
         walked.python_packages.clone(),
         walked.candidates.iter().filter(|c| c.lang.family() == drsg_parsers::Family::Rust).map(|c| c.path.as_str()),
     );
+    let manifest_errors = layout.manifest_errors.clone();
     phases.insert("walk", t0.elapsed().as_secs_f64());
     let mut memory_mb = BTreeMap::new();
     let mut note_memory = |phase: &'static str| {
@@ -283,6 +287,7 @@ fn run_source(
         history,
         history_error,
         files_reused: reused,
+        manifest_errors,
     })
 }
 

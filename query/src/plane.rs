@@ -40,8 +40,18 @@ pub fn choose_plane(store: &Store, requested: Option<&str>, cwd: Option<&Path>) 
 
 /// `synced: commit <sha12>` or, for a tree that is not a git checkout, `synced: working tree (no git)`.
 pub fn freshness(plane: &PlaneInfo) -> String {
-    match &plane.meta.synced_commit {
+    let mut line = match &plane.meta.synced_commit {
         Some(sha) => format!("synced: commit {}", short_sha(sha)),
         None => "synced: directory (not a git checkout)".to_owned(),
+    };
+    // A manifest that could not be read changes the keys and bindings of its package: every answer says so.
+    let errors = plane.meta.ledger.get("manifest_errors").and_then(|v| v.as_array());
+    for e in errors.into_iter().flatten() {
+        let file = e.get("file").and_then(|f| f.as_str()).unwrap_or("?");
+        let error = e.get("error").and_then(|f| f.as_str()).unwrap_or("unreadable");
+        line.push_str(&format!(
+            "; manifest {file} could not be read ({error}): its package's keys and dependencies are a fallback"
+        ));
     }
+    line
 }

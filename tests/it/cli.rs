@@ -381,3 +381,40 @@ fn a_fold_says_which_file_it_could_not_read_and_answers_name_it() {
     let out = drsg(&db, &["fold"], fx.path());
     assert!(text(&out.stdout).contains("  skipped: 1 unreadable · b.py (unreadable)\n"), "{}", text(&out.stdout));
 }
+
+#[test]
+fn a_malformed_manifest_is_said_with_its_line_and_its_package_keys_fall_back() {
+    let fx = Fixture::inline(concat!(
+        "//- /rs/Cargo.toml\n[package\nname = \"rscase\"\n",
+        "//- /rs/src/lib.rs\npub fn helper() {}\npub fn run() {\n    crate::helper();\n}\n",
+        "//- /web/package.json\n{\"name\": \"web\",\n  \"version\": }\n",
+        "//- /web/index.ts\nexport function w() {}\n",
+        "//- /py/pyproject.toml\n[project\nname = \"pyc\"\n",
+        "//- /py/m.py\ndef p():\n    pass\n",
+    ));
+    let db = fx.outside().join("graph.drsg");
+    let out = drsg(&db, &["index", "."], fx.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let summary = text(&out.stdout);
+    for expected in [
+        "warning: manifest rs/Cargo.toml could not be read: line 1: unclosed table, expected `]`; its package is keyed by its directory's name",
+        "warning: manifest web/package.json could not be read: ",
+        "expected value at line 2 column 14",
+        "warning: manifest py/pyproject.toml could not be read: line 1: ",
+    ] {
+        assert!(summary.contains(expected), "{expected} in {summary}");
+    }
+    // The package's keys fall back to its directory's name, and `crate::` still binds within it.
+    let context = text(&drsg(&db, &["context", "rs::helper"], fx.path()).stdout);
+    assert!(context.starts_with("rs::helper  Function  rs/src/lib.rs:1"), "{context}");
+    assert!(context.contains("rs::run  Function"), "crate::helper() binds: {context}");
+    assert!(context.contains("manifest rs/Cargo.toml could not be read (line 1: "), "every answer says so: {context}");
+    // The JSON run report and a fold name them too.
+    let json = drsg(&db, &["index", ".", "--json"], fx.path());
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(report["manifest_errors"].as_array().map(Vec::len), Some(3), "{report:#}");
+    fx.write("rs/src/lib.rs", "pub fn helper() {}\n");
+    fx.commit_all("edit");
+    let fold = text(&drsg(&db, &["fold"], fx.path()).stdout);
+    assert!(fold.contains("warning: manifest rs/Cargo.toml could not be read: line 1"), "{fold}");
+}

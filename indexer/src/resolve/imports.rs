@@ -100,6 +100,10 @@ impl Resolver<'_> {
     fn extern_crate(&self, fi: u32, head: &str) -> Res<Target> {
         let package = self.t.layout.cargo_package(&self.t.files[fi as usize].path);
         match package {
+            Some(p) if p.unread.is_some() && !matches!(head, "proc_macro" | "test") => miss(format!(
+                "name `{head}` not found in scope, and the manifest of `{}` could not be read, so its dependencies are unknown",
+                p.crate_name
+            )),
             Some(p) if !p.depends_on(head) && !matches!(head, "proc_macro" | "test") => {
                 miss(format!("name `{head}` not found in scope, and `{}` has no dependency of that name", p.crate_name))
             }

@@ -171,6 +171,10 @@ impl Resolver<'_> {
                         if family == Family::Rust && shape != Shape::Method {
                             let package = self.t.layout.cargo_package(&self.t.files[fi as usize].path);
                             return match package {
+                                Some(p) if p.unread.is_some() => miss(format!(
+                                    "name `{head}` not found in scope, and the manifest of `{}` could not be read, so its dependencies are unknown",
+                                    p.crate_name
+                                )),
                                 Some(p) if !p.depends_on(head) => miss(format!(
                                     "name `{head}` not found in scope, and `{}` has no dependency of that name",
                                     p.crate_name

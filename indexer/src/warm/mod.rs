@@ -420,6 +420,11 @@ impl Warm {
         Some((nodes, edges))
     }
 
+    /// The manifests of the commit that could not be read, with why.
+    pub(crate) fn manifest_errors(&self) -> &[(String, String)] {
+        &self.table.layout.manifest_errors
+    }
+
     /// The source files of the commit that were not read, and why.
     pub(crate) fn skipped(&self) -> &[(String, SkipReason)] {
         &self.skipped
