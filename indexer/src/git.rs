@@ -132,6 +132,9 @@ pub struct ReflogEntry {
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Listing {
     pub files: BTreeMap<String, TreeEntry>,
+    /// Entries whose name is not UTF-8, by their path with those bytes escaped (`bad\xff.py`), and
+    /// whether each is a directory: they are not listed in `files`, so no two merge into one.
+    pub bad_names: BTreeMap<String, bool>,
     /// Every directory (`""` for the prefix itself) → the id of its tree.
     pub dirs: BTreeMap<String, gix::ObjectId>,
 }
@@ -143,6 +146,7 @@ impl Listing {
         out.dirs.insert(dir.to_owned(), self.dirs[dir]);
         out.dirs.extend(under(&self.dirs, &below).map(|(p, id)| (p.clone(), *id)));
         out.files.extend(under(&self.files, &below).map(|(p, e)| (p.clone(), e.clone())));
+        out.bad_names.extend(under(&self.bad_names, &below).map(|(p, d)| (p.clone(), *d)));
     }
 }
 
@@ -348,8 +352,13 @@ impl Repo {
         let tree = self.repo.find_tree(id).map_err(|e| self.read_error(e))?;
         let decoded = tree.decode().map_err(|e| self.read_error(e))?;
         for entry in &decoded.entries {
-            let name = entry.filename.to_str_lossy();
-            let path = if dir.is_empty() { name.into_owned() } else { format!("{dir}/{name}") };
+            let Ok(name) = std::str::from_utf8(entry.filename.as_ref()) else {
+                let name = crate::walk::escape_bytes(entry.filename.as_ref());
+                let path = if dir.is_empty() { name } else { format!("{dir}/{name}") };
+                out.bad_names.insert(path, entry.mode.is_tree());
+                continue;
+            };
+            let path = if dir.is_empty() { name.to_owned() } else { format!("{dir}/{name}") };
             let mode = entry.mode;
             let kind = if mode.is_tree() {
                 let sub = entry.oid.to_owned();

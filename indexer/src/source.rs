@@ -105,6 +105,12 @@ impl Source {
             Source::Commit(tree) => tree,
         };
         let mut out = WalkOutcome::default();
+        for (path, is_dir) in &tree.listing.bad_names {
+            let hidden = path.split('/').any(|part| part.starts_with('.'));
+            if !hidden && (*is_dir || registry.for_path(path).is_some()) {
+                out.skipped.push((path.clone(), SkipReason::NameNotUtf8));
+            }
+        }
         for entry in tree.entries() {
             let rel = &entry.path;
             // Hidden files and directories are skipped, as the walk on disk skips them.

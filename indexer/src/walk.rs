@@ -24,6 +24,9 @@ pub enum SkipReason {
     Symlink,
     /// The walker reported an error for this entry (a loop, a permission error on a directory).
     WalkError,
+    /// Its name (or a directory's above it) is not UTF-8: shown with its bytes escaped (`bad\xff.py`),
+    /// never merged with another file whose name differs only in those bytes.
+    NameNotUtf8,
 }
 
 impl SkipReason {
@@ -36,6 +39,7 @@ impl SkipReason {
             SkipReason::Generated => "generated",
             SkipReason::Symlink => "symlink",
             SkipReason::WalkError => "walk_error",
+            SkipReason::NameNotUtf8 => "name_not_utf8",
         }
     }
 }
@@ -173,6 +177,15 @@ impl Visitor<'_> {
             }
         };
         let Some(file_type) = entry.file_type() else { return };
+        if entry.path().strip_prefix(root).is_ok_and(|r| r.to_str().is_none()) {
+            // A name that is not UTF-8: skipped and said, under its escaped bytes; what lies below such a
+            // directory is said by the directory.
+            let own = entry.file_name().to_str().is_none();
+            if own && (file_type.is_dir() || registry.for_path(&entry.path().to_string_lossy()).is_some()) {
+                out.skipped.push((escaped_path(root, entry.path()), SkipReason::NameNotUtf8));
+            }
+            return;
+        }
         let rel = relative(root, entry.path());
         if rel.is_empty() {
             return;
@@ -286,6 +299,32 @@ pub fn count_skips(skipped: &[(String, SkipReason)]) -> BTreeMap<&'static str, u
         *counts.entry(reason.as_str()).or_insert(0) += 1;
     }
     counts
+}
+
+/// `path` below `root` with the bytes of its names that are not UTF-8 escaped (`bad\xff.py`).
+fn escaped_path(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        escape_bytes(rel.as_os_str().as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        rel.to_string_lossy().replace('\\', "/")
+    }
+}
+
+/// Bytes as text, each byte that is not part of valid UTF-8 written `\xNN`.
+pub fn escape_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -153,3 +153,35 @@ fn self_referential_types_terminate_unresolved() {
     let a = &report.accounting;
     assert_eq!(a.call_sites, a.resolved + a.external + a.unresolved);
 }
+
+#[cfg(unix)]
+#[test]
+fn file_names_that_are_not_utf8_are_skipped_and_said_never_merged() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let fx = Fixture::new();
+    fx.write("ok.py", "def ok():\n    return 1\n");
+    fx.write("pkg/keep.py", "def keep():\n    return 2\n");
+    for name in [&b"bad\xff.py"[..], &b"bad\xfe.py"[..]] {
+        std::fs::write(fx.path().join(std::ffi::OsStr::from_bytes(name)), "def lost():\n    pass\n").expect("write");
+    }
+    std::fs::create_dir(fx.path().join(std::ffi::OsStr::from_bytes(b"dir\xff"))).expect("mkdir");
+    std::fs::write(
+        fx.path().join(std::ffi::OsStr::from_bytes(b"dir\xff")).join("inner.py"),
+        "def inner():\n    pass\n",
+    )
+    .expect("write");
+    // On disk (no commit yet) and from a commit, alike.
+    for from_commit in [false, true] {
+        if from_commit {
+            fx.commit_all("names");
+        }
+        let (report, store) = run(&fx);
+        assert_eq!(report.files, 2, "ok.py and pkg/keep.py (from a commit: {from_commit})");
+        let ledger = ledger(&store);
+        assert_eq!(ledger["skipped"]["name_not_utf8"], 3, "{ledger:#}");
+        let examples = ledger["skipped_examples"].to_string();
+        for shown in [r"bad\\xff.py", r"bad\\xfe.py", r"dir\\xff"] {
+            assert!(examples.contains(shown), "{shown} in {examples}");
+        }
+    }
+}
