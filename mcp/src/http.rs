@@ -44,8 +44,11 @@ pub const SESSION_INIT: Duration = Duration::from_secs(60);
 const MAX_CONNECTIONS: usize = 512;
 /// Time a client has to send a request's headers.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
-/// Time a new connection has to send its first request's headers; past it, it is closed.
+/// Time a new connection has to make its first request the guard lets through (headers, and a body
+/// whole); past it, it is closed.
 const FIRST_REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// A request's body arrives whole within this long, or the request is answered 408.
+const BODY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How the HTTP server is guarded and bounded.
 #[derive(Debug, Clone)]
@@ -155,10 +158,16 @@ pub async fn serve(
         connections.spawn(async move {
             let _slot = slot;
             let served = waiting.clone();
-            let service = hyper::service::service_fn(move |request| {
+            let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
                 let state = state.clone();
                 if refusal(&state, &request, peer).is_none() {
-                    served.served(id);
+                    // A request with a body is let through once its body has arrived (`read_body`): until
+                    // then the connection may be closed like an idle one.
+                    if request.method() == Method::POST {
+                        request.extensions_mut().insert(ServedMark(served.clone(), id));
+                    } else {
+                        served.served(id);
+                    }
                 }
                 async move { Ok::<_, Infallible>(route(&state, request, peer).await) }
             });
@@ -194,6 +203,10 @@ pub async fn serve(
         tokio::time::timeout(Duration::from_secs(2), async { while connections.join_next().await.is_some() {} }).await;
     Ok(())
 }
+
+/// Marks a connection's request let through once its body has been read.
+#[derive(Clone)]
+struct ServedMark(Arc<Waiting>, u64);
 
 /// The open connections that have made no request the guard lets through, oldest first.
 #[derive(Default)]
@@ -340,8 +353,20 @@ async fn read_body(
         return Err(too_large_response(limit));
     }
     let (parts, body) = request.into_parts();
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok((parts, collected.to_bytes())),
+    // A body that trickles in is cut off like a client that never sends its request.
+    let Ok(collected) = tokio::time::timeout(BODY_TIMEOUT, Limited::new(body, limit).collect()).await else {
+        return Err(text_response(
+            StatusCode::REQUEST_TIMEOUT,
+            &format!("the request body did not arrive within {} s\n", BODY_TIMEOUT.as_secs()),
+        ));
+    };
+    match collected {
+        Ok(collected) => {
+            if let Some(mark) = parts.extensions.get::<ServedMark>() {
+                mark.0.served(mark.1);
+            }
+            Ok((parts, collected.to_bytes()))
+        }
         Err(err) if err.is::<http_body_util::LengthLimitError>() => Err(too_large_response(limit)),
         Err(err) => Err(text_response(StatusCode::BAD_REQUEST, &format!("could not read the request: {err}\n"))),
     }

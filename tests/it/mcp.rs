@@ -308,6 +308,58 @@ fn idle_connections_cannot_starve_the_server() {
         "{took:?} {rpc}"
     );
     drop(idle);
+
+    stop.cancel();
+    let _ = runtime.block_on(serving);
+}
+
+#[test]
+fn requests_whose_bodies_never_finish_cannot_starve_the_server() {
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+
+    let (_fx, _db, store) = indexed_store();
+    let server =
+        drsg_mcp::DrsgServer::new(drsg::serving::backend(store), drsg_mcp::ToolSet::Full, drsg_mcp::Limits::default());
+    let token = "t".repeat(32);
+    let options = drsg_mcp::http::HttpOptions {
+        token: Some(token.clone()),
+        allowed_hosts: Vec::new(),
+        max_body: drsg_mcp::http::DEFAULT_MAX_BODY,
+        session_idle: drsg_mcp::http::SESSION_IDLE,
+        session_init: drsg_mcp::http::SESSION_INIT,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let stop = tokio_util::sync::CancellationToken::new();
+    let serving = runtime.spawn(drsg_mcp::http::serve(listener, server, options, stop.clone()));
+
+    // 520 authenticated requests whose bodies stop after 1 byte of 100, each waiting until the server
+    // has read its headers: they count against the connection cap like idle connections.
+    let slow: Vec<std::net::TcpStream> = (0..520)
+        .filter_map(|_| {
+            let mut stream = std::net::TcpStream::connect(addr).ok()?;
+            let head = format!(
+                "POST /rpc HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{"
+            );
+            stream.write_all(head.as_bytes()).ok()?;
+            Some(stream)
+        })
+        .collect();
+    assert!(slow.len() >= 512, "{} slow connections opened", slow.len());
+    std::thread::sleep(Duration::from_millis(1_500));
+    let started = Instant::now();
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+    stream
+        .write_all(format!("GET /health HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes())
+        .expect("send");
+    let mut health = String::new();
+    let _ = stream.read_to_string(&mut health);
+    let took = started.elapsed();
+    assert!(health.starts_with("HTTP/1.1 200") && took < Duration::from_secs(1), "{took:?} {health}");
+    drop(slow);
     stop.cancel();
     let _ = runtime.block_on(serving);
 }
