@@ -279,6 +279,10 @@ fn wait_for_release(db: &Path, grace: Duration) -> anyhow::Result<bool> {
     }
 }
 
+/// Bytes the server's stderr (`logs/serve.out`) takes in one run; the file is set aside at the next
+/// start once it is larger.
+const SERVE_OUT_LIMIT: u64 = 8 * 1024 * 1024;
+
 /// One line on stderr (unless `-q`) before a signal is sent.
 fn say_signal(pid: u32, signal: &str) {
     if crate::verbosity() >= 0 {
@@ -301,6 +305,11 @@ fn send_signal(pid: u32, signal: &str) -> anyhow::Result<()> {
 }
 
 fn start(root: &Path, db: &Path, addr: &str, token: &str, log: &Path) -> anyhow::Result<u32> {
+    // The server's stderr: at most `SERVE_OUT_LIMIT` bytes a run (its records go to the daily log files
+    // too); the previous run's is kept beside it as `serve.out.1` when it grew large.
+    if std::fs::metadata(log).is_ok_and(|m| m.len() > SERVE_OUT_LIMIT) {
+        let _ = std::fs::rename(log, log.with_extension("out.1"));
+    }
     let out = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -316,6 +325,7 @@ fn start(root: &Path, db: &Path, addr: &str, token: &str, log: &Path) -> anyhow:
         .arg(root)
         .current_dir(root)
         .env("DRSG_TOKEN", token)
+        .env("DRSG_STDERR_LIMIT", SERVE_OUT_LIMIT.to_string())
         .stdin(Stdio::null())
         .stdout(out.try_clone()?)
         .stderr(out);

@@ -20,19 +20,31 @@ pub const MAX_DAY_BYTES: u64 = 64 * 1024 * 1024;
 pub struct Clean<M> {
     inner: M,
     budget: Option<Arc<Mutex<Budget>>>,
+    rate: Option<Arc<Mutex<Rate>>>,
 }
 
 struct Budget {
     cap: u64,
-    day: u64,
+    /// The day the budget is for; `None`: one budget for the process's life.
+    day: Option<u64>,
     written: u64,
     told: bool,
 }
 
+/// Records written per second, for a stream that has no budget of its own (stderr).
+struct Rate {
+    second: u64,
+    written: u32,
+    dropped: u64,
+}
+
+/// Records a rate-limited writer passes per second; the rest are counted and said once.
+pub const MAX_RECORDS_PER_SECOND: u32 = 50;
+
 impl<M> Clean<M> {
     /// Records cleaned, without a daily budget (stderr).
     pub fn unbounded(inner: M) -> Clean<M> {
-        Clean { inner, budget: None }
+        Clean { inner, budget: None, rate: None }
     }
 
     /// Records cleaned, at most [`MAX_DAY_BYTES`] a day (a log file).
@@ -42,19 +54,37 @@ impl<M> Clean<M> {
 
     /// Records cleaned, at most `cap` bytes a day.
     pub fn capped(inner: M, cap: u64) -> Clean<M> {
-        Clean { inner, budget: Some(Arc::new(Mutex::new(Budget { cap, day: today(), written: 0, told: false }))) }
+        let budget = Budget { cap, day: Some(today()), written: 0, told: false };
+        Clean { inner, budget: Some(Arc::new(Mutex::new(budget))), rate: None }
+    }
+
+    /// Records cleaned, at most `cap` bytes in all (stderr redirected to a file that nothing rotates).
+    pub fn capped_total(inner: M, cap: u64) -> Clean<M> {
+        let budget = Budget { cap, day: None, written: 0, told: false };
+        Clean { inner, budget: Some(Arc::new(Mutex::new(budget))), rate: None }
+    }
+
+    /// At most [`MAX_RECORDS_PER_SECOND`] records a second pass; how many were dropped is said with the
+    /// next record that passes.
+    pub fn rate_limited(mut self) -> Clean<M> {
+        self.rate = Some(Arc::new(Mutex::new(Rate { second: 0, written: 0, dropped: 0 })));
+        self
     }
 }
 
+fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
 fn today() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400)
+    now_secs() / 86_400
 }
 
 impl<'a, M: MakeWriter<'a>> MakeWriter<'a> for Clean<M> {
     type Writer = CleanWriter<M::Writer>;
 
     fn make_writer(&'a self) -> Self::Writer {
-        CleanWriter { inner: self.inner.make_writer(), budget: self.budget.clone() }
+        CleanWriter { inner: self.inner.make_writer(), budget: self.budget.clone(), rate: self.rate.clone() }
     }
 }
 
@@ -62,22 +92,43 @@ impl<'a, M: MakeWriter<'a>> MakeWriter<'a> for Clean<M> {
 pub struct CleanWriter<W> {
     inner: W,
     budget: Option<Arc<Mutex<Budget>>>,
+    rate: Option<Arc<Mutex<Rate>>>,
 }
 
 impl<W: Write> Write for CleanWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
-        let line = clean(&text);
+        let mut line = clean(&text);
+        if let Some(rate) = &self.rate {
+            let mut r = rate.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let second = now_secs();
+            if r.second != second {
+                r.second = second;
+                r.written = 0;
+            }
+            if r.written >= MAX_RECORDS_PER_SECOND {
+                r.dropped += 1;
+                return Ok(buf.len());
+            }
+            r.written += 1;
+            if r.dropped > 0 {
+                line =
+                    format!("log: {} records dropped (more than {MAX_RECORDS_PER_SECOND} a second)\n{line}", r.dropped);
+                r.dropped = 0;
+            }
+        }
         if let Some(budget) = &self.budget {
             let mut b = budget.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            let day = today();
-            if b.day != day {
-                *b = Budget { cap: b.cap, day, written: 0, told: false };
+            if let Some(day) = b.day
+                && day != today()
+            {
+                *b = Budget { cap: b.cap, day: Some(today()), written: 0, told: false };
             }
             if b.written + line.len() as u64 > b.cap {
                 if !b.told {
                     b.told = true;
-                    let note = format!("log: {} bytes written today; later records are dropped\n", b.cap);
+                    let when = if b.day.is_some() { " today" } else { "" };
+                    let note = format!("log: {} bytes written{when}; later records are dropped\n", b.cap);
                     self.inner.write_all(note.as_bytes())?;
                 }
                 return Ok(buf.len());
@@ -151,6 +202,42 @@ mod tests {
         }
         let text = String::from_utf8(buffer.0.lock().expect("buffer").clone()).expect("text");
         assert_eq!(text, "record 0 padded\nrecord 1 padded\nlog: 40 bytes written today; later records are dropped\n");
+    }
+
+    #[test]
+    fn stderr_passes_a_bounded_number_of_records_a_second_and_says_what_it_dropped() {
+        let buffer = Shared::default();
+        let make = {
+            let buffer = buffer.clone();
+            Clean::unbounded(move || buffer.clone()).rate_limited()
+        };
+        let second = super::now_secs();
+        for n in 0..500 {
+            make.make_writer().write_all(format!("failing call {n}\n").as_bytes()).expect("written");
+        }
+        let text = String::from_utf8(buffer.0.lock().expect("buffer").clone()).expect("text");
+        if super::now_secs() == second {
+            assert_eq!(text.lines().count(), super::MAX_RECORDS_PER_SECOND as usize, "{text}");
+        }
+        assert!(text.lines().count() < 500, "{text}");
+        std::thread::sleep(std::time::Duration::from_millis(1_100));
+        make.make_writer().write_all(b"later\n").expect("written");
+        let text = String::from_utf8(buffer.0.lock().expect("buffer").clone()).expect("text");
+        assert!(text.contains(" records dropped (more than 50 a second)\nlater\n"), "{text}");
+    }
+
+    #[test]
+    fn a_stream_with_a_total_budget_keeps_to_it() {
+        let buffer = Shared::default();
+        let make = {
+            let buffer = buffer.clone();
+            Clean::capped_total(move || buffer.clone(), 40)
+        };
+        for n in 0..5 {
+            make.make_writer().write_all(format!("record {n} padded\n").as_bytes()).expect("written");
+        }
+        let text = String::from_utf8(buffer.0.lock().expect("buffer").clone()).expect("text");
+        assert_eq!(text, "record 0 padded\nrecord 1 padded\nlog: 40 bytes written; later records are dropped\n");
     }
 
     #[test]

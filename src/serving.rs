@@ -81,7 +81,14 @@ pub fn start_logging(logs: Option<&Path>, name: &str) -> Option<tracing_appender
         })
     };
     // Each record one line, its control characters escaped and its length capped (`logline`).
-    let stderr = tracing_subscriber::fmt::layer().with_writer(Clean::unbounded(std::io::stderr)).with_ansi(false);
+    // Stderr passes a bounded number of records a second; when it is a file nothing rotates (`drsg init`
+    // sends the server's there), `DRSG_STDERR_LIMIT` bounds it in bytes too.
+    let limit = std::env::var("DRSG_STDERR_LIMIT").ok().and_then(|v| v.parse::<u64>().ok());
+    let stderr_writer = match limit {
+        Some(cap) => Clean::capped_total(std::io::stderr, cap),
+        None => Clean::unbounded(std::io::stderr),
+    };
+    let stderr = tracing_subscriber::fmt::layer().with_writer(stderr_writer.rate_limited()).with_ansi(false);
     let file = logs.and_then(|dir| {
         tracing_appender::rolling::RollingFileAppender::builder()
             .rotation(tracing_appender::rolling::Rotation::DAILY)
