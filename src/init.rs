@@ -113,6 +113,10 @@ pub fn checkout(dir: &Path) -> anyhow::Result<PathBuf> {
 
 /// `drsg init`.
 pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
+    // Two `init`s in one checkout take turns: the second waits for the first, then finds its server.
+    let turn = init_lock(db)?;
+    turn.lock().with_context(|| format!("cannot take the init lock of {}", db.display()))?;
+    let existed = db.exists();
     let record = Record::read(db);
     // Live: the recorded server answers `/health` with the recorded pid.
     if let Some(record) = &record
@@ -128,7 +132,6 @@ pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
         return Ok(Initialized { plane, url: url(&record.addr), pid, log, reused: true, editor_files });
     }
     // No live server: build the plane if there is none (with a progress bar), then start one.
-    let existed = db.exists();
     let plane = {
         let mut store = crate::open_for_write(db).context(
             "cannot open the database to set it up (a server that is not answering may hold it: `drsg stop`)",
@@ -277,6 +280,24 @@ fn wait_for_release(db: &Path, grace: Duration) -> anyhow::Result<bool> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// The file two `drsg init`s of one database take turns on: in the temporary directory, named by a
+/// hash of the database's path (the database may not exist yet, and nothing is left in the checkout).
+fn init_lock(db: &Path) -> anyhow::Result<std::fs::File> {
+    let full = std::path::absolute(db).unwrap_or_else(|_| db.to_owned());
+    // FNV-1a: stable across runs and builds, unlike the standard hasher.
+    let hash = full
+        .to_string_lossy()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3));
+    let path = std::env::temp_dir().join(format!("drsg-init-{hash:016x}.lock"));
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot open the init lock {}", path.display()))
 }
 
 /// Bytes the server's stderr (`logs/serve.out`) takes in one run; the file is set aside at the next

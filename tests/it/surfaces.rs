@@ -331,3 +331,25 @@ fn drsg_init_declares_the_server_to_each_editor_whose_folder_the_checkout_has() 
     assert!(!plain.path().join(".cursor").exists() && !plain.path().join(".vscode").exists());
     assert_eq!(drsg_in(plain.path(), &["stop"]).2, 0);
 }
+
+#[test]
+fn two_inits_racing_in_one_checkout_share_one_server() {
+    let fx = Fixture::inline(TREE);
+    let root = fx.path().to_owned();
+    let racers: Vec<_> = (0..2)
+        .map(|_| {
+            let root = root.clone();
+            std::thread::spawn(move || drsg_in(&root, &["init"]))
+        })
+        .collect();
+    let results: Vec<(String, String, i32)> = racers.into_iter().map(|r| r.join().expect("joined")).collect();
+    let stop = drsg_in(&root, &["stop"]);
+    for (out, err, code) in &results {
+        assert_eq!(*code, 0, "both succeed: {out}{err}");
+    }
+    let reused = results.iter().filter(|(out, _, _)| out.contains("already running, reused")).count();
+    assert_eq!(reused, 1, "the second reuses the first's server: {results:?}");
+    let pid = |out: &str| out.split("pid ").nth(1).and_then(|p| p.split(')').next()).map(str::to_owned);
+    assert_eq!(pid(&results[0].0), pid(&results[1].0), "{results:?}");
+    assert_eq!(stop.2, 0, "{stop:?}");
+}
