@@ -225,10 +225,12 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             let dir = dir.unwrap_or_else(|| PathBuf::from("."));
             let root = dir.canonicalize().with_context(|| format!("cannot read the tree at {}", dir.display()))?;
             if drsg_indexer::Repo::discover(&root).is_none() {
-                anyhow::bail!(
-                    "{} is not in a git checkout; `drsg watch` follows commits, so it needs one",
-                    root.display()
-                );
+                let why = if drsg_indexer::Repo::is_bare(&root) {
+                    "is a bare repository, with no work tree to follow; watch a clone or a worktree of it"
+                } else {
+                    "is not in a git checkout; `drsg watch` follows commits, so it needs one"
+                };
+                anyhow::bail!("{} {why}", root.display());
             }
             let existed = db.exists();
             let mut store = drsg::cli::open_for_owned_write(&db, "watch", true)?;

@@ -33,6 +33,7 @@ impl Revisions for GitRevisions<'_> {
         let sha = repo.resolve(spec).map_err(|e| match e {
             drsg_indexer::GitError::UnknownRevision { .. } => RevisionError::Unknown(spec.to_owned()),
             before @ drsg_indexer::GitError::BeforeReflog { .. } => RevisionError::Invalid(before.to_string()),
+            shallow @ drsg_indexer::GitError::PastShallow { .. } => RevisionError::Invalid(shallow.to_string()),
             other => read_error(other),
         })?;
         let info = repo.commit(&sha).map_err(read_error)?;

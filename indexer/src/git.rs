@@ -23,6 +23,10 @@ pub enum GitError {
     NotACommit { rev: String, kind: String },
     #[error("the repository at {path} has no commits yet")]
     NoCommits { path: PathBuf },
+    #[error(
+        "`{rev}` is not in this shallow clone's history, which git cut off: fetch more of it first (`git fetch --deepen=100`, or `git fetch --unshallow`)"
+    )]
+    PastShallow { rev: String },
     #[error("reading the repository at {path}: {message}")]
     Read { path: PathBuf, message: String },
 }
@@ -164,6 +168,11 @@ pub struct Repo {
 
 impl Repo {
     /// The repository whose work tree holds `dir`; `None` outside one (or for a bare repository).
+    /// Whether `dir` is (inside) a bare repository: one with no work tree, so nothing to index.
+    pub fn is_bare(dir: &Path) -> bool {
+        gix::discover(dir).is_ok_and(|repo| repo.workdir().is_none())
+    }
+
     pub fn discover(dir: &Path) -> Option<Repo> {
         let repo = gix::discover(dir).ok()?;
         let workdir = repo.workdir()?.canonicalize().ok()?;
@@ -270,7 +279,11 @@ impl Repo {
         let rev = if rev.starts_with(['~', '^']) { format!("HEAD{rev}") } else { rev.to_owned() };
         let rev = rev.as_str();
         self.check_reflog_reaches(rev)?;
-        let id = self.repo.rev_parse_single(rev).map_err(|_| self.unreadable_target(rev).unwrap_or_else(unknown))?;
+        let id = self.repo.rev_parse_single(rev).map_err(|_| {
+            self.unreadable_target(rev).unwrap_or_else(|| {
+                if self.is_shallow() { GitError::PastShallow { rev: rev.to_owned() } } else { unknown() }
+            })
+        })?;
         let object = id.object().map_err(|e| self.read_error(e))?;
         let kind = object.kind;
         let commit = object

@@ -89,7 +89,9 @@ pub fn index_tree(
 fn nothing_to_index(source: &Source, root: &Path, skipped: &[(String, SkipReason)]) -> Error {
     let empty_repo = matches!(source, Source::Disk { .. })
         && crate::git::Repo::discover(root).is_some_and(|repo| repo.head().commit.is_none());
-    let why = if empty_repo {
+    let why = if crate::git::Repo::is_bare(root) {
+        "it is a bare repository, which has no work tree: index a clone or a worktree of it".to_owned()
+    } else if empty_repo {
         "it is a git repository with no commits yet, and drsg indexes what is committed: commit first".to_owned()
     } else if skipped.is_empty() {
         "no Rust, TypeScript, JavaScript or Python file was found".to_owned()

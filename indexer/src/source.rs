@@ -119,7 +119,10 @@ impl Source {
             }
             let name = rel.rsplit('/').next().unwrap_or(rel);
             match entry.kind {
-                EntryKind::Submodule => continue,
+                EntryKind::Submodule => {
+                    out.skipped.push((rel.clone(), SkipReason::Submodule));
+                    continue;
+                }
                 EntryKind::Link => {
                     if registry.for_path(rel).is_some() {
                         out.skipped.push((rel.clone(), SkipReason::Symlink));

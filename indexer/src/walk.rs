@@ -24,6 +24,8 @@ pub enum SkipReason {
     Symlink,
     /// The walker reported an error for this entry (a loop, a permission error on a directory).
     WalkError,
+    /// A submodule: its files belong to another repository.
+    Submodule,
     /// Its name (or a directory's above it) is not UTF-8: shown with its bytes escaped (`bad\xff.py`),
     /// never merged with another file whose name differs only in those bytes.
     NameNotUtf8,
@@ -40,6 +42,7 @@ impl SkipReason {
             SkipReason::Symlink => "symlink",
             SkipReason::WalkError => "walk_error",
             SkipReason::NameNotUtf8 => "name_not_utf8",
+            SkipReason::Submodule => "submodule",
         }
     }
 }

@@ -129,6 +129,7 @@ pub(crate) fn grep_in(
             .after_context(context)
             .build();
         let mut sink = Collect { hits: 0, keep: offset + max_results, lines: Vec::new(), binary: false };
+        let bytes = &*lone_cr_as_lf(bytes);
         let searched = searcher.search_slice(&matcher, bytes, &mut sink).is_ok();
         // A binary file is worth mentioning only when the pattern occurs in it somewhere.
         if sink.binary && matches!(matcher.find(bytes), Ok(Some(_))) {
@@ -202,6 +203,16 @@ pub(crate) fn grep_in(
 
 /// Drops the first `skip` hits of a file's lines, and the context lines that belong to no hit kept
 /// (a context line belongs to the hits within `context` lines of it).
+/// `bytes` with each carriage return that no line feed follows read as a line end (the parsers,
+/// `snippet` and `recall` split lines so too), byte for byte, so line numbers agree.
+fn lone_cr_as_lf(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    if !bytes.contains(&b'\r') || !(0..bytes.len()).any(lone) {
+        return std::borrow::Cow::Borrowed(bytes);
+    }
+    std::borrow::Cow::Owned((0..bytes.len()).map(|i| if lone(i) { b'\n' } else { bytes[i] }).collect())
+}
+
 fn skip_hits(lines: &mut Vec<GrepLine>, skip: usize, context: usize) {
     let mut seen = 0;
     let kept_hits: Vec<u64> = lines
@@ -330,5 +341,16 @@ impl Answer for GrepOutput {
 
     fn found(&self) -> bool {
         self.total > 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lone_cr_as_lf;
+
+    #[test]
+    fn a_lone_carriage_return_ends_a_line() {
+        assert_eq!(&*lone_cr_as_lf(b"a\rb\r\nc\r"), b"a\nb\r\nc\n");
+        assert!(matches!(lone_cr_as_lf(b"a\r\nb"), std::borrow::Cow::Borrowed(_)));
     }
 }

@@ -52,6 +52,9 @@ pub struct Missing {
     /// Source files of the plane's tree that could not be read: their symbols are not in the plane.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<String>,
+    /// Files read only in part (a size or depth cut): a symbol beyond the cut is not in the plane.
+    #[serde(skip_serializing_if = "crate::unresolved::CutFiles::is_empty")]
+    pub cut_files: crate::unresolved::CutFiles,
 }
 
 impl<T: Answer> Answer for Lookup<T> {
@@ -80,6 +83,14 @@ impl<T: Answer> Answer for Lookup<T> {
                     t.line(format_args!(
                         "keys in this plane start with: {} (a key segment such as `Type.method` or `module::fn` also works)",
                         m.key_prefixes.join(", ")
+                    ));
+                }
+                if !m.cut_files.is_empty() {
+                    let more = m.cut_files.files.saturating_sub(1);
+                    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+                    t.line(format_args!(
+                        "it may lie in a part of a file that was not read: {}{more}",
+                        m.cut_files.first.as_deref().unwrap_or("?")
                     ));
                 }
                 if !m.unread.is_empty() {
@@ -279,6 +290,7 @@ fn missing<T>(store: &Store, plane: &PlaneInfo, query: &str) -> Result<Lookup<T>
     let unread = unread_files(plane);
     Ok(Lookup::Missing(Box::new(Missing {
         unread,
+        cut_files: crate::unresolved::CutFiles::of(plane),
         query: query.to_owned(),
         plane: plane.meta.name.clone(),
         freshness: freshness(plane),

@@ -311,6 +311,64 @@ fn a_huge_file_let_through_a_raised_size_limit_is_read_in_part_within_a_memory_b
     assert_eq!(cut[0][0], "huge.py");
     assert!(cut[0][2].as_str().is_some_and(|why| why.starts_with("file larger than 4 MiB")), "{cut}");
     assert!(peak_kb < 700 * 1024, "peak resident memory {} MB", peak_kb / 1024);
+    // A symbol beyond the cut is no plain miss: the answer names the file read in part.
+    let last = format!("f_{}", i - 1);
+    let miss = text(&drsg(&db, &["context", &last], fx.path()).stdout);
+    assert!(miss.contains("it may lie in a part of a file that was not read: huge.py:"), "{miss}");
+}
+
+#[test]
+fn small_bad_inputs_are_said() {
+    // A file whose lines end with a lone carriage return is searched line by line.
+    let fx = Fixture::inline("//- /seed.py\ndef seed():\n    pass\n");
+    fx.write_bytes("cr.py", b"def a():\r    return 1\rdef b():\r    return 2\r");
+    fx.commit_all("a file with carriage returns");
+    let db = fx.outside().join("graph.drsg");
+    assert!(drsg(&db, &["index", "."], fx.path()).status.success());
+    let grep = text(&drsg(&db, &["grep", "return 2"], fx.path()).stdout);
+    assert!(grep.contains("\n4:    return 2  ← cr.b\n"), "{grep}");
+    let recall = text(&drsg(&db, &["recall", "HEAD", "--pattern", "return 2"], fx.path()).stdout);
+    assert!(recall.contains("\n4:    return 2\n"), "{recall}");
+
+    // A revision past a shallow clone's cut says so.
+    fx.write("more.py", "def more():\n    pass\n");
+    fx.commit_all("more");
+    let clone = fx.outside().join("shallow");
+    let url = format!("file://{}", fx.path().display());
+    let mut git = Command::new("git");
+    drsg_testdata::pin_git_env(&mut git);
+    assert!(git.args(["clone", "-q", "--depth", "1", &url]).arg(&clone).status().expect("git").success());
+    let shallow_db = fx.outside().join("shallow.drsg");
+    assert!(drsg(&shallow_db, &["index", "."], &clone).status.success());
+    let out = drsg(&shallow_db, &["recall", "HEAD~1", "--path", "seed.py"], &clone);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is not in this shallow clone's history"), "{}", text(&out.stderr));
+
+    // A submodule is a ledger entry.
+    let sub = Fixture::inline("//- /lib.py\ndef lib():\n    pass\n");
+    let sub_url = format!("file://{}", sub.path().display());
+    let out = fx
+        .command(&["-c", "protocol.file.allow=always", "submodule", "add", "-q", &sub_url, "vendor/lib"])
+        .output()
+        .expect("git submodule");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    fx.commit_all("a submodule");
+    let out = drsg(&db, &["index", ".", "--json"], fx.path());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["skipped"]["submodule"], 1, "{report:#}");
+
+    // A bare repository is said to be one.
+    let bare = fx.outside().join("bare.git");
+    let mut git = Command::new("git");
+    drsg_testdata::pin_git_env(&mut git);
+    assert!(git.args(["clone", "-q", "--bare"]).arg(fx.path()).arg(&bare).status().expect("git").success());
+    let bare_db = fx.outside().join("bare.drsg");
+    for args in [&["index", "."][..], &["watch", "--dir", "."][..]] {
+        let out = drsg(&bare_db, args, &bare);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).contains("is a bare repository"), "{args:?}: {}", text(&out.stderr));
+        assert!(!bare_db.exists(), "{args:?} leaves no database");
+    }
 }
 
 /// Overwrites the loose object `id` of `fx`'s repository with bytes that are no object.

@@ -309,7 +309,7 @@ fn a_shallow_clone_says_how_to_fetch_the_base() {
     let out = report(&clone, &tmp, &["--base", "HEAD~2"]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
-    assert!(err.contains("This is a shallow clone: fetch the base's history first"), "{err}");
+    assert!(err.contains("shallow clone") && err.contains("git fetch --deepen"), "{err}");
 }
 
 #[test]
