@@ -160,7 +160,10 @@ pub async fn serve(
             let served = waiting.clone();
             let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
                 let state = state.clone();
-                if refusal(&state, &request, peer).is_none() {
+                // `/health` is answered to anyone (and the guard's refusal would log a warning for it).
+                if request.uri().path() == "/health" {
+                    served.served(id);
+                } else if refusal(&state, &request, peer).is_none() {
                     // A request with a body is let through once its body has arrived (`read_body`): until
                     // then the connection may be closed like an idle one.
                     if request.method() == Method::POST {
