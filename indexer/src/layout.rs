@@ -120,6 +120,12 @@ pub struct RustModule {
 }
 
 impl Layout {
+    /// The layout of a walked tree: its manifests, Python packages and Rust files.
+    pub fn of_walk(tree: &dyn TreeView, tree_name: &str, walked: &crate::walk::WalkOutcome) -> Layout {
+        let rust = walked.candidates.iter().filter(|c| c.lang.family() == Family::Rust).map(|c| c.path.as_str());
+        Layout::load(tree, tree_name, &walked.manifests, walked.python_packages.clone(), rust)
+    }
+
     pub fn load<'f>(
         tree: &dyn TreeView,
         tree_name: &str,

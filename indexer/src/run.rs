@@ -130,13 +130,7 @@ fn run_source(
     if walked.candidates.is_empty() {
         return Err(nothing_to_index(source, &root, &walked.skipped));
     }
-    let layout = Layout::load(
-        source,
-        tree_name,
-        &walked.manifests,
-        walked.python_packages.clone(),
-        walked.candidates.iter().filter(|c| c.lang.family() == drsg_parsers::Family::Rust).map(|c| c.path.as_str()),
-    );
+    let layout = Layout::of_walk(source, tree_name, &walked);
     let manifest_errors = layout.manifest_errors.clone();
     phases.insert("walk", t0.elapsed().as_secs_f64());
     let mut memory_mb = BTreeMap::new();

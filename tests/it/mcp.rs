@@ -266,22 +266,8 @@ fn idle_connections_cannot_starve_the_server() {
     use std::io::{Read, Write};
     use std::time::{Duration, Instant};
 
-    let (_fx, _db, store) = indexed_store();
-    let server =
-        drsg_mcp::DrsgServer::new(drsg::serving::backend(store), drsg_mcp::ToolSet::Full, drsg_mcp::Limits::default());
-    let token = "t".repeat(32);
-    let options = drsg_mcp::http::HttpOptions {
-        token: Some(token.clone()),
-        allowed_hosts: Vec::new(),
-        max_body: drsg_mcp::http::DEFAULT_MAX_BODY,
-        session_idle: drsg_mcp::http::SESSION_IDLE,
-        session_init: drsg_mcp::http::SESSION_INIT,
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
-    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("bind");
-    let addr = listener.local_addr().expect("address");
-    let stop = tokio_util::sync::CancellationToken::new();
-    let serving = runtime.spawn(drsg_mcp::http::serve(listener, server, options, stop.clone()));
+    let (_fx, runtime, served) = http_server();
+    let Served { addr, token, stop, serving } = served;
 
     // 600 connections that never send a byte: more than the server keeps open at once.
     let idle: Vec<std::net::TcpStream> = (0..600).filter_map(|_| std::net::TcpStream::connect(addr).ok()).collect();
@@ -318,22 +304,8 @@ fn requests_whose_bodies_never_finish_cannot_starve_the_server() {
     use std::io::{Read, Write};
     use std::time::{Duration, Instant};
 
-    let (_fx, _db, store) = indexed_store();
-    let server =
-        drsg_mcp::DrsgServer::new(drsg::serving::backend(store), drsg_mcp::ToolSet::Full, drsg_mcp::Limits::default());
-    let token = "t".repeat(32);
-    let options = drsg_mcp::http::HttpOptions {
-        token: Some(token.clone()),
-        allowed_hosts: Vec::new(),
-        max_body: drsg_mcp::http::DEFAULT_MAX_BODY,
-        session_idle: drsg_mcp::http::SESSION_IDLE,
-        session_init: drsg_mcp::http::SESSION_INIT,
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
-    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("bind");
-    let addr = listener.local_addr().expect("address");
-    let stop = tokio_util::sync::CancellationToken::new();
-    let serving = runtime.spawn(drsg_mcp::http::serve(listener, server, options, stop.clone()));
+    let (_fx, runtime, served) = http_server();
+    let Served { addr, token, stop, serving } = served;
 
     // 520 authenticated requests whose bodies stop after 1 byte of 100, each waiting until the server
     // has read its headers: they count against the connection cap like idle connections.
@@ -375,6 +347,34 @@ fn an_error_sent_to_a_client_names_paths_relative_to_the_tree() {
     let root = fx.path().canonicalize().expect("root").to_string_lossy().into_owned();
     let name = root.rsplit('/').next().unwrap_or_default();
     assert!(!err.contains(&root) && err.contains("missing.py") && err.contains(name), "{err}");
+}
+
+/// An HTTP server of the test tree on a loopback port, with a bearer token.
+struct Served {
+    addr: std::net::SocketAddr,
+    token: String,
+    stop: tokio_util::sync::CancellationToken,
+    serving: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+fn http_server() -> (Fixture, tokio::runtime::Runtime, Served) {
+    let (fx, _db, store) = indexed_store();
+    let server =
+        drsg_mcp::DrsgServer::new(drsg::serving::backend(store), drsg_mcp::ToolSet::Full, drsg_mcp::Limits::default());
+    let token = "t".repeat(32);
+    let options = drsg_mcp::http::HttpOptions {
+        token: Some(token.clone()),
+        allowed_hosts: Vec::new(),
+        max_body: drsg_mcp::http::DEFAULT_MAX_BODY,
+        session_idle: drsg_mcp::http::SESSION_IDLE,
+        session_init: drsg_mcp::http::SESSION_INIT,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let stop = tokio_util::sync::CancellationToken::new();
+    let serving = runtime.spawn(drsg_mcp::http::serve(listener, server, options, stop.clone()));
+    (fx, runtime, Served { addr, token, stop, serving })
 }
 
 /// The test tree indexed into a database beside it, opened as a server shares it.

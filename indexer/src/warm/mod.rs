@@ -114,13 +114,7 @@ fn snapshot(
     known: Option<(&Table, &HashMap<String, String>)>,
 ) -> Snapshot {
     let walked = source.walk(registry, max_file_size);
-    let layout = Layout::load(
-        source,
-        tree_name,
-        &walked.manifests,
-        walked.python_packages.clone(),
-        walked.candidates.iter().filter(|c| c.lang.family() == drsg_parsers::Family::Rust).map(|c| c.path.as_str()),
-    );
+    let layout = Layout::of_walk(source, tree_name, &walked);
     let mut kept: HashMap<&str, &ParsedFile> = HashMap::new();
     if let Some((table, blobs)) = known {
         for file in &table.files {
