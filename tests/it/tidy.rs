@@ -97,3 +97,51 @@ fn no_source_file_is_over_800_lines() {
     }
     assert!(long.is_empty(), "source files over 800 lines: {long:?}");
 }
+
+/// `docs/commands.md` keeps up with the command line: a row for every subcommand, naming each of its
+/// own flags (long or short) but those every read verb shares.
+#[test]
+fn the_command_reference_names_every_command_and_flag() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/commands.md")).expect("docs/commands.md");
+    let help = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_drsg")).args(args).output().expect("drsg --help");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shared = ["--help", "--db", "--verbose", "--quiet", "--json", "--plane", "--budget", "--limit", "--offset"];
+    let top = help(&["--help"]);
+    let commands: Vec<&str> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() > 20, "{top}");
+    let mut missing = Vec::new();
+    for command in commands {
+        let Some(row) = doc.lines().find(|l| l.starts_with(&format!("| `drsg {command}"))) else {
+            missing.push(format!("{command}: no row"));
+            continue;
+        };
+        for line in help(&[command, "--help"]).lines().map(str::trim).filter(|l| l.starts_with('-')) {
+            let mut flags = line.split([',', ' ']).filter(|w| w.starts_with('-'));
+            let (first, second) = (flags.next().unwrap_or(""), flags.next());
+            let (short, long) = match second {
+                Some(long) => (Some(first), long),
+                None => (None, first),
+            };
+            let long = long.trim_end_matches(['.', ',', ';']);
+            if shared.contains(&long) {
+                continue;
+            }
+            let named = row.contains(long)
+                || short.is_some_and(|s| row.contains(&format!("{s} ")) || row.contains(&format!("[{s}]")));
+            if !named {
+                missing.push(format!("{command}: {long}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "docs/commands.md lacks: {missing:?}");
+}
