@@ -123,7 +123,32 @@ impl Layout {
     /// The layout of a walked tree: its manifests, Python packages and Rust files.
     pub fn of_walk(tree: &dyn TreeView, tree_name: &str, walked: &crate::walk::WalkOutcome) -> Layout {
         let rust = walked.candidates.iter().filter(|c| c.lang.family() == Family::Rust).map(|c| c.path.as_str());
-        Layout::load(tree, tree_name, &walked.manifests, walked.python_packages.clone(), rust)
+        let mut layout = Layout::load(tree, tree_name, &walked.manifests, walked.python_packages.clone(), rust);
+        let python = walked.candidates.iter().filter(|c| c.lang.family() == Family::Python).map(|c| c.path.as_str());
+        layout.add_namespace_packages(python);
+        layout
+    }
+
+    /// A directory of Python files without `__init__.py` inside a package is a namespace package of it
+    /// (PEP 420): `flask/sansio/app.py` is `flask.sansio.app`, not a top-level `app`. Directories
+    /// outside any package stay what they are (a `tests/` beside the package).
+    fn add_namespace_packages<'f>(&mut self, python_files: impl Iterator<Item = &'f str>) {
+        let mut dirs: Vec<&str> = Vec::new();
+        for path in python_files {
+            let mut dir = parent_dir(path);
+            while !dir.is_empty() {
+                dirs.push(dir);
+                dir = parent_dir(dir);
+            }
+        }
+        dirs.sort_unstable_by(|a, b| depth(a).cmp(&depth(b)).then(a.cmp(b)));
+        dirs.dedup();
+        for dir in dirs {
+            let parent = parent_dir(dir);
+            if !parent.is_empty() && !self.python_packages.contains(dir) && self.python_packages.contains(parent) {
+                self.python_packages.insert(dir.to_owned());
+            }
+        }
     }
 
     pub fn load<'f>(

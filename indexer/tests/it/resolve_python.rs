@@ -376,3 +376,41 @@ def run():
     );
     assert_has(&ix.edges_of(&["IMPORTS"]), &["IMPORTS gen#2 -> gen.api_pb2.Request#2 L1 []"]);
 }
+
+#[test]
+fn a_directory_without_init_inside_a_package_is_a_namespace_package_of_it() {
+    let ix = index(
+        r#"
+//- /src/web/__init__.py
+from .app import Web
+//- /src/web/sansio/scaffold.py
+class Scaffold:
+    def route(self, rule):
+        return rule
+//- /src/web/sansio/app.py
+from .scaffold import Scaffold
+
+
+class App(Scaffold):
+    pass
+//- /src/web/app.py
+from .sansio.app import App
+
+
+class Web(App):
+    def run(self):
+        return self.route("/")
+//- /tests/test_web.py
+from web import Web
+
+
+def test_route():
+    assert Web().run() == "/"
+"#,
+    );
+    assert_has(
+        &ix.keys(),
+        &["Class web.sansio.app.App", "Method web.sansio.scaffold.Scaffold.route", "Module test_web"],
+    );
+    assert_has(&ix.calls(), &["CALLS web.app.Web.run -> web.sansio.scaffold.Scaffold.route L6 [self]"]);
+}
