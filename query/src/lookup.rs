@@ -186,7 +186,79 @@ fn find_where(store: &Store, plane: &PlaneInfo, query: &str, asked: &str, keep: 
         }
         return Ok(Resolved::Not(Lookup::Ambiguous(candidates(store, plane, asked, matching)?)));
     }
+    if let Some(member) = inherited(store, plane, query, last, keep)? {
+        return Ok(Resolved::One(member));
+    }
     Ok(Resolved::Not(missing(store, plane, asked)?))
+}
+
+/// `Type.member` where the member is defined on a type `Type` extends (`Flask.route`, defined on a base
+/// class two modules away): the nearest base's member of that name.
+fn inherited(
+    store: &Store,
+    plane: &PlaneInfo,
+    query: &str,
+    member: &str,
+    keep: fn(&Node) -> bool,
+) -> Result<Option<Node>> {
+    let Some(owner) = query.strip_suffix(member).map(|q| q.trim_end_matches(['.', ':', '/'])).filter(|q| !q.is_empty())
+    else {
+        return Ok(None);
+    };
+    // The type, or each of several of that name (a test's `class Flask(flask.Flask)`): one answer only.
+    let owners: Vec<Node> = match find_where(store, plane, owner, owner, is_type)? {
+        Resolved::One(owner) => vec![owner],
+        Resolved::Not(Lookup::Ambiguous(c)) => {
+            let mut owners = Vec::new();
+            for candidate in c.candidates.items.iter().take(8) {
+                owners.extend(store.node_by_key(plane.id, &candidate.node.key)?);
+            }
+            owners
+        }
+        Resolved::Not(_) => return Ok(None),
+    };
+    let mut found: Vec<Node> = Vec::new();
+    for owner in owners {
+        if let Some(member) = inherited_from(store, owner.id, member, keep)?
+            && !found.iter().any(|f| f.id == member.id)
+        {
+            found.push(member);
+        }
+    }
+    Ok(if found.len() == 1 { found.pop() } else { None })
+}
+
+/// The member named `member` of the nearest base of type `owner` that has one.
+fn inherited_from(store: &Store, owner: i64, member: &str, keep: fn(&Node) -> bool) -> Result<Option<Node>> {
+    const MAX_BASES: usize = 64;
+    // Breadth first through the bases, so the nearest definition wins, as method resolution has it.
+    let mut frontier = vec![owner];
+    let mut seen: HashSet<i64> = HashSet::from([owner]);
+    while !frontier.is_empty() && seen.len() <= MAX_BASES {
+        let mut next = Vec::new();
+        for id in frontier {
+            for base in store.adjacent(id, drsg_planes::Direction::Out, &["EXTENDS"])? {
+                if !seen.insert(base.node) {
+                    continue;
+                }
+                let members: Vec<i64> = store
+                    .adjacent(base.node, drsg_planes::Direction::Out, &["HAS_METHOD", "CONTAINS"])?
+                    .into_iter()
+                    .map(|a| a.node)
+                    .collect();
+                if let Some(found) = store.nodes_by_ids(&members)?.into_iter().find(|n| n.name == member && keep(n)) {
+                    return Ok(Some(found));
+                }
+                next.push(base.node);
+            }
+        }
+        frontier = next;
+    }
+    Ok(None)
+}
+
+fn is_type(node: &Node) -> bool {
+    matches!(node.label(), "Class" | "Struct" | "Interface" | "Trait" | "Enum")
 }
 
 /// For a verb that walks calls (`trace`, `impact`), the callable a query names when it matched a module

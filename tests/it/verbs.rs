@@ -952,3 +952,44 @@ fn answers_say_when_head_has_moved_past_the_plane() {
         "{text}"
     );
 }
+
+#[test]
+fn a_member_asked_through_a_subclass_is_found_on_its_nearest_base() {
+    let w = World::new(
+        r#"
+//- commit: bases
+//- /web/__init__.py
+//- /web/base.py
+class Scaffold:
+    def route(self, rule):
+        return rule
+
+    def other(self):
+        return 1
+//- /web/app.py
+from web.base import Scaffold
+
+
+class App(Scaffold):
+    def other(self):
+        return 2
+
+
+class Web(App):
+    pass
+//- /tests/test_web.py
+from web.app import Web
+
+
+class Web(Web):
+    pass
+"#,
+    );
+    let (route, found) = check_context(&w, "Web.route", None);
+    assert!(found && route.starts_with("web.base.Scaffold.route  Method  web/base.py:2"), "{route}");
+    // The nearest base's definition wins.
+    let (other, found) = check_context(&w, "web.app.Web.other", None);
+    assert!(found && other.starts_with("web.app.App.other  Method"), "{other}");
+    let (none, found) = check_context(&w, "Web.nothing", None);
+    assert!(!found && none.starts_with("no symbol `Web.nothing`"), "{none}");
+}
