@@ -60,10 +60,16 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<i32> {
         }
         None => {
             let temp = TempDb::create()?;
-            let mut store = crate::open_for_write(&temp.db())?;
-            let plane = index_head(&mut store, &registry, &root, args.head.as_deref())?;
-            report_on(&store, &root, &revisions, args, Some(plane))?
-            // `temp` is removed here, after the store is closed.
+            let reported = (|| {
+                let mut store = crate::open_for_write(&temp.db())?;
+                let plane = index_head(&mut store, &registry, &root, args.head.as_deref())?;
+                report_on(&store, &root, &revisions, args, Some(plane))
+            })();
+            if reported.is_err() {
+                await_interruption();
+            }
+            reported?
+            // `temp` is removed here.
         }
     };
     let text = if args.json {
@@ -139,6 +145,19 @@ fn index_head(
     Ok(plane)
 }
 
+/// Set when Ctrl-C or SIGTERM came: the work failing under the removed database then waits for the
+/// signal thread to end the process with 130, rather than report its own error.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Waits for the end the signal thread brings when an interruption is under way; returns otherwise.
+fn await_interruption() {
+    if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
 /// A database directory under the system's temporary directory, removed on drop and when the
 /// process is interrupted (Ctrl-C, SIGTERM).
 struct TempDb {
@@ -149,16 +168,31 @@ impl TempDb {
     fn create() -> anyhow::Result<TempDb> {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         let dir = std::env::temp_dir().join(format!("drsg-report-{}-{nanos}", std::process::id()));
-        std::fs::create_dir(&dir)
-            .with_context(|| format!("cannot create a temporary database at {}", dir.display()))?;
         let removed = dir.clone();
-        // The signal thread removes the directory and ends the process; a normal end drops `TempDb`.
+        // The signal thread removes the directory and ends the process; a normal end drops `TempDb`. Its
+        // handlers are in place before the directory exists, so no signal can leave it behind.
+        let (ready, listening) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            crate::block_on(crate::serving::wait_for_signal());
-            let _ = std::fs::remove_dir_all(&removed);
+            crate::block_on(async move {
+                let interrupted = interruption();
+                let _ = ready.send(());
+                interrupted.await;
+            });
+            INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+            // The index may still be writing in it: remove it until it stays gone, then end.
+            for _ in 0..50 {
+                let _ = std::fs::remove_dir_all(&removed);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                if !removed.exists() {
+                    break;
+                }
+            }
             eprintln!("drsg report: interrupted; the temporary database is removed");
             std::process::exit(130);
         });
+        listening.recv().context("the signal thread of the report did not start")?;
+        std::fs::create_dir(&dir)
+            .with_context(|| format!("cannot create a temporary database at {}", dir.display()))?;
         Ok(TempDb { dir })
     }
 
@@ -170,5 +204,32 @@ impl TempDb {
 impl Drop for TempDb {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A future that ends on Ctrl-C or SIGTERM, its handlers registered when it is made (not when first polled).
+fn interruption() -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let term = signal(SignalKind::terminate());
+        let int = signal(SignalKind::interrupt());
+        async move {
+            match (term, int) {
+                (Ok(mut term), Ok(mut int)) => {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = int.recv() => {}
+                    }
+                }
+                _ => std::future::pending::<()>().await,
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }

@@ -752,3 +752,39 @@ export function unused(: number {
     }
     assert!(!risks.iter().any(|r| r.ends_with("shop::prices::rate")), "rate is tested: {risks:?}");
 }
+
+#[test]
+fn an_interrupted_report_removes_its_temporary_database() {
+    let fx = Fixture::inline(PYTHON);
+    // Enough files that the index of the head is still running when the signal comes.
+    for i in 0..400 {
+        let body: String = (0..40).map(|j| format!("def f_{i}_{j}(x):\n    return x + {j}\n\n\n")).collect();
+        fx.write(&format!("gen/m{i}.py"), &body);
+    }
+    fx.commit_all("many files");
+    fx.apply_inline(PYTHON_CHANGE);
+    let tmp = fx.outside().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_drsg"))
+        .args(["report", "--base", "HEAD~1", "-q"])
+        .current_dir(fx.path())
+        .env_remove("DRSG_DB")
+        .env("TMPDIR", &tmp)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the temporary database, then interrupt.
+    let started = std::time::Instant::now();
+    while std::fs::read_dir(&tmp).unwrap().count() == 0 && started.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 1, "the report made its database");
+    let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    // Interrupted (130), or finished just before the signal arrived (0); never killed by the signal
+    // with its database left behind.
+    assert!(matches!(status.code(), Some(130 | 0)), "interrupted (or just done), never killed: {status:?}");
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "the temporary database is removed");
+    assert_eq!(fx.git(&["status", "--porcelain"]), "");
+}
