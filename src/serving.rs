@@ -213,7 +213,7 @@ pub fn serve(db: &Path, options: ServeOptions) -> anyhow::Result<()> {
     served.context("the server failed")
 }
 
-pub(crate) async fn wait_for_signal() {
+async fn wait_for_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
