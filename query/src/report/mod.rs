@@ -628,16 +628,22 @@ fn risks(
                 parent.rsplit(['.', ':', '<', ' ']).next().unwrap_or(parent).to_owned()
             });
             let listed = s.store.unresolved_sites_of(plane.id, &[name], REFERENCE_TYPES, REMOVED_SITES, 0)?;
-            let through_owner = |e: &&drsg_planes::Edge| match &owner {
-                None => true,
-                Some(owner) => e.props.get("ref").and_then(|v| v.as_str()).is_some_and(|text| {
-                    text.contains(&format!("{owner}.{name}")) || text.contains(&format!("{owner}::{name}"))
-                }),
+            // A Rust function is never called as a method (`path.strip_prefix(…)` is another's).
+            let rust_function = owner.is_none() && c.old_file.as_deref().unwrap_or(&c.file).ends_with(".rs");
+            let through_owner = |e: &&drsg_planes::Edge| {
+                let text = e.props.get("ref").and_then(|v| v.as_str()).unwrap_or("");
+                match &owner {
+                    None if rust_function => !text.contains(&format!(".{name}")),
+                    None => true,
+                    Some(owner) => {
+                        text.contains(&format!("{owner}.{name}")) || text.contains(&format!("{owner}::{name}"))
+                    }
+                }
             };
             let named: Vec<&drsg_planes::Edge> = listed.iter().filter(through_owner).collect();
             let sites = match &owner {
-                None => s.store.unresolved_sites_named(plane.id, name, REFERENCE_TYPES)?,
-                Some(_) => named.len() as u64,
+                None if !rust_function => s.store.unresolved_sites_named(plane.id, name, REFERENCE_TYPES)?,
+                _ => named.len() as u64,
             };
             if sites > 0 {
                 let holder = match named.first() {
