@@ -788,3 +788,18 @@ fn an_interrupted_report_removes_its_temporary_database() {
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0, "the temporary database is removed");
     assert_eq!(fx.git(&["status", "--porcelain"]), "");
 }
+
+#[test]
+fn many_risks_are_listed_up_to_a_bound_and_counted_by_kind() {
+    let fx = Fixture::inline("//- /pkg/__init__.py\n//- /pkg/a.py\ndef a():\n    return 1\n");
+    let added: String = (0..40).map(|i| format!("\n\ndef added_{i}():\n    return {i}\n")).collect();
+    fx.write("pkg/a.py", &format!("def a():\n    return 1\n{added}"));
+    fx.commit_all("forty untested functions");
+    let tmp = fx.outside().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = report(fx.path(), &tmp, &["--base", "HEAD~1"]);
+    let md = text(&out.stdout);
+    assert_eq!(md.lines().filter(|l| l.starts_with("- **untested-public-change**")).count(), 25, "{md}");
+    assert!(md.contains("- … and 15 more (15 untested-public-change): the JSON form lists them"), "{md}");
+    assert_eq!(json_report(&fx, &["--base", "HEAD~1"])["risks"].as_array().map(Vec::len), Some(40));
+}

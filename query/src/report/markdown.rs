@@ -9,6 +9,8 @@ use crate::render::Text;
 use crate::{Answer, short_sha};
 
 const GRAPH_NODES: usize = 30;
+/// Risks listed one a line, the most serious first; the rest are counted by kind.
+const RISK_LINES: usize = 25;
 /// Changed definitions in the table; the JSON form lists up to its own cap.
 const TABLE_ROWS: usize = 200;
 
@@ -47,7 +49,7 @@ impl Answer for ReportOutput {
         if !self.risks.is_empty() {
             t.line(format_args!("### Risks"));
             t.line(format_args!(""));
-            for risk in &self.risks {
+            for risk in self.risks.iter().take(RISK_LINES) {
                 let what = match (&risk.key, &risk.file) {
                     (Some(key), Some(file)) => format!("`{key}` ({file})"),
                     (Some(key), None) => format!("`{key}`"),
@@ -57,6 +59,18 @@ impl Answer for ReportOutput {
                 if !t.line(format_args!("- **{}** {what}: {}", risk.kind, risk.detail)) {
                     return;
                 }
+            }
+            if self.risks.len() > RISK_LINES {
+                let mut rest: BTreeMap<&str, usize> = BTreeMap::new();
+                for risk in &self.risks[RISK_LINES..] {
+                    *rest.entry(risk.kind).or_default() += 1;
+                }
+                let kinds: Vec<String> = rest.iter().map(|(kind, n)| format!("{n} {kind}")).collect();
+                t.line(format_args!(
+                    "- … and {} more ({}): the JSON form lists them",
+                    self.risks.len() - RISK_LINES,
+                    kinds.join(", ")
+                ));
             }
             t.line(format_args!(""));
         }
