@@ -112,7 +112,8 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
         /// Exit 3 when the report holds a risk of these kinds (comma-separated):
-        /// removed-referenced, public-change, untested-public-change, untested-change, unparsed.
+        /// removed-referenced, public-change, untested-public-change, untested-change, unparsed,
+        /// co-change.
         #[arg(long, value_delimiter = ',', value_name = "KINDS")]
         fail_on: Vec<String>,
     },

@@ -14,7 +14,7 @@ pub const EXIT_RISK: i32 = 3;
 
 /// Risk kinds `--fail-on` takes (those a report can hold).
 pub const RISK_KINDS: &[&str] =
-    &["removed-referenced", "public-change", "untested-public-change", "untested-change", "unparsed"];
+    &["removed-referenced", "public-change", "untested-public-change", "untested-change", "unparsed", "co-change"];
 
 /// Budget of the Markdown form: a pull-request comment holds 65,536 characters.
 const MARKDOWN_BUDGET: usize = 60_000;

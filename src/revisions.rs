@@ -120,6 +120,23 @@ impl Revisions for GitRevisions<'_> {
         open(root).is_ok_and(|(repo, _)| repo.is_shallow())
     }
 
+    fn commit_files(&self, root: &Path, tip: &str, limit: usize) -> Result<Vec<Vec<String>>, RevisionError> {
+        let (repo, prefix) = open(root)?;
+        let below = |path: String| -> Option<String> {
+            if prefix.is_empty() {
+                return Some(path);
+            }
+            path.strip_prefix(prefix.as_str()).and_then(|rest| rest.strip_prefix('/')).map(str::to_owned)
+        };
+        let mut out = Vec::new();
+        for commit in repo.commits(&[tip.to_owned()], Some(limit)).map_err(read_error)? {
+            if let Some(paths) = repo.commit_paths(&commit.sha).map_err(read_error)? {
+                out.push(paths.into_iter().filter_map(below).collect());
+            }
+        }
+        Ok(out)
+    }
+
     fn changed_files(&self, root: &Path, base: &str, head: &str) -> Result<Vec<FileChange>, RevisionError> {
         let (repo, prefix) = open(root)?;
         // Paths in the tree, relative to it; `None` outside it.

@@ -200,6 +200,28 @@ impl Repo {
         dirs
     }
 
+    /// The files a commit changed against its first parent, without rename detection (cheap: no blob is
+    /// read); `None` for a root commit.
+    pub fn commit_paths(&self, sha: &str) -> Result<Option<Vec<String>>, GitError> {
+        let commit = self.repo.find_commit(self.object_id(sha)?).map_err(|e| self.read_error(e))?;
+        let Some(parent) = commit.parent_ids().next() else { return Ok(None) };
+        let parent = self.repo.find_commit(parent.detach()).map_err(|e| self.read_error(e))?;
+        let (old, new) =
+            (parent.tree().map_err(|e| self.read_error(e))?, commit.tree().map_err(|e| self.read_error(e))?);
+        let changes = self
+            .repo
+            .diff_tree_to_tree(&old, &new, gix::diff::Options::default().with_rewrites(None))
+            .map_err(|e| self.read_error(e))?;
+        let mut out: Vec<String> = changes
+            .into_iter()
+            .filter(|c| !c.entry_mode().is_tree())
+            .map(|c| c.location().to_str_lossy().into_owned())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        Ok(Some(out))
+    }
+
     /// The files (blobs and links, not directories) that differ between two commits, with renames.
     pub fn changed_paths(&self, from: &str, to: &str) -> Result<Vec<PathChange>, GitError> {
         let tree_of = |sha: &str| -> Result<gix::Tree<'_>, GitError> {

@@ -64,6 +64,10 @@ pub trait Revisions: Sync {
     /// Whether the repository's history is cut (a shallow clone), so older revisions may be missing.
     fn shallow(&self, root: &Path) -> bool;
 
+    /// The files below the tree each of the newest `limit` commits reachable from `tip` changed (paths
+    /// relative to the tree), newest first; root commits are left out.
+    fn commit_files(&self, root: &Path, tip: &str, limit: usize) -> Result<Vec<Vec<String>>, RevisionError>;
+
     /// The files below the tree that differ between commits `base` and `head`, with git's renames,
     /// by their paths relative to the tree.
     fn changed_files(&self, root: &Path, base: &str, head: &str) -> Result<Vec<FileChange>, RevisionError>;

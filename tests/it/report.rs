@@ -803,3 +803,33 @@ fn many_risks_are_listed_up_to_a_bound_and_counted_by_kind() {
     assert!(md.contains("- … and 15 more (15 untested-public-change): the JSON form lists them"), "{md}");
     assert_eq!(json_report(&fx, &["--base", "HEAD~1"])["risks"].as_array().map(Vec::len), Some(40));
 }
+
+#[test]
+fn a_file_that_always_changed_with_a_touched_one_and_did_not_is_a_co_change_risk() {
+    let fx = Fixture::inline(
+        "//- /db/schema.sql\ncreate table a (x int);\n//- /web/migrations.ts\nexport const m = 0;\n//- /web/other.ts\nexport const o = 0;\n",
+    );
+    for i in 1..=6 {
+        fx.write("db/schema.sql", &format!("create table a (x int, y{i} int);\n"));
+        fx.write("web/migrations.ts", &format!("export const m = {i};\n"));
+        if i == 3 {
+            fx.write("web/other.ts", "export const o = 3;\n");
+        }
+        fx.commit_all(&format!("schema {i}"));
+    }
+    fx.write("db/schema.sql", "create table a (x int, z int);\n");
+    fx.commit_all("schema alone");
+    let r = json_report(&fx, &["--base", "HEAD~1"]);
+    let co: Vec<String> = r["risks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["kind"] == "co-change")
+        .map(|k| format!("{} {}", k["file"].as_str().unwrap(), k["detail"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        co,
+        ["db/schema.sql changed without `web/migrations.ts`, which changed with it in 6 of its 6 commits"],
+        "{r:#}"
+    );
+}

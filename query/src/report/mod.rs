@@ -140,7 +140,8 @@ pub struct TestRef {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Risk {
-    /// `public-change`, `untested-public-change`, `untested-change`, `removed-referenced`, `unparsed`.
+    /// `public-change`, `untested-public-change`, `untested-change`, `removed-referenced`, `unparsed`,
+    /// `co-change`.
     pub kind: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
@@ -308,7 +309,9 @@ pub fn report(s: &Session<'_>, revisions: &dyn Revisions, p: &ReportParams) -> R
     }
 
     let tests_to_run = runner.group(changed.iter().map(|(c, _)| c));
-    let risks = risks(s, &plane, &changed, &reachers, &unparsed)?;
+    let mut risks = risks(s, &plane, &changed, &reachers, &unparsed)?;
+    risks.extend(co_changes(revisions, root, &base.sha, &changes, new_files.as_ref()));
+    risks.sort_by_key(|r| risk_rank(r.kind));
     let whole_suite = tests_to_run.is_empty() && !notes.is_empty() && !changed.is_empty();
     let changed_more = changed.len().saturating_sub(MAX_CHANGED);
     let changed: Vec<Changed> = changed.into_iter().take(MAX_CHANGED).map(|(c, _)| c).collect();
@@ -678,12 +681,65 @@ fn risks(
     Ok(out)
 }
 
+/// Commits of the base's history read for co-changes.
+const CO_CHANGE_COMMITS: usize = 1_000;
+/// A commit touching more files than this (a reformat, a vendored import) says nothing of which files
+/// go together.
+const CO_CHANGE_MAX_FILES: usize = 40;
+/// A file changed in fewer commits than this has no habit to break.
+const CO_CHANGE_MIN_COMMITS: usize = 5;
+/// Co-change risks listed.
+const CO_CHANGE_RISKS: usize = 10;
+
+/// Files that the base's history shows changing with a touched file in at least four of five of its
+/// commits, missing from this change: `schema.sql` changed without `migrations.ts`, which changed with
+/// it in 9 of its 11 commits.
+fn co_changes(
+    revisions: &dyn Revisions,
+    root: &std::path::Path,
+    base: &str,
+    changes: &[crate::revisions::FileChange],
+    head_files: &dyn SourceFiles,
+) -> Vec<Risk> {
+    let touched: BTreeSet<&str> = changes.iter().flat_map(|c| [c.old.as_deref(), c.new.as_deref()]).flatten().collect();
+    let Ok(history) = revisions.commit_files(root, base, CO_CHANGE_COMMITS) else { return Vec::new() };
+    let mut alone: HashMap<&str, usize> = HashMap::new();
+    let mut together: HashMap<(&str, &str), usize> = HashMap::new();
+    for files in history.iter().filter(|f| f.len() <= CO_CHANGE_MAX_FILES) {
+        for f in files.iter().map(String::as_str).filter(|f| touched.contains(f)) {
+            *alone.entry(f).or_default() += 1;
+            for g in files.iter().map(String::as_str).filter(|g| !touched.contains(g)) {
+                *together.entry((f, g)).or_default() += 1;
+            }
+        }
+    }
+    let mut found: Vec<(&str, &str, usize, usize)> = together
+        .into_iter()
+        .filter_map(|((f, g), n)| {
+            let m = alone[f];
+            (m >= CO_CHANGE_MIN_COMMITS && n * 5 >= m * 4).then_some((f, g, n, m))
+        })
+        .filter(|(_, g, _, _)| head_files.read(root, g).is_ok())
+        .collect();
+    found.sort_by(|a, b| (b.2 * a.3).cmp(&(a.2 * b.3)).then(b.2.cmp(&a.2)).then(a.0.cmp(b.0)).then(a.1.cmp(b.1)));
+    found
+        .into_iter()
+        .take(CO_CHANGE_RISKS)
+        .map(|(f, g, n, m)| Risk {
+            kind: "co-change",
+            key: None,
+            file: Some(f.to_owned()),
+            detail: format!("changed without `{g}`, which changed with it in {n} of its {m} commits"),
+        })
+        .collect()
+}
+
 fn risk_rank(kind: &str) -> u8 {
     match kind {
         "removed-referenced" => 0,
         "public-change" => 1,
         "untested-public-change" => 2,
-        "unparsed" => 3,
+        "unparsed" | "co-change" => 3,
         _ => 4,
     }
 }
