@@ -15,12 +15,8 @@ cargo build -q --release -p drsg-benches
 bin=${CARGO_TARGET_DIR:-$PWD/target}/release
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 repo=$tmp/django
-cp -r "$corpora/python/django" "$repo"
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@drsg.invalid GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@drsg.invalid
-git -C "$repo" init -q -b main
-git -C "$repo" add -A
-git -C "$repo" commit -q -m base
-git -C "$repo" tag base
+source benches/django_repo.sh
+django_repo "$corpora" "$repo"
 mapfile -t files < <(git -C "$repo" ls-files 'django/*.py' | head -100)
 for n in 1 10 100; do
   git -C "$repo" checkout -q -B "touch$n" base

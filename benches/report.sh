@@ -17,11 +17,8 @@ cargo build -q --release --bin drsg
 drsg=${CARGO_TARGET_DIR:-$PWD/target}/release/drsg
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 repo=$tmp/django
-cp -r "$corpora/python/django" "$repo"
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@drsg.invalid GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@drsg.invalid
-git -C "$repo" init -q -b main
-git -C "$repo" add -A
-git -C "$repo" commit -q -m base
+source benches/django_repo.sh
+django_repo "$corpora" "$repo"
 mapfile -t files < <(git -C "$repo" ls-files 'django/db/*.py' 'django/http/*.py' | head -10)
 for f in "${files[@]}"; do
   # The first `def` line's body gains a statement, and a function is added at the end.

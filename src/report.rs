@@ -49,10 +49,12 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<i32> {
     let registry = drsg_plugins::builtin();
     let revisions = GitRevisions { registry: &registry };
     // Both revisions are checked before the head is indexed.
-    drsg_query::resolve_base(&revisions, &root, &args.base)?;
-    if let Some(head) = &args.head {
-        drsg_query::Revisions::resolve(&revisions, &root, head).map_err(|e| anyhow::anyhow!("--head: {e}"))?;
-    }
+    let resolve = |spec: &str| drsg_query::Revisions::resolve(&revisions, &root, spec);
+    resolve(&args.base).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let head = match &args.head {
+        Some(spec) => Some(resolve(spec).map_err(|e| anyhow::anyhow!("--head: {e}"))?.sha),
+        None => None,
+    };
     let report = match &args.db {
         Some(db) => {
             let store = crate::open_for_read(db)?;
@@ -62,7 +64,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<i32> {
             let temp = TempDb::create()?;
             let reported = (|| {
                 let mut store = crate::open_for_write(&temp.db())?;
-                let plane = index_head(&mut store, &registry, &root, args.head.as_deref())?;
+                let plane = index_head(&mut store, &registry, &root, head.as_deref())?;
                 report_on(&store, &root, &revisions, args, Some(plane))
             })();
             if reported.is_err() {
@@ -132,12 +134,10 @@ fn index_head(
     let plane = report.plane.clone();
     if let Some(head) = head {
         let synced = store.plane(&plane)?.and_then(|p| p.meta.synced_commit);
-        let repo = drsg_indexer::Repo::discover(root).context("the checkout went away")?;
-        let wanted = repo.resolve(head).map_err(|e| anyhow::anyhow!("--head: {e}"))?;
-        if synced.as_deref() != Some(wanted.as_str()) {
+        if synced.as_deref() != Some(head) {
             let cache = drsg_indexer::FactsCache::default();
             let bar = crate::Bar::new();
-            drsg_indexer::fold(store, registry, &plane, Some(&wanted), &options, &cache, &bar)
+            drsg_indexer::fold(store, registry, &plane, Some(head), &options, &cache, &bar)
                 .with_context(|| format!("moving the temporary plane to --head {head} failed"))?;
             bar.finish();
         }

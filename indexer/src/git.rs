@@ -426,10 +426,7 @@ impl Repo {
     }
 
     pub fn tracks(&self, commit: &str, prefix: &str) -> bool {
-        if prefix.trim_matches('/').is_empty() {
-            return true;
-        }
-        self.subtree(commit, prefix).ok().flatten().is_some()
+        self.tracks_checked(commit, prefix).unwrap_or(false)
     }
 
     /// The bytes of a blob.

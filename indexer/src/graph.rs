@@ -435,14 +435,13 @@ impl<S: Sink> Builder<'_, S> {
         let Some(def) = sym.def else { return };
         let defining = &self.t.files[sym.file as usize].facts;
         let Some(body) = defining.macro_calls.iter().find(|m| m.def == def) else { return };
-        let own_crate = self.r.crate_of(fi).map(str::to_owned);
-        let their_crate = self.r.crate_of(sym.file).map(str::to_owned);
+        let (own_crate, their_crate) = (self.r.crate_of(fi), self.r.crate_of(sym.file));
         let name = format!("{}!", sym.name);
         for call in &body.calls {
             let mut path = call.path.clone();
             if path.first().is_some_and(|head| head == "$crate") {
-                path[0] = match (&own_crate, &their_crate) {
-                    (Some(own), Some(theirs)) if own != theirs => theirs.clone(),
+                path[0] = match (own_crate, their_crate) {
+                    (Some(own), Some(theirs)) if own != theirs => theirs.to_owned(),
                     _ => "crate".to_owned(),
                 };
             }

@@ -47,7 +47,7 @@ pub use plane::{choose_plane, freshness};
 pub use planes::{PlanesOutput, planes};
 pub use recall::{RecallOutput, RecallParams, Recalled, recall};
 pub use render::{DEFAULT_BUDGET, Group, MAX_PAGE, NodeLine, Page, Surface, Text};
-pub use report::{ChangeKind, ReportOutput, ReportParams, report, resolve_base};
+pub use report::{ChangeKind, ReportOutput, ReportParams, report};
 pub use revisions::{Declared, DirEntry, FileChange, Outline, OutlineDef, Revision, RevisionError, Revisions};
 pub use schema::{SchemaOutput, SchemaParams, schema};
 pub use search::{SearchOutput, SearchParams, search};

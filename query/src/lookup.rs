@@ -313,10 +313,10 @@ pub fn module_functions(store: &Store, module: &Node, cap: usize) -> Result<(Vec
     }
     let mut out = Vec::new();
     for node in store.nodes_by_ids(&ids)? {
-        match node.label() {
-            "Function" | "Method" => out.push(node),
-            "Class" | "Struct" | "Enum" | "Trait" | "Interface" => types.push(node.id),
-            _ => {}
+        if is_callable(&node) {
+            out.push(node);
+        } else if is_type(&node) {
+            types.push(node.id);
         }
     }
     let mut methods = Vec::new();

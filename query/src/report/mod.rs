@@ -157,7 +157,7 @@ pub fn report(s: &Session<'_>, revisions: &dyn Revisions, p: &ReportParams) -> R
     }
     let plane = s.plane(p.plane.as_deref())?;
     let root = tree_root(&plane)?;
-    let base_tip = resolve_base(revisions, root, &p.base)?;
+    let base_tip = revisions.resolve(root, &p.base).map_err(revision_error)?;
     let synced = plane.meta.synced_commit.clone().ok_or_else(|| {
         Error::InvalidArgument(format!(
             "plane {} was indexed from a directory, not a commit, so it cannot be the head of a report",
@@ -331,16 +331,6 @@ pub fn report(s: &Session<'_>, revisions: &dyn Revisions, p: &ReportParams) -> R
         incomplete: notes,
         risks,
         unparsed: unparsed.into_iter().collect(),
-    })
-}
-
-/// The base revision, or an error that says how to fetch it when the clone is shallow.
-pub fn resolve_base(revisions: &dyn Revisions, root: &std::path::Path, spec: &str) -> Result<Revision> {
-    revisions.resolve(root, spec).map_err(|err| match err {
-        unknown @ crate::revisions::RevisionError::Unknown(_) if revisions.shallow(root) => {
-            Error::InvalidArgument(format!("{unknown}.{}", shallow_hint(revisions, root)))
-        }
-        other => revision_error(other),
     })
 }
 
