@@ -218,6 +218,9 @@ pub fn render_index_summary(report: &drsg_indexer::RunReport, db: &Path) -> Stri
     if let Some(err) = &report.history_error {
         let _ = writeln!(out, "  history: not recorded: {err}");
     }
+    if let Some(ops) = &report.ops {
+        let _ = writeln!(out, "  deployments: {}", ops_line(ops));
+    }
     let synced = match &report.synced_commit {
         Some(sha) => {
             format!("commit {} (the committed tree; uncommitted edits are not indexed)", drsg_query::short_sha(sha))
@@ -264,7 +267,24 @@ pub fn render_fold(report: &drsg_indexer::FoldReport) -> String {
     if let Some(err) = &report.history_error {
         line.push_str(&format!("warning: the history plane was not refreshed: {err}\n"));
     }
+    if let Some(ops) = &report.ops
+        && ops.issues > 0
+    {
+        line.push_str(&format!("  deployments: {}\n", ops_line(ops)));
+    }
     line
+}
+
+/// What an `_ops` plane holds, in one line.
+fn ops_line(ops: &drsg_indexer::OpsSummary) -> String {
+    let issues = match ops.issues {
+        0 => String::new(),
+        n => format!(" · {n} parts not read (`drsg deployed` lists them)"),
+    };
+    format!(
+        "{} manifests: {} workloads, {} images, {} Dockerfiles{issues} · plane {}",
+        ops.files, ops.workloads, ops.images, ops.dockerfiles, ops.plane
+    )
 }
 
 /// A line per manifest that could not be read, saying what its package's keys fall back to.

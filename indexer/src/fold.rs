@@ -94,6 +94,8 @@ pub struct FoldReport {
     pub phases: BTreeMap<&'static str, f64>,
     /// Why the `_git` plane could not be refreshed (the code plane is folded all the same).
     pub history_error: Option<String>,
+    /// The `_ops` plane as written for the commit folded to (`None` when the tree holds no manifest).
+    pub ops: Option<crate::OpsSummary>,
     /// Source files of the commit that were not read, by reason (`unreadable`: a blob that cannot be
     /// read, `too large`, `binary`, …), as `index` counts them.
     pub skipped: BTreeMap<&'static str, u64>,
@@ -178,6 +180,7 @@ pub fn fold(
         millis: 0,
         phases: BTreeMap::new(),
         history_error: None,
+        ops: None,
         skipped: BTreeMap::new(),
         skipped_files: Vec::new(),
         manifest_errors: Vec::new(),
@@ -295,6 +298,13 @@ pub fn fold(
         report.history_error = Some(err.to_string());
     }
     report.phases.insert("history", t0.elapsed().as_secs_f64());
+    // The `_ops` plane is small and a function of the tree: written whole from the new commit's manifests.
+    let t0 = Instant::now();
+    if let Source::Commit(tree) = &source {
+        let facts = crate::ops::collect(&source, &tree.ops_files());
+        report.ops = crate::ops::write(&facts, store, plane_name, Some(&target), &root)?;
+    }
+    report.phases.insert("ops", t0.elapsed().as_secs_f64());
     report.millis = started.elapsed().as_millis() as u64;
     Ok(report)
 }

@@ -219,6 +219,47 @@ pub fn rebases(reflog: &[ReflogEntry]) -> Vec<Rebase> {
     out
 }
 
+/// Each commit's first-parent generation: first-parent steps down to the oldest commit recorded (0 there,
+/// and at a commit whose first parent the plane does not hold). Along HEAD's first-parent line, HEAD's
+/// generation less a commit's is how many commits it is behind HEAD, with no walk at query time.
+fn first_parent_generations(commits: &[CommitInfo]) -> HashMap<&str, u64> {
+    let first: HashMap<&str, Option<&str>> =
+        commits.iter().map(|c| (c.sha.as_str(), c.parents.first().map(String::as_str))).collect();
+    let mut out: HashMap<&str, u64> = HashMap::with_capacity(commits.len());
+    for c in commits {
+        // Walk down to a commit whose generation is known (or the bottom), then number the way back up.
+        let mut path = Vec::new();
+        let mut at = Some(c.sha.as_str());
+        let mut base = None;
+        while let Some(sha) = at {
+            if let Some(&g) = out.get(sha) {
+                base = Some(g);
+                break;
+            }
+            path.push(sha);
+            at = first.get(sha).copied().flatten().filter(|p| first.contains_key(p));
+        }
+        for (generation, sha) in (base.map_or(0, |g| g + 1)..).zip(path.into_iter().rev()) {
+            out.insert(sha, generation);
+        }
+    }
+    out
+}
+
+/// The commits on HEAD's first-parent line.
+fn first_parent_line<'a>(commits: &'a [CommitInfo], head: Option<&str>) -> HashSet<&'a str> {
+    let by_sha: HashMap<&str, &CommitInfo> = commits.iter().map(|c| (c.sha.as_str(), c)).collect();
+    let mut out = HashSet::default();
+    let mut at = head.and_then(|h| by_sha.get(h));
+    while let Some(c) = at {
+        if !out.insert(c.sha.as_str()) {
+            break;
+        }
+        at = c.parents.first().and_then(|p| by_sha.get(p.as_str()));
+    }
+    out
+}
+
 /// The nodes and edges of a `_git` plane.
 pub fn git_plane(
     head: &Head,
@@ -231,6 +272,8 @@ pub fn git_plane(
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut sorted: Vec<&CommitInfo> = commits.iter().collect();
     sorted.sort_by(|a, b| a.sha.cmp(&b.sha));
+    let generations = first_parent_generations(commits);
+    let mainline = first_parent_line(commits, head.commit.as_deref());
     for c in &sorted {
         let mut labels = vec!["Commit".to_owned()];
         if c.parents.len() > 1 {
@@ -244,6 +287,8 @@ pub fn git_plane(
             "committed_at": c.committed_at,
             "date": iso_date(c.committed_at),
             "reachable": reachable.contains(&c.sha),
+            "generation": generations.get(c.sha.as_str()),
+            "mainline": mainline.contains(c.sha.as_str()),
         }));
         index.insert(c.sha.clone(), nodes.len());
         nodes.push(

@@ -14,6 +14,7 @@ mod git;
 mod graph;
 pub mod history;
 mod layout;
+pub mod ops;
 mod pipeline;
 mod resolve;
 mod run;
@@ -30,6 +31,7 @@ pub use git::{
     ReflogEntry, Repo, TreeEntry, checkout,
 };
 pub use graph::{Accounting, reason_category};
+pub use ops::OpsSummary;
 pub use pipeline::options::{IndexOptions, Progress, Silent};
 pub use pipeline::parse::{is_test_path, prepare_announced_dialects};
 pub use run::{RunReport, index_tree};

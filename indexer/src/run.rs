@@ -48,6 +48,8 @@ pub struct RunReport {
     pub history: Option<HistorySummary>,
     /// Why the `_git` plane could not be written (the code plane is written all the same).
     pub history_error: Option<String>,
+    /// The `_ops` plane written beside the code plane, for a tree with deployment manifests.
+    pub ops: Option<crate::OpsSummary>,
     /// Files whose facts came from the cache (same blob, same path) instead of a parse.
     pub files_reused: u64,
     /// Manifests that could not be read (`Cargo.toml`, `package.json`, `pyproject.toml`, tsconfig), with
@@ -126,8 +128,10 @@ fn run_source(
 
     progress.phase("walk", 0);
     let t0 = Instant::now();
-    let walked = source.walk(registry, options.max_file_size);
-    if walked.candidates.is_empty() {
+    let mut walked = source.walk(registry, options.max_file_size);
+    let ops_facts = crate::ops::collect(source, &std::mem::take(&mut walked.ops_files));
+    // A tree of manifests and no code still has deployments to answer for.
+    if walked.candidates.is_empty() && ops_facts.files.is_empty() {
         return Err(nothing_to_index(source, &root, &walked.skipped));
     }
     let layout = Layout::of_walk(source, tree_name, &walked);
@@ -262,6 +266,10 @@ fn run_source(
         }
         phases.insert("history", t0.elapsed().as_secs_f64());
     }
+    let t0 = Instant::now();
+    let root_text = root.to_string_lossy();
+    let ops = crate::ops::write(&ops_facts, store, &plane, synced_commit.as_deref(), &root_text)?;
+    phases.insert("ops", t0.elapsed().as_secs_f64());
 
     Ok(RunReport {
         plane,
@@ -282,6 +290,7 @@ fn run_source(
         memory_mb,
         history,
         history_error,
+        ops,
         files_reused: reused,
         manifest_errors,
     })

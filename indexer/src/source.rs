@@ -58,6 +58,18 @@ impl CommitTree {
         self.listing.files.values()
     }
 
+    /// The files the `_ops` plane may read, sorted, as [`Source::walk`] finds them.
+    pub fn ops_files(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .entries()
+            .filter(|e| e.kind == EntryKind::File && !e.path.split('/').any(|part| part.starts_with('.')))
+            .filter(|e| crate::ops::is_ops_name(e.path.rsplit('/').next().unwrap_or(&e.path)))
+            .map(|e| e.path.clone())
+            .collect();
+        out.sort();
+        out
+    }
+
     /// The entries and directories, shared.
     pub fn listing(&self) -> &Arc<Listing> {
         &self.listing
@@ -138,6 +150,9 @@ impl Source {
                 out.manifests.push((kind, rel.clone()));
                 continue;
             }
+            if crate::ops::is_ops_name(name) {
+                out.ops_files.push(rel.clone());
+            }
             let Some((_, lang)) = registry.for_path(rel) else { continue };
             if walk::is_bundle_name(name) {
                 out.skipped.push((rel.clone(), SkipReason::Generated));
@@ -147,6 +162,7 @@ impl Source {
             out.candidates.push(Candidate { path: rel.clone(), lang, size: max_file_size });
         }
         out.skipped.sort();
+        out.ops_files.sort();
         out
     }
 

@@ -72,6 +72,8 @@ pub struct WalkOutcome {
     /// Directories (relative, `""` for the root) holding an `__init__.py`.
     pub python_packages: foldhash::HashSet<String>,
     pub skipped: Vec<(String, SkipReason)>,
+    /// Files the `_ops` plane may read (YAML, Dockerfiles), sorted.
+    pub ops_files: Vec<String>,
 }
 
 pub fn manifest_kind(file_name: &str) -> Option<ManifestKind> {
@@ -114,7 +116,9 @@ fn merge(found: Mutex<Vec<WalkOutcome>>) -> WalkOutcome {
         out.manifests.extend(part.manifests);
         out.python_packages.extend(part.python_packages);
         out.skipped.extend(part.skipped);
+        out.ops_files.extend(part.ops_files);
     }
+    out.ops_files.sort();
     out.candidates.sort_by(|a, b| a.path.cmp(&b.path));
     out.manifests.sort_by(|a, b| a.1.cmp(&b.1));
     out.skipped.sort();
@@ -210,6 +214,9 @@ impl Visitor<'_> {
         if let Some(kind) = manifest_kind(&name) {
             out.manifests.push((kind, rel.clone()));
             return;
+        }
+        if crate::ops::is_ops_name(&name) {
+            out.ops_files.push(rel.clone());
         }
         let Some((_, lang)) = registry.for_path(&rel) else { return };
         let size = match entry.metadata() {

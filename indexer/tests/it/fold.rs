@@ -16,9 +16,20 @@ use drsg_testdata::Fixture;
 
 const STEPS: usize = 6;
 
-/// A plane as comparable text: sorted nodes and edges (by key, not id) and the meta.
+/// The code plane and its `_ops` plane as comparable text: sorted nodes and edges (by key, not id) and
+/// the meta.
 fn canonical(store: &Store) -> (Vec<String>, Vec<String>, String) {
-    let plane = store.plane("repo").expect("read").expect("plane repo");
+    let mut out = plane_lines(store, "repo").expect("plane repo");
+    if let Some((nodes, edges, meta)) = plane_lines(store, "repo_ops") {
+        out.0.extend(nodes.into_iter().map(|l| format!("ops {l}")));
+        out.1.extend(edges.into_iter().map(|l| format!("ops {l}")));
+        out.2.push_str(&meta);
+    }
+    out
+}
+
+fn plane_lines(store: &Store, name: &str) -> Option<(Vec<String>, Vec<String>, String)> {
+    let plane = store.plane(name).expect("read")?;
     let nodes = store.nodes(plane.id).expect("nodes");
     let keys: BTreeMap<i64, &str> = nodes.iter().map(|n| (n.id, n.key.as_str())).collect();
     let mut node_lines: Vec<String> = nodes
@@ -52,7 +63,7 @@ fn canonical(store: &Store) -> (Vec<String>, Vec<String>, String) {
         "ledger": plane.meta.ledger,
         "built_by": plane.meta.built_by,
     });
-    (node_lines, edge_lines, meta.to_string())
+    Some((node_lines, edge_lines, meta.to_string()))
 }
 
 /// A small deterministic generator (xorshift64*).
@@ -272,10 +283,53 @@ impl Repo<'_> {
         Some(out.join("\n") + "\n")
     }
 
+    /// Writes or deletes a deployment manifest: a Kubernetes file, a compose file with an include, the
+    /// file it includes, a Dockerfile, or YAML that does not parse.
+    fn manifest_step(&mut self) -> String {
+        let tag = format!("v{}", self.fresh());
+        let (path, text) = match self.rng.below(6) {
+            0 => (
+                "deploy/app.yaml",
+                format!(
+                    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n  template:\n    spec:\n      containers:\n        - name: app\n          image: ghcr.io/acme/app:{tag}\n---\napiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: nightly\nspec:\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          containers:\n            - name: job\n              image: acme/job@sha256:{}\n",
+                    "ab".repeat(32)
+                ),
+            ),
+            1 => (
+                "compose.yaml",
+                format!(
+                    "include:\n  - ops/extra.yml\nservices:\n  api:\n    build: ./pkg\n    image: acme/api:{tag}\n  db:\n    image: postgres:16\n"
+                ),
+            ),
+            2 => ("ops/extra.yml", format!("services:\n  worker:\n    image: acme/worker:{tag}\n")),
+            3 => {
+                ("pkg/Dockerfile", format!("FROM python:3.12 AS base\nLABEL org.opencontainers.image.version={tag}\n"))
+            }
+            4 => ("deploy/broken.yaml", "apiVersion: v1\nkind: Pod\nspec: [unclosed\n".to_owned()),
+            _ => {
+                let existing: Vec<String> = ["deploy/app.yaml", "compose.yaml", "ops/extra.yml", "pkg/Dockerfile"]
+                    .iter()
+                    .filter(|p| self.fx.path().join(p).exists())
+                    .map(|p| (*p).to_owned())
+                    .collect();
+                let Some(path) = self.pick(&existing).cloned() else { return "no manifest to delete".into() };
+                self.fx.git(&["rm", "-q", &path]);
+                self.commit(&format!("delete {path}"));
+                return format!("delete manifest {path}");
+            }
+        };
+        if let Some((dir, _)) = path.rsplit_once('/') {
+            std::fs::create_dir_all(self.fx.path().join(dir)).expect("create the manifest's directory");
+        }
+        self.fx.write(path, &text);
+        self.commit(&format!("manifest {path}"));
+        format!("manifest {path} {tag}")
+    }
+
     /// One random step; returns what it did.
     fn step(&mut self) -> String {
         let files = self.files();
-        let choice = if files.len() < 2 { 0 } else { self.rng.below(11) };
+        let choice = if files.len() < 2 { 0 } else { self.rng.below(12) };
         match choice {
             0 | 1 => {
                 let dir = DIRS[self.rng.below(DIRS.len())];
@@ -350,6 +404,7 @@ impl Repo<'_> {
                 self.commit("re-export");
                 format!("re-export in {dir}: {lines:?}")
             }
+            10 => self.manifest_step(),
             3 => {
                 let path = files[self.rng.below(files.len())].clone();
                 self.fx.git(&["rm", "-q", &path]);

@@ -5,6 +5,7 @@ mod accounting;
 mod bad_input;
 mod fold;
 mod git;
+mod ops;
 mod resolve_python;
 mod resolve_rust;
 mod resolve_ts;

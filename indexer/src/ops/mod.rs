@@ -1,0 +1,416 @@
+//! The `_ops` plane: workloads, the images they run and the Dockerfiles images are built from, read
+//! from a tree's deployment manifests (Kubernetes YAML, compose files, Dockerfiles).
+//!
+//! It is a function of the tree alone, so a fold writes it as an index does: whole, from the commit's
+//! files, and only when the tree holds a manifest (a tree without one has no `_ops` plane).
+
+mod compose;
+mod dockerfile;
+pub mod image;
+mod kube;
+mod yaml;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use drsg_planes::{NewEdge, NodeData, PlaneKind, PlaneMeta, Props, Store};
+use foldhash::{HashMap, HashMapExt};
+use serde_json::{Value, json};
+
+use crate::Error;
+use crate::source::TreeView;
+pub use image::ImageRef;
+
+/// A manifest larger than this is not read (a ledger entry says so).
+const MAX_MANIFEST_BYTES: usize = 1 << 20;
+/// Ledger entries kept by name; the rest are counted.
+const ISSUES_NAMED: usize = 100;
+
+/// True for a file name the `_ops` plane may read: YAML and Dockerfiles.
+pub fn is_ops_name(name: &str) -> bool {
+    name.ends_with(".yaml") || name.ends_with(".yml") || dockerfile::is_dockerfile_name(name)
+}
+
+/// The plane holding `code_plane`'s deployment manifests.
+pub fn ops_plane_name(code_plane: &str) -> String {
+    format!("{code_plane}_ops")
+}
+
+/// What the manifests of a tree say.
+#[derive(Debug, Default)]
+pub struct Facts {
+    pub workloads: Vec<Workload>,
+    pub dockerfiles: Vec<Dockerfile>,
+    /// Files read as manifests.
+    pub files: BTreeSet<String>,
+    /// Kubernetes objects by kind.
+    pub kinds: BTreeMap<String, u64>,
+    /// What could not be read, and where.
+    pub issues: Vec<Issue>,
+}
+
+impl Facts {
+    fn issue(&mut self, file: &str, line: u32, reason: String) {
+        self.issues.push(Issue { file: file.to_owned(), line, reason });
+    }
+}
+
+/// A Kubernetes workload or a compose service.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    /// `Deployment`, `CronJob`, … or `service` for a compose service.
+    pub kind: String,
+    pub name: String,
+    pub namespace: Option<String>,
+    pub file: String,
+    pub line: u32,
+    pub containers: Vec<Container>,
+    /// A compose service's `build`.
+    pub build: Option<Build>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Container {
+    pub name: String,
+    /// The image reference as written.
+    pub image: String,
+    pub line: u32,
+    /// An init or ephemeral container.
+    pub init: bool,
+}
+
+/// Where a compose service's image is built: paths relative to the tree's root.
+#[derive(Debug, Clone)]
+pub struct Build {
+    pub context: String,
+    /// `None` when the Dockerfile's path leaves the tree.
+    pub dockerfile: Option<String>,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Dockerfile {
+    pub file: String,
+    pub stages: Vec<Stage>,
+    /// The `org.opencontainers.image.revision` label's value (ARG defaults filled in) and line.
+    pub revision: Option<(String, u32)>,
+    pub version: Option<(String, u32)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Stage {
+    pub name: Option<String>,
+    /// The base image (ARG defaults filled in) or an earlier stage's name.
+    pub image: String,
+    pub platform: Option<String>,
+    pub line: u32,
+    /// True when `image` names an earlier stage.
+    pub from_stage: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Issue {
+    pub file: String,
+    pub line: u32,
+    pub reason: String,
+}
+
+/// What went into an `_ops` plane.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct OpsSummary {
+    pub plane: String,
+    pub files: u64,
+    pub workloads: u64,
+    pub images: u64,
+    pub dockerfiles: u64,
+    /// Manifests or parts of them that could not be read.
+    pub issues: u64,
+}
+
+/// Reads the manifests among `candidates` (paths relative to the tree's root, from the walk).
+pub fn collect(tree: &dyn TreeView, candidates: &[String]) -> Facts {
+    let mut facts = Facts::default();
+    // A Helm chart's templates are Go templates, not YAML.
+    let charts: Vec<&str> = candidates
+        .iter()
+        .filter_map(|p| match p.rsplit_once('/') {
+            Some((dir, "Chart.yaml")) => Some(dir),
+            None if p == "Chart.yaml" => Some(""),
+            _ => None,
+        })
+        .collect();
+    let in_templates = |path: &str| {
+        charts.iter().any(|c| {
+            let templates = if c.is_empty() { "templates/".to_owned() } else { format!("{c}/templates/") };
+            path.starts_with(&templates)
+        })
+    };
+    let read = |path: &str, facts: &mut Facts| -> Option<String> {
+        match tree.read_to_string(path) {
+            Ok(text) if text.len() > MAX_MANIFEST_BYTES => {
+                facts.issue(path, 0, format!("larger than {} MiB: not read", MAX_MANIFEST_BYTES >> 20));
+                None
+            }
+            Ok(text) => Some(text),
+            Err(why) => {
+                facts.issue(path, 0, format!("cannot be read: {why}"));
+                None
+            }
+        }
+    };
+    let mut compose_done: BTreeSet<String> = BTreeSet::new();
+    let mut pending: Vec<String> = Vec::new();
+    for path in candidates {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        if in_templates(path) || name == "Chart.yaml" {
+            continue;
+        }
+        if dockerfile::is_dockerfile_name(name) {
+            if let Some(text) = read(path, &mut facts) {
+                facts.files.insert(path.clone());
+                dockerfile::read(path, &text, &mut facts);
+            }
+        } else if compose::is_compose_name(name) {
+            pending.push(path.clone());
+        } else if let Some(text) = read(path, &mut facts)
+            && kube::may_hold_objects(&text)
+        {
+            match yaml::documents(&text) {
+                Ok(docs) => {
+                    if kube::read(path, &docs, &mut facts) {
+                        facts.files.insert(path.clone());
+                    }
+                }
+                Err((line, why)) => {
+                    facts.files.insert(path.clone());
+                    facts.issue(path, line, format!("not valid YAML: {why}"));
+                }
+            }
+        }
+        // Compose files, with what they include (which may have any name), each read once.
+        while let Some(file) = pending.pop() {
+            if !compose_done.insert(file.clone()) {
+                continue;
+            }
+            if !tree.is_file(&file) {
+                facts.issue(&file, 0, "included by a compose file but not in the tree".to_owned());
+                continue;
+            }
+            if let Some(text) = read(&file, &mut facts) {
+                facts.files.insert(file.clone());
+                pending.extend(compose::read(&file, &text, &mut facts));
+            }
+        }
+    }
+    facts.workloads.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
+    facts.dockerfiles.sort_by(|a, b| a.file.cmp(&b.file));
+    facts.issues.sort();
+    facts
+}
+
+/// `rel` (a path as a manifest writes it) taken from directory `dir`, both relative to the tree's root;
+/// `None` when it leaves the tree or is absolute.
+pub fn join(dir: &str, rel: &str) -> Option<String> {
+    if rel.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The nodes and edges of an `_ops` plane.
+pub fn plane(facts: &Facts) -> (Vec<NodeData>, Vec<NewEdge>) {
+    let mut nodes: Vec<NodeData> = Vec::new();
+    let mut by_key: HashMap<String, usize> = HashMap::new();
+    let mut edges = Vec::new();
+    let dockerfiles: HashMap<&str, usize> = {
+        let mut map = HashMap::new();
+        for d in &facts.dockerfiles {
+            let stages: Vec<Value> = d
+                .stages
+                .iter()
+                .map(|s| json!({"name": s.name, "image": s.image, "platform": s.platform, "line": s.line}))
+                .collect();
+            let mut props = json!({"stages": stages});
+            if let Some((rev, line)) = &d.revision {
+                props["revision"] = json!(rev);
+                props["revision_line"] = json!(line);
+            }
+            if let Some((version, _)) = &d.version {
+                props["version"] = json!(version);
+            }
+            let node = NodeData {
+                key: format!("dockerfile:{}", d.file),
+                labels: vec!["Dockerfile".to_owned()],
+                name: d.file.clone(),
+                file: Some(d.file.clone()),
+                line: Some(1),
+                ..NodeData::default()
+            };
+            map.insert(d.file.as_str(), push(&mut nodes, &mut by_key, node, &props));
+        }
+        map
+    };
+    let image = |nodes: &mut Vec<NodeData>, by_key: &mut HashMap<String, usize>, reference: &str| {
+        let parsed = ImageRef::parse(reference)?;
+        let key = format!("image:{}", parsed.reference);
+        if let Some(&i) = by_key.get(&key) {
+            return Some(i);
+        }
+        let props = json!({
+            "reference": parsed.reference,
+            "registry": parsed.registry,
+            "repository": parsed.repository,
+            "tag": parsed.tag,
+            "digest": parsed.digest,
+            "templated": parsed.templated,
+            "floating": parsed.tag.as_deref().is_some_and(image::is_floating_tag),
+        });
+        let node = NodeData {
+            key,
+            labels: vec!["Image".to_owned()],
+            name: parsed.short_name().to_owned(),
+            ..NodeData::default()
+        };
+        Some(push(nodes, by_key, node, &props))
+    };
+    for d in &facts.dockerfiles {
+        let src = dockerfiles[d.file.as_str()];
+        for s in d.stages.iter().filter(|s| !s.from_stage && s.image != "scratch") {
+            if let Some(dst) = image(&mut nodes, &mut by_key, &s.image) {
+                let props = json!({"stage": s.name, "line": s.line, "platform": s.platform});
+                edges.push(NewEdge::new(src, dst, "FROM", &obj(props.clone())));
+            }
+        }
+    }
+    for w in &facts.workloads {
+        let key = if w.kind == "service" {
+            format!("workload:{}#{}", w.file, w.name)
+        } else {
+            format!("workload:{}#{}/{}", w.file, w.kind, w.name)
+        };
+        let props = json!({"kind": w.kind, "name": w.name, "namespace": w.namespace, "file": w.file, "line": w.line});
+        let node = NodeData {
+            key,
+            labels: vec!["Workload".to_owned()],
+            name: w.name.clone(),
+            file: Some(w.file.clone()),
+            line: Some(w.line),
+            ..NodeData::default()
+        };
+        let src = push(&mut nodes, &mut by_key, node, &props);
+        let mut built_image = None;
+        for c in &w.containers {
+            if let Some(dst) = image(&mut nodes, &mut by_key, &c.image) {
+                let props = json!({"container": c.name, "line": c.line, "init": c.init});
+                edges.push(NewEdge::new(src, dst, "RUNS", &obj(props.clone())));
+                built_image.get_or_insert(dst);
+            }
+        }
+        if let Some(build) = &w.build {
+            let target = match build.dockerfile.as_deref().and_then(|f| dockerfiles.get(f)) {
+                Some(&d) => d,
+                None => {
+                    let key = format!("context:{}", if build.context.is_empty() { "." } else { &build.context });
+                    let name = build.context.rsplit('/').next().unwrap_or("").to_owned();
+                    let node = NodeData { key, labels: vec!["BuildContext".to_owned()], name, ..NodeData::default() };
+                    push(&mut nodes, &mut by_key, node, &json!({"dockerfile": build.dockerfile}))
+                }
+            };
+            let props = json!({"context": build.context, "line": build.line});
+            edges.push(NewEdge::new(src, target, "BUILT_FROM", &obj(props.clone())));
+            // `image:` beside `build:` names the image the build makes.
+            if let Some(img) = built_image {
+                edges.push(NewEdge::new(img, target, "BUILT_FROM", &obj(props.clone())));
+            }
+        }
+    }
+    edges.sort_by(|a, b| (a.src, a.dst, &a.ty, &a.props_json).cmp(&(b.src, b.dst, &b.ty, &b.props_json)));
+    edges.dedup_by(|a, b| a.src == b.src && a.dst == b.dst && a.ty == b.ty && a.props_json == b.props_json);
+    (nodes, edges)
+}
+
+/// Adds `node` with `props`, its key made unique (`~2`, `~3`, …) when two manifests name one thing twice.
+fn push(nodes: &mut Vec<NodeData>, by_key: &mut HashMap<String, usize>, mut node: NodeData, props: &Value) -> usize {
+    if by_key.contains_key(&node.key) {
+        let base = node.key.clone();
+        let mut n = 2;
+        while by_key.contains_key(&format!("{base}~{n}")) {
+            n += 1;
+        }
+        node.key = format!("{base}~{n}");
+    }
+    let at = nodes.len();
+    by_key.insert(node.key.clone(), at);
+    nodes.push(node.with_props(&obj(props.clone())));
+    at
+}
+
+/// A JSON object as properties, its null fields left out.
+fn obj(value: Value) -> Props {
+    match value {
+        Value::Object(mut map) => {
+            map.retain(|_, v| !v.is_null());
+            map
+        }
+        _ => Props::new(),
+    }
+}
+
+/// Writes `<code_plane>_ops` from `facts`, or removes it when the tree holds no manifest. Returns what
+/// was written.
+pub fn write(
+    facts: &Facts,
+    store: &mut Store,
+    code_plane: &str,
+    synced_commit: Option<&str>,
+    synced_root: &str,
+) -> Result<Option<OpsSummary>, Error> {
+    let name = ops_plane_name(code_plane);
+    if facts.files.is_empty() && facts.issues.is_empty() {
+        store.delete_plane(&name)?;
+        return Ok(None);
+    }
+    let (nodes, edges) = plane(facts);
+    let count = |label: &str| nodes.iter().filter(|n| n.label() == label).count() as u64;
+    let summary = OpsSummary {
+        plane: name.clone(),
+        files: facts.files.len() as u64,
+        workloads: count("Workload"),
+        images: count("Image"),
+        dockerfiles: count("Dockerfile"),
+        issues: facts.issues.len() as u64,
+    };
+    let issues: Vec<Value> = facts
+        .issues
+        .iter()
+        .take(ISSUES_NAMED)
+        .map(|i| json!({"file": i.file, "line": i.line, "reason": i.reason}))
+        .collect();
+    let meta = PlaneMeta {
+        name,
+        kind: PlaneKind::Ops,
+        synced_commit: synced_commit.map(str::to_owned),
+        synced_root: Some(synced_root.to_owned()),
+        built_by: Value::Null,
+        ledger: json!({
+            "files": summary.files,
+            "workloads": summary.workloads,
+            "images": summary.images,
+            "dockerfiles": summary.dockerfiles,
+            "kinds": facts.kinds,
+            "issues": issues,
+            "issue_count": summary.issues,
+        }),
+    };
+    store.replace_plane(&meta, &nodes, &edges)?;
+    Ok(Some(summary))
+}
