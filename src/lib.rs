@@ -279,7 +279,8 @@ pub fn render_fold(report: &drsg_indexer::FoldReport) -> String {
 fn ops_line(ops: &drsg_indexer::OpsSummary) -> String {
     let issues = match ops.issues {
         0 => String::new(),
-        n => format!(" · {n} parts not read (`drsg deployed` lists them)"),
+        1 => " · 1 part not read (`drsg deployed` names it)".to_owned(),
+        n => format!(" · {n} parts not read (`drsg deployed` names them)"),
     };
     format!(
         "{} manifests: {} workloads, {} images, {} Dockerfiles{issues} · plane {}",

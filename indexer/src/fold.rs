@@ -298,11 +298,10 @@ pub fn fold(
         report.history_error = Some(err.to_string());
     }
     report.phases.insert("history", t0.elapsed().as_secs_f64());
-    // The `_ops` plane is small and a function of the tree: written whole from the new commit's manifests.
+    // The `_ops` plane is a function of the tree's manifests: read again only when their blobs changed.
     let t0 = Instant::now();
     if let Source::Commit(tree) = &source {
-        let facts = crate::ops::collect(&source, &tree.ops_files());
-        report.ops = crate::ops::write(&facts, store, plane_name, Some(&target), &root)?;
+        report.ops = crate::ops::refold(&source, &tree.ops_files(), store, plane_name, &target, &root)?;
     }
     report.phases.insert("ops", t0.elapsed().as_secs_f64());
     report.millis = started.elapsed().as_millis() as u64;

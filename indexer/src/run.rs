@@ -129,7 +129,8 @@ fn run_source(
     progress.phase("walk", 0);
     let t0 = Instant::now();
     let mut walked = source.walk(registry, options.max_file_size);
-    let ops_facts = crate::ops::collect(source, &std::mem::take(&mut walked.ops_files));
+    let ops_files = std::mem::take(&mut walked.ops_files);
+    let ops_facts = crate::ops::collect(source, &ops_files);
     // A tree of manifests and no code still has deployments to answer for.
     if walked.candidates.is_empty() && ops_facts.files.is_empty() {
         return Err(nothing_to_index(source, &root, &walked.skipped));
@@ -268,7 +269,8 @@ fn run_source(
     }
     let t0 = Instant::now();
     let root_text = root.to_string_lossy();
-    let ops = crate::ops::write(&ops_facts, store, &plane, synced_commit.as_deref(), &root_text)?;
+    let print = crate::ops::fingerprint(source, &ops_files, &ops_facts.extra_files);
+    let ops = crate::ops::write(&ops_facts, print, store, &plane, synced_commit.as_deref(), &root_text)?;
     phases.insert("ops", t0.elapsed().as_secs_f64());
 
     Ok(RunReport {

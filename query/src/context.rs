@@ -51,6 +51,9 @@ pub struct ContextOutput {
     pub implemented_by: Group<NodeLine>,
     /// Every other edge type, by direction.
     pub other: Vec<Relation>,
+    /// For a commit of a `_git` plane: the workloads running images built from it.
+    #[serde(skip_serializing_if = "Group::is_empty")]
+    pub deployed: Group<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -195,7 +198,15 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
         })
         .collect();
 
+    let mut deployed = Vec::new();
+    if node.label() == "Commit"
+        && let Some(code) = crate::deployed::code_of_git(s, &plane)?
+        && let Some(sha) = node.props.get("sha").and_then(|v| v.as_str())
+    {
+        deployed = crate::deployed::running(s, &code)?.remove(sha).unwrap_or_default();
+    }
     Ok(Lookup::Found(ContextOutput {
+        deployed: Group::capped(deployed, GROUP_CAP),
         freshness: s.freshness(&plane),
         plane: plane.meta.name,
         symbol: Symbol::of(&node),
@@ -372,6 +383,12 @@ impl Answer for ContextOutput {
         t.line(format_args!("{}", self.freshness));
         for parent in &self.contained_by {
             t.line(format_args!("contained by: {parent}"));
+        }
+        if !self.deployed.is_empty() {
+            t.line(format_args!("deployed: {} workloads run images built from it", self.deployed.total));
+            t.group(&self.deployed, |t, w| {
+                t.line(format_args!("  {w}"));
+            });
         }
         let c = &self.callers;
         let completeness = if c.complete {

@@ -45,6 +45,18 @@ pub struct History {
     pub unreachable: usize,
     /// True when `drsg index --max-commits` cut the history.
     pub capped: bool,
+    /// Commits that workloads of the `_ops` plane run (their images were built from them), newest first.
+    #[serde(skip_serializing_if = "Group::is_empty")]
+    pub deployed: Group<Deployed>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Deployed {
+    pub short: String,
+    pub date: String,
+    pub summary: String,
+    /// The workloads, as `name (Kind, file:line)`.
+    pub workloads: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -173,6 +185,19 @@ pub fn history(s: &Session<'_>, p: &HistoryParams) -> Result<HistoryOutput> {
             merge: c.labels.iter().any(|l| l == "Merge"),
         })
         .collect();
+    let mut deployed: Vec<(i64, Deployed)> = Vec::new();
+    if let Some(code) = crate::deployed::code_of_git(s, &plane)? {
+        for (sha, workloads) in crate::deployed::running(s, &code)? {
+            let node = by_sha.get(&sha);
+            let text = |k: &str| node.and_then(|c| str_prop(c, k)).unwrap_or_default();
+            let time = node.and_then(|c| c.props.get("committed_at")).and_then(|v| v.as_i64()).unwrap_or(0);
+            let row =
+                Deployed { short: short_sha(&sha).to_owned(), date: text("date"), summary: text("summary"), workloads };
+            deployed.push((time, row));
+        }
+    }
+    deployed.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.short.cmp(&b.1.short)));
+    let deployed = Group::capped(deployed.into_iter().map(|(_, d)| d).collect(), REF_CAP);
     let head_commit = plane.meta.synced_commit.clone();
     Ok(HistoryOutput::Found(Box::new(History {
         freshness: s.freshness(&plane),
@@ -182,6 +207,7 @@ pub fn history(s: &Session<'_>, p: &HistoryParams) -> Result<HistoryOutput> {
             branch: head_branch,
         },
         unreachable: commits.len() - listed.len(),
+        deployed,
         capped: plane.meta.ledger.get("capped").and_then(|v| v.as_bool()).unwrap_or(false),
         plane: plane.meta.name,
         branches: Group::capped(branches, REF_CAP),
@@ -262,6 +288,24 @@ impl Answer for HistoryOutput {
                 one_line(&c.summary, 80)
             ));
         });
+        if !h.deployed.is_empty() {
+            t.line(format_args!(
+                "deployed: {} commits run by workloads of the manifests, newest first",
+                h.deployed.total
+            ));
+            t.group(&h.deployed, |t, d| {
+                let shown: Vec<&str> = d.workloads.iter().take(3).map(String::as_str).collect();
+                let more = d.workloads.len().saturating_sub(3);
+                let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+                t.line(format_args!(
+                    "  {}  {}  {}: {}{more}",
+                    d.short,
+                    &d.date[..d.date.len().min(10)],
+                    one_line(&d.summary, 60),
+                    shown.join(", ")
+                ));
+            });
+        }
         if h.unreachable > 0 {
             t.line(format_args!(
                 "  ({} more commits no ref reaches any more: replaced by a rebase, amended, or reset away)",

@@ -70,6 +70,10 @@ pub struct ImpactOutput {
     /// its code is called, and how many it has.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub module_functions: Option<(Vec<NodeLine>, usize)>,
+    /// Dockerfiles whose build context holds the target's file, each with the workloads running what it
+    /// builds: a change here ships in those images.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub built_into: Vec<String>,
 }
 
 /// Functions of a module target listed.
@@ -150,7 +154,12 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
         });
     }
     let cut_files = CutFiles::of(&plane);
+    let built_into = match &target.file {
+        Some(file) => crate::deployed::built_from(s, &plane, file)?,
+        None => Vec::new(),
+    };
     Ok(Lookup::Found(ImpactOutput {
+        built_into,
         freshness: s.freshness(&plane),
         plane: plane.meta.name,
         target: NodeLine::of(&target),
@@ -283,10 +292,11 @@ impl Answer for ImpactOutput {
                 });
             }
         }
+        for d in &self.built_into {
+            t.line(format_args!("built into: {d}"));
+        }
         if self.across.is_some() {
-            t.line(format_args!(
-                "across planes: no other plane links to this one yet (routes and deployments come later)"
-            ));
+            t.line(format_args!("across planes: no other plane links to this one by calls yet (routes come later)"));
         }
         t.line(format_args!("{}", self.freshness));
     }

@@ -6,6 +6,7 @@
 //! stable JSON form and renders to compact text within a character budget ([`render`]).
 
 mod context;
+mod deployed;
 mod describe;
 mod dispatch;
 mod export;
@@ -33,6 +34,7 @@ pub mod verbs;
 mod walk;
 
 pub use context::{ContextOutput, ContextParams, context};
+pub use deployed::{DeployedOutput, DeployedParams, deployed};
 pub use describe::{DescribeOutput, DescribeParams, describe};
 pub use export::{ExportParams, export};
 pub use fathom::{FathomOutput, FathomParams, fathom};

@@ -2,6 +2,7 @@
 
 mod cli;
 mod crash;
+mod deployed;
 mod history;
 mod mcp;
 mod report;

@@ -22,6 +22,9 @@ def main():
     return helper()
 "#;
 
+/// A Kubernetes manifest the MCP clients ask `deployed` about.
+const MANIFEST: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n  template:\n    spec:\n      containers:\n        - name: app\n          image: ghcr.io/acme/pkg:latest\n";
+
 /// The Python that has the `mcp` SDK.
 fn python() -> PathBuf {
     if let Some(p) = std::env::var_os("DRSG_MCP_PYTHON").filter(|p| !p.is_empty()) {
@@ -39,6 +42,7 @@ fn python() -> PathBuf {
 fn the_python_sdk_drives_drsg_mcp_over_stdio() {
     let fx = Fixture::inline(TREE);
     fx.write("pkg/util.py", "def helper():\n    return 41\n");
+    fx.write("deploy/app.yaml", MANIFEST);
     fx.commit_all("second");
     let db = fx.outside().join("graph.drsg");
     let out = drsg(&db, &["index", fx.path().to_str().expect("utf-8 path")], fx.outside());
@@ -66,6 +70,7 @@ fn the_python_sdk_drives_drsg_mcp_over_stdio() {
 fn the_python_sdk_drives_drsg_init_serve_and_the_relay_over_http() {
     let fx = Fixture::inline(TREE);
     fx.write("pkg/util.py", "def helper():\n    return 41\n");
+    fx.write("deploy/app.yaml", MANIFEST);
     fx.commit_all("second");
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp/tests/client/http_session.py");
     let out = Command::new(python())

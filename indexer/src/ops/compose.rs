@@ -1,7 +1,7 @@
 //! Compose files: each service as a workload, its `image`, its `build` (a context directory and a
 //! Dockerfile), and the files it `include`s.
 
-use super::yaml::{documents, entries, get, get_text, items, line, text};
+use super::yaml::{documents, get, get_text, items, keyed, line, text};
 use super::{Build, Container, Facts, Workload, join};
 
 /// True for the names Docker Compose looks for, and their override and environment variants
@@ -45,13 +45,13 @@ pub fn read(file: &str, source: &str, facts: &mut Facts) -> Vec<String> {
                 }
             }
         }
-        for (service, body) in get(doc, "services").into_iter().flat_map(entries) {
+        for (service, at, body) in get(doc, "services").into_iter().flat_map(keyed) {
             let mut workload = Workload {
                 kind: "service".to_owned(),
                 name: service.to_owned(),
                 namespace: None,
                 file: file.to_owned(),
-                line: line(body),
+                line: at,
                 containers: Vec::new(),
                 build: None,
             };

@@ -93,7 +93,7 @@ fn object(file: &str, doc: &MarkedYaml<'_>, facts: &mut Facts, depth: usize) -> 
         if spec_path.is_some() {
             facts.issue(file, line(doc), format!("{kind} has no pod template where one belongs"));
         } else if !INERT.contains(&kind) {
-            facts.issue(file, line(doc), format!("kind {kind} is not one drsg reads (no pod template found)"));
+            facts.unread_kind(file, line(doc), kind);
         }
         return true;
     };

@@ -6,8 +6,10 @@
 
 mod compose;
 mod dockerfile;
+mod helm;
 pub mod image;
 mod kube;
+mod kustomize;
 mod yaml;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -27,7 +29,7 @@ const ISSUES_NAMED: usize = 100;
 
 /// True for a file name the `_ops` plane may read: YAML and Dockerfiles.
 pub fn is_ops_name(name: &str) -> bool {
-    name.ends_with(".yaml") || name.ends_with(".yml") || dockerfile::is_dockerfile_name(name)
+    name.ends_with(".yaml") || name.ends_with(".yml") || name == "Kustomization" || dockerfile::is_dockerfile_name(name)
 }
 
 /// The plane holding `code_plane`'s deployment manifests.
@@ -46,11 +48,34 @@ pub struct Facts {
     pub kinds: BTreeMap<String, u64>,
     /// What could not be read, and where.
     pub issues: Vec<Issue>,
+    /// Objects of kinds drsg does not read, by kind (each also an issue).
+    pub unread_kinds: BTreeMap<String, u64>,
+    /// Images a kustomization or a Helm values file sets.
+    pub overrides: Vec<Override>,
+    /// Files read that the walk did not list (a compose file's include in a hidden directory).
+    pub extra_files: Vec<String>,
+}
+
+/// An image a kustomization's `images:` or a Helm values file's image block sets.
+#[derive(Debug, Clone)]
+pub struct Override {
+    pub file: String,
+    pub image: String,
+    pub line: u32,
+    /// `kustomize` or `helm`.
+    pub kind: &'static str,
 }
 
 impl Facts {
     fn issue(&mut self, file: &str, line: u32, reason: String) {
-        self.issues.push(Issue { file: file.to_owned(), line, reason });
+        self.issues.push(Issue { file: file.to_owned(), line, reason, kind: None });
+    }
+
+    /// An object of a kind that runs nothing drsg knows of: a ledger entry, counted by kind.
+    fn unread_kind(&mut self, file: &str, line: u32, kind: &str) {
+        *self.unread_kinds.entry(kind.to_owned()).or_default() += 1;
+        let reason = format!("kind {kind} is not one drsg reads (no pod template found)");
+        self.issues.push(Issue { file: file.to_owned(), line, reason, kind: Some(kind.to_owned()) });
     }
 }
 
@@ -112,6 +137,8 @@ pub struct Issue {
     pub file: String,
     pub line: u32,
     pub reason: String,
+    /// The object's kind, when the issue is only that drsg does not read that kind.
+    pub kind: Option<String>,
 }
 
 /// What went into an `_ops` plane.
@@ -124,6 +151,8 @@ pub struct OpsSummary {
     pub dockerfiles: u64,
     /// Manifests or parts of them that could not be read.
     pub issues: u64,
+    /// False when a fold found the manifests' blobs unchanged and read none of them.
+    pub read: bool,
 }
 
 /// Reads the manifests among `candidates` (paths relative to the tree's root, from the walk).
@@ -157,14 +186,24 @@ pub fn collect(tree: &dyn TreeView, candidates: &[String]) -> Facts {
             }
         }
     };
+    let in_chart_dir = |path: &str| {
+        let dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+        charts.contains(&dir)
+    };
     let mut compose_done: BTreeSet<String> = BTreeSet::new();
     let mut pending: Vec<String> = Vec::new();
+    let mut kustomizations = Vec::new();
     for path in candidates {
         let name = path.rsplit('/').next().unwrap_or(path);
-        if in_templates(path) || name == "Chart.yaml" {
+        if in_templates(path) || name == "Chart.yaml" || (in_chart_dir(path) && helm::is_values_name(name)) {
             continue;
         }
-        if dockerfile::is_dockerfile_name(name) {
+        if kustomize::NAMES.contains(&name) {
+            if let Some(text) = read(path, &mut facts) {
+                facts.files.insert(path.clone());
+                kustomizations.extend(kustomize::read(path, &text, &mut facts));
+            }
+        } else if dockerfile::is_dockerfile_name(name) {
             if let Some(text) = read(path, &mut facts) {
                 facts.files.insert(path.clone());
                 dockerfile::read(path, &text, &mut facts);
@@ -201,9 +240,33 @@ pub fn collect(tree: &dyn TreeView, candidates: &[String]) -> Facts {
             }
         }
     }
+    for dir in &charts {
+        let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+        let chart_yaml = format!("{prefix}Chart.yaml");
+        let Some(chart_text) = read(&chart_yaml, &mut facts) else { continue };
+        facts.files.insert(chart_yaml);
+        let mut chart = helm::Chart { dir, chart_yaml: &chart_text, values: Vec::new(), templates: Vec::new() };
+        for path in candidates.iter().filter(|p| p.starts_with(&prefix)) {
+            let rest = &path[prefix.len()..];
+            let wanted = if let Some(t) = rest.strip_prefix("templates/") {
+                !t.starts_with("tests/")
+            } else {
+                !rest.contains('/') && helm::is_values_name(rest)
+            };
+            if wanted && let Some(text) = read(path, &mut facts) {
+                facts.files.insert(path.clone());
+                let list = if rest.starts_with("templates/") { &mut chart.templates } else { &mut chart.values };
+                list.push((path.clone(), text));
+            }
+        }
+        helm::read(&chart, &mut facts);
+    }
+    kustomize::apply(&kustomizations, &mut facts);
     facts.workloads.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
     facts.dockerfiles.sort_by(|a, b| a.file.cmp(&b.file));
-    facts.issues.sort();
+    facts.extra_files = facts.files.iter().filter(|f| candidates.binary_search(f).is_err()).cloned().collect();
+    // Failures first: an unread kind is the commonest entry and the least worrying.
+    facts.issues.sort_by(|a, b| (a.kind.is_some(), &a.file, a.line).cmp(&(b.kind.is_some(), &b.file, b.line)));
     facts
 }
 
@@ -333,6 +396,29 @@ pub fn plane(facts: &Facts) -> (Vec<NodeData>, Vec<NewEdge>) {
             }
         }
     }
+    for o in &facts.overrides {
+        let (key, label) = match o.kind {
+            "kustomize" => (format!("kustomization:{}", o.file), "Kustomization"),
+            _ => (format!("values:{}", o.file), "HelmValues"),
+        };
+        let src = match by_key.get(&key) {
+            Some(&i) => i,
+            None => {
+                let node = NodeData {
+                    key,
+                    labels: vec![label.to_owned()],
+                    name: o.file.clone(),
+                    file: Some(o.file.clone()),
+                    line: Some(1),
+                    ..NodeData::default()
+                };
+                push(&mut nodes, &mut by_key, node, &json!({}))
+            }
+        };
+        if let Some(dst) = image(&mut nodes, &mut by_key, &o.image) {
+            edges.push(NewEdge::new(src, dst, "OVERRIDES", &obj(json!({"line": o.line}))));
+        }
+    }
     edges.sort_by(|a, b| (a.src, a.dst, &a.ty, &a.props_json).cmp(&(b.src, b.dst, &b.ty, &b.props_json)));
     edges.dedup_by(|a, b| a.src == b.src && a.dst == b.dst && a.ty == b.ty && a.props_json == b.props_json);
     (nodes, edges)
@@ -365,10 +451,86 @@ fn obj(value: Value) -> Props {
     }
 }
 
+/// The blobs of a commit's manifests, hashed (FNV-1a over `path NUL blob LF`, paths sorted): two
+/// commits with the same fingerprint have the same `_ops` plane. `extra` names files read beyond the
+/// walk's (a compose file's include in a hidden directory). `None` for a tree read from disk.
+pub fn fingerprint(source: &crate::source::Source, candidates: &[String], extra: &[String]) -> Option<String> {
+    let mut paths: Vec<&String> = candidates.iter().chain(extra).collect();
+    paths.sort();
+    paths.dedup();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for path in paths {
+        let blob = match source {
+            crate::source::Source::Disk { .. } => return None,
+            crate::source::Source::Commit(tree) => tree.blob_id(path).unwrap_or("-"),
+        };
+        for byte in path.bytes().chain([0]).chain(blob.bytes()).chain([b'\n']) {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    Some(format!("{hash:016x}"))
+}
+
+/// A fold's `_ops` step: when the commit's manifests are the blobs the plane was read from, only its
+/// commit moves (no manifest is read); otherwise the plane is read and written again.
+pub fn refold(
+    source: &crate::source::Source,
+    candidates: &[String],
+    store: &mut Store,
+    code_plane: &str,
+    synced_commit: &str,
+    synced_root: &str,
+) -> Result<Option<OpsSummary>, Error> {
+    let name = ops_plane_name(code_plane);
+    if let Some(plane) = store.plane(&name)? {
+        let extra: Vec<String> = plane.meta.ledger["extra_files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        let same = fingerprint(source, candidates, &extra)
+            .is_some_and(|f| plane.meta.ledger["fingerprint"].as_str() == Some(f.as_str()));
+        if same {
+            let meta = PlaneMeta { synced_commit: Some(synced_commit.to_owned()), ..plane.meta.clone() };
+            let diff = drsg_planes::PlaneDiff {
+                meta,
+                base_generation: plane.generation,
+                remove_nodes: Vec::new(),
+                upsert_nodes: Vec::new(),
+                remove_edges: Vec::new(),
+                add_edges: Vec::new(),
+            };
+            store.apply_plane_diff(&diff)?;
+            return Ok(Some(summary_of(&name, &plane.meta.ledger)));
+        }
+    } else if candidates.is_empty() {
+        return Ok(None);
+    }
+    let facts = collect(source, candidates);
+    let print = fingerprint(source, candidates, &facts.extra_files);
+    write(&facts, print, store, code_plane, Some(synced_commit), synced_root)
+}
+
+/// What a plane's ledger says was written.
+fn summary_of(name: &str, ledger: &Value) -> OpsSummary {
+    let n = |k: &str| ledger[k].as_u64().unwrap_or(0);
+    OpsSummary {
+        plane: name.to_owned(),
+        files: n("files"),
+        workloads: n("workloads"),
+        images: n("images"),
+        dockerfiles: n("dockerfiles"),
+        issues: n("issue_count"),
+        read: false,
+    }
+}
+
 /// Writes `<code_plane>_ops` from `facts`, or removes it when the tree holds no manifest. Returns what
 /// was written.
 pub fn write(
     facts: &Facts,
+    fingerprint: Option<String>,
     store: &mut Store,
     code_plane: &str,
     synced_commit: Option<&str>,
@@ -388,12 +550,13 @@ pub fn write(
         images: count("Image"),
         dockerfiles: count("Dockerfile"),
         issues: facts.issues.len() as u64,
+        read: true,
     };
     let issues: Vec<Value> = facts
         .issues
         .iter()
         .take(ISSUES_NAMED)
-        .map(|i| json!({"file": i.file, "line": i.line, "reason": i.reason}))
+        .map(|i| Value::Object(obj(json!({"file": i.file, "line": i.line, "reason": i.reason, "kind": i.kind}))))
         .collect();
     let meta = PlaneMeta {
         name,
@@ -407,8 +570,11 @@ pub fn write(
             "images": summary.images,
             "dockerfiles": summary.dockerfiles,
             "kinds": facts.kinds,
+            "unread_kinds": facts.unread_kinds,
             "issues": issues,
             "issue_count": summary.issues,
+            "fingerprint": fingerprint,
+            "extra_files": facts.extra_files,
         }),
     };
     store.replace_plane(&meta, &nodes, &edges)?;

@@ -63,6 +63,15 @@ pub fn entries<'a, 'i>(node: &'a MarkedYaml<'i>) -> impl Iterator<Item = (&'a st
     map.into_iter().flat_map(|m| m.iter()).filter_map(|(k, v)| Some((text(k)?, v)))
 }
 
+/// A mapping's entries whose keys are scalars, with each key's line.
+pub fn keyed<'a, 'i>(node: &'a MarkedYaml<'i>) -> impl Iterator<Item = (&'a str, u32, &'a MarkedYaml<'i>)> {
+    let map = match &node.data {
+        YamlData::Mapping(map) => Some(map),
+        _ => None,
+    };
+    map.into_iter().flat_map(|m| m.iter()).filter_map(|(k, v)| Some((text(k)?, line(k), v)))
+}
+
 /// A sequence's items; nothing for other nodes.
 pub fn items<'a, 'i>(node: &'a MarkedYaml<'i>) -> impl Iterator<Item = &'a MarkedYaml<'i>> {
     let seq = match &node.data {

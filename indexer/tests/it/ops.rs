@@ -142,10 +142,18 @@ fn a_repository_of_manifests_alone_indexes_and_folds() {
     let registry = drsg_plugins::builtin();
     let cache = FactsCache::default();
     let folded = fold(&mut store, &registry, "repo", None, &IndexOptions::default(), &cache, &Silent).expect("fold");
-    assert_eq!(folded.ops.as_ref().map(|o| o.images), Some(1));
+    assert_eq!(folded.ops.as_ref().map(|o| (o.images, o.read)), Some((1, true)));
     let edges = ops_edges(&store);
     has(&edges, "RUNS workload:k8s/app.yaml#Deployment/app -> image:acme/app:v2");
     assert!(!edges.iter().any(|e| e.contains(":v1")), "{edges:#?}");
+
+    // A commit that changes no manifest reads none; the plane moves to the commit all the same.
+    fx.write("tool.py", "def tool():\n    pass\n");
+    let head = fx.commit_all("code only");
+    let folded = fold(&mut store, &registry, "repo", None, &IndexOptions::default(), &cache, &Silent).expect("fold");
+    assert_eq!(folded.ops.as_ref().map(|o| (o.workloads, o.read)), Some((1, false)));
+    let plane = store.plane("repo_ops").expect("read").expect("plane");
+    assert_eq!(plane.meta.synced_commit.as_deref(), Some(head.as_str()));
 
     // The last manifest gone, the plane goes too.
     fx.write("main.py", "def f():\n    pass\n");
@@ -162,4 +170,53 @@ fn a_tree_with_neither_code_nor_manifests_is_refused() {
     let err = index_tree(fx.path(), &drsg_plugins::builtin(), &mut store, &IndexOptions::default(), &Silent)
         .expect_err("nothing to index");
     assert!(err.to_string().contains("nothing to index"), "{err}");
+}
+
+#[test]
+fn kustomize_overlays_and_helm_charts_make_workloads_of_their_own() {
+    let fx = Fixture::inline(concat!(
+        "//- /k8s/base/kustomization.yaml\nresources:\n  - deployment.yaml\n",
+        "//- /k8s/base/deployment.yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n",
+        "      containers:\n        - name: web\n          image: ghcr.io/acme/web:1.0.0\n        - name: sidecar\n          image: envoyproxy/envoy:v1.30\n",
+        "//- /k8s/overlays/prod/kustomization.yaml\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n",
+        "resources:\n  - ../../base\n  - https://github.com/acme/shared//base?ref=v1\nimages:\n  - name: ghcr.io/acme/web\n    newTag: 1.2.0\n",
+        "//- /chart/Chart.yaml\napiVersion: v2\nname: web\nappVersion: \"1.4.0\"\n",
+        "//- /chart/values.yaml\nimage:\n  repository: ghcr.io/acme/web\n  tag: \"\"\nname: web\n",
+        "//- /chart/values-prod.yaml\nimage:\n  tag: \"1.5.0\"\n",
+        "//- /chart/templates/deployment.yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Values.name }}\n",
+        "spec:\n  template:\n    spec:\n      containers:\n        - name: {{ .Chart.Name }}\n",
+        "          image: \"{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}\"\n",
+        "        - name: tools\n          image: {{ include \"web.tools\" . }}\n",
+        "{{- if .Values.migrate }}\n---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\nspec:\n  template:\n    spec:\n      containers:\n        - name: m\n          image: busybox:1.36\n{{- end }}\n",
+    ));
+    let (_, store) = run(&fx);
+    let edges = ops_edges(&store);
+    has(&edges, "RUNS workload:k8s/base/deployment.yaml#Deployment/web -> image:ghcr.io/acme/web:1.0.0");
+    // The overlay's workload runs the overridden image; the sidecar it does not touch stays.
+    has(
+        &edges,
+        r#"RUNS workload:k8s/overlays/prod/kustomization.yaml#Deployment/web -> image:ghcr.io/acme/web:1.2.0 {"container":"web","init":false,"line":7}"#,
+    );
+    has(&edges, "RUNS workload:k8s/overlays/prod/kustomization.yaml#Deployment/web -> image:envoyproxy/envoy:v1.30");
+    has(
+        &edges,
+        r#"OVERRIDES kustomization:k8s/overlays/prod/kustomization.yaml -> image:ghcr.io/acme/web:1.2.0 {"line":7}"#,
+    );
+    // The chart: values filled in (the empty tag falls back to the appVersion), a variant per values file,
+    // an expression drsg cannot evaluate kept as written, a conditional document read all the same.
+    has(
+        &edges,
+        r#"RUNS workload:chart/templates/deployment.yaml#Deployment/web -> image:ghcr.io/acme/web:1.4.0 {"container":"web","init":false,"line":10}"#,
+    );
+    has(&edges, "RUNS workload:chart/templates/deployment.yaml#Deployment/web -> image:{{ include \"web.tools\" . }}");
+    has(&edges, "RUNS workload:chart/templates/deployment.yaml#Job/migrate -> image:busybox:1.36");
+    has(&edges, "RUNS workload:chart/values-prod.yaml#Deployment/web -> image:ghcr.io/acme/web:1.5.0");
+    assert!(!edges.iter().any(|e| e.starts_with("RUNS workload:chart/values-prod.yaml#Job")), "{edges:#?}");
+    has(&edges, r#"OVERRIDES values:chart/values.yaml -> image:ghcr.io/acme/web:1.4.0 {"line":2}"#);
+    let issues = issues(&store);
+    has(
+        &issues,
+        "k8s/overlays/prod/kustomization.yaml:5 remote resource https://github.com/acme/shared//base?ref=v1 is not read",
+    );
+    assert!(!issues.iter().any(|i| i.contains("Kustomization")), "{issues:#?}");
 }

@@ -164,6 +164,10 @@ def http_refusals():
     for path in ["/mcp", "/rpc"]:
         status, _, _ = raw("POST", path, big, {**MCP_HEADERS, "Authorization": auth})
         assert status == 413, (path, status)
+    request = b'{"jsonrpc":"2.0","id":7,"method":"deployed","params":{"name":"app","format":"json"}}'
+    status, _, data = raw("POST", "/rpc", request, {**JSON, "Authorization": auth})
+    answer = json.loads(data)["result"]["answer"]
+    assert status == 200 and answer["workloads"][0]["images"][0]["status"] == "floating", data
     status, _, data = raw("POST", "/rpc", b"{not json", {**JSON, "Authorization": auth})
     assert status == 200 and json.loads(data)["error"]["code"] == -32700, data
     status, _, data = raw("POST", "/mcp", b"{not json", {**MCP_HEADERS, "Authorization": auth})

@@ -54,6 +54,10 @@ async def full(command, db, tree):
             assert not recall.is_error, text_of(recall)
             assert "return 40" in text_of(recall), text_of(recall)
 
+            deployed = await s.call_tool("deployed", {"name": "app"})
+            assert not deployed.is_error, text_of(deployed)
+            assert "ghcr.io/acme/pkg:latest → floating" in text_of(deployed), text_of(deployed)
+
             as_json = await s.call_tool("describe", {"name": "helper", "format": "json"})
             assert not as_json.is_error, text_of(as_json)
             assert json.loads(text_of(as_json)), text_of(as_json)

@@ -74,6 +74,14 @@ const REPORT: &[Param] = &[
     Param::text("head", "The revision it ends at (default: the plane's commit, which it must be)."),
     Param::integer("depth", "Hops walked back from each changed definition (at most 6).").default("3"),
 ];
+const DEPLOYED: &[Param] = &[
+    Param::text("name", "A workload or service name, a key or a key segment (default: every workload).")
+        .positional()
+        .brief("workload or service name"),
+    Param::text("rev", "A revision (sha, tag, branch, HEAD~n): the workloads running it.").brief("sha, tag, branch"),
+    LIMIT.default("50"),
+    OFFSET,
+];
 const TRAVERSE: &[Param] = &[
     Param::text("from", "The symbol to start from.").required(),
     Param::choice("direction", "Which way edges are followed.", &["out", "in", "both"]).default("out"),
@@ -193,6 +201,16 @@ pub(super) fn builtin() -> Vec<Verb> {
             }),
             tool: true,
             cli: false,
+        },
+        Verb {
+            name: "deployed",
+            summary: "Which commit each workload's images were built from; which workloads run a commit.",
+            params: DEPLOYED,
+            run: Run::Read(|env, args, shape| {
+                answer("deployed", args, shape, |p| crate::deployed(&env.session, env.revisions, p))
+            }),
+            tool: true,
+            cli: true,
         },
         Verb {
             name: "traverse",
@@ -360,6 +378,7 @@ mod tests {
                 "history" => fields(crate::HistoryParams::default()),
                 "recall" => fields(crate::RecallParams::default()),
                 "report" => fields(crate::ReportParams::default()),
+                "deployed" => fields(crate::DeployedParams::default()),
                 "traverse" => fields(crate::TraverseParams::default()),
                 "node" => fields(crate::NodeParams::default()),
                 "planes" | "schema" | "rebuild" => BTreeSet::from(["plane".to_owned()]),
