@@ -25,7 +25,7 @@ ops = statistics.median(r["phases"].get("ops", 0) for r in runs)
 whole = statistics.median(r["seconds"] for r in runs)
 history = statistics.median(r["phases"].get("history", 0) for r in runs)
 o = runs[-1]["ops"] or {}
-print(f"manifests {o.get(\"files\")}, workloads {o.get(\"workloads\")}, images {o.get(\"images\")}, Dockerfiles {o.get(\"dockerfiles\")}")
+print("manifests %s, workloads %s, images %s, Dockerfiles %s" % (o.get("files"), o.get("workloads"), o.get("images"), o.get("dockerfiles")))
 print(f"index median {whole*1000:.1f} ms; ops phase median {ops*1000:.2f} ms = {100*ops/whole:.1f} % of the run, {100*ops/(whole-history):.1f} % without the history phase ({history*1000:.1f} ms)")
 '
 "$target/release/deployed" "$db"

@@ -194,6 +194,20 @@ impl Store {
         rows.collect::<rusqlite::Result<_>>().ctx(&self.shown, context)
     }
 
+    /// Up to `limit` keys of plane `plane_id` starting with `prefix` (exactly, case and all), in order: a
+    /// range of the key index.
+    pub fn keys_with_prefix(&self, plane_id: i64, prefix: &str, limit: usize) -> Result<Vec<String>> {
+        let context = "reading keys";
+        let upper = format!("{prefix}\u{10FFFF}");
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT key FROM nodes WHERE key >= ?2 AND key < ?3 AND plane = ?1 ORDER BY key LIMIT ?4")
+            .ctx(&self.shown, context)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt.query_map((plane_id, prefix, upper, limit), |row| row.get(0)).ctx(&self.shown, context)?;
+        rows.collect::<rusqlite::Result<_>>().ctx(&self.shown, context)
+    }
+
     /// Number of edges of the given types entering `UnresolvedRef` nodes of plane `plane_id` named
     /// `name`: the sites whose binding failed and that might have meant a symbol of that name.
     pub fn unresolved_sites_named(&self, plane_id: i64, name: &str, types: &[&str]) -> Result<u64> {

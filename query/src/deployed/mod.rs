@@ -146,7 +146,7 @@ pub fn deployed(s: &Session<'_>, revisions: &dyn Revisions, p: &DeployedParams) 
             })?;
             let found = revisions.resolve(root, spec).map_err(|e| Error::InvalidArgument(e.to_string()))?;
             let out = match &history {
-                Some(h) => h.commit(s, &found.sha, format!("--rev {spec}"))?,
+                Some(h) => h.commit(&found.sha, format!("--rev {spec}"))?,
                 None => CommitOut {
                     short: short_sha(&found.sha).to_owned(),
                     sha: found.sha,
@@ -190,7 +190,7 @@ pub fn deployed(s: &Session<'_>, revisions: &dyn Revisions, p: &DeployedParams) 
             let runs = if commits.contains(&rev.sha.as_str()) {
                 Some("exact")
             } else if let Some(h) = &history
-                && commits.iter().try_fold(false, |any, c| Ok::<_, Error>(any || h.includes(s, c, &rev.sha)?))?
+                && commits.iter().try_fold(false, |any, c| Ok::<_, Error>(any || h.includes(c, &rev.sha)?))?
             {
                 Some("includes")
             } else {

@@ -1,6 +1,7 @@
 //! Resolving an image to the commit it was built from: the `_git` plane's commits, tags and parents, and
 //! which images are this repository's.
 
+use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
@@ -40,96 +41,107 @@ fn ancestors(parents: &HashMap<i64, Vec<i64>>, start: i64) -> std::collections::
     seen
 }
 
-/// The `_git` plane's commits and tags, for resolving image tags.
-pub(super) struct History {
-    /// Node ids and `PARENT` edges, read on the first question that needs a walk.
-    graph: std::cell::OnceCell<Graph>,
+/// The `_git` plane's tags, and its commits read by key as questions need them.
+pub(super) struct History<'s> {
+    store: &'s drsg_planes::Store,
     plane_id: i64,
     head: Option<String>,
-    commits: HashMap<String, Node>,
-    /// Sorted commit ids, for prefix lookups.
-    shas: Vec<String>,
+    /// Commit nodes read so far, by sha (`None`: not in the plane).
+    commits: RefCell<HashMap<String, Option<Node>>>,
     tags: HashMap<String, String>,
     head_generation: Option<u64>,
     capped: bool,
+    /// Node ids and `PARENT` edges, read on the first question that needs a walk.
+    graph: OnceCell<Graph>,
+    /// Commits already counted against HEAD, by node id.
+    behind: RefCell<HashMap<i64, (u64, bool)>>,
 }
 
-impl History {
-    pub(super) fn load(s: &Session<'_>, code: &PlaneInfo) -> Result<Option<History>> {
+impl<'s> History<'s> {
+    pub(super) fn load(s: &Session<'s>, code: &PlaneInfo) -> Result<Option<History<'s>>> {
         let Some(plane) = s.store.plane(&format!("{}_git", code.meta.name))? else { return Ok(None) };
         let str_prop = |n: &Node, k: &str| n.props.get(k).and_then(Value::as_str).map(str::to_owned);
-        let mut commits = HashMap::new();
-        for c in s.store.nodes_by_label(plane.id, "Commit")? {
-            if let Some(sha) = str_prop(&c, "sha") {
-                commits.insert(sha, c);
-            }
-        }
-        let mut shas: Vec<String> = commits.keys().cloned().collect();
-        shas.sort();
         let tags = s
             .store
             .nodes_by_label(plane.id, "Tag")?
             .iter()
             .filter_map(|t| Some((str_prop(t, "name").unwrap_or_else(|| t.name.clone()), str_prop(t, "target")?)))
             .collect();
-        let head_generation = plane
-            .meta
-            .synced_commit
-            .as_ref()
-            .and_then(|h| commits.get(h))
-            .and_then(|c| c.props.get("generation"))
-            .and_then(Value::as_u64);
-        let capped = plane.meta.ledger.get("capped").and_then(Value::as_bool).unwrap_or(false);
-        let head = plane.meta.synced_commit.clone();
-        Ok(Some(History {
-            graph: std::cell::OnceCell::new(),
+        let mut history = History {
+            store: s.store,
             plane_id: plane.id,
-            head,
-            commits,
-            shas,
+            head: plane.meta.synced_commit.clone(),
+            commits: RefCell::new(HashMap::new()),
             tags,
-            head_generation,
-            capped,
-        }))
+            head_generation: None,
+            capped: plane.meta.ledger.get("capped").and_then(Value::as_bool).unwrap_or(false),
+            graph: OnceCell::new(),
+            behind: RefCell::new(HashMap::new()),
+        };
+        let head = history.head.clone();
+        history.head_generation =
+            head.and_then(|h| history.node(&h).ok().flatten()).and_then(|c| c.props.get("generation")?.as_u64());
+        Ok(Some(history))
+    }
+
+    pub(super) fn capped(&self) -> bool {
+        self.capped
+    }
+
+    /// The commit node of `sha` (a full id).
+    fn node(&self, sha: &str) -> Result<Option<Node>> {
+        if let Some(known) = self.commits.borrow().get(sha) {
+            return Ok(known.clone());
+        }
+        let node = self.store.node_by_key(self.plane_id, &format!("commit:{sha}"))?;
+        self.commits.borrow_mut().insert(sha.to_owned(), node.clone());
+        Ok(node)
     }
 
     /// The one commit whose id starts with `prefix` (7 to 40 hex digits).
-    fn by_prefix(&self, prefix: &str) -> Option<&str> {
+    fn by_prefix(&self, prefix: &str) -> Result<Option<String>> {
         let prefix = prefix.to_ascii_lowercase();
         if !(7..=40).contains(&prefix.len()) || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
+            return Ok(None);
         }
-        let at = self.shas.partition_point(|s| s.as_str() < prefix.as_str());
-        let mut hits = self.shas[at..].iter().take_while(|s| s.starts_with(&prefix));
-        let first = hits.next()?;
-        hits.next().is_none().then_some(first.as_str())
+        let keys = self.store.keys_with_prefix(self.plane_id, &format!("commit:{prefix}"), 2)?;
+        Ok(match keys.as_slice() {
+            [one] => one.strip_prefix("commit:").map(str::to_owned),
+            _ => None,
+        })
     }
 
     /// The commit an image tag names, and how it was matched.
-    fn match_tag(&self, tag: &str) -> Option<(String, String)> {
+    pub(super) fn match_tag(&self, tag: &str) -> Result<Option<(String, String)>> {
         let plain = tag.strip_prefix('v').unwrap_or(tag);
         for name in [tag.to_owned(), format!("v{tag}"), plain.to_owned()] {
             if let Some(sha) = self.tags.get(&name) {
-                return Some((sha.clone(), format!("git tag {name}")));
+                return Ok(Some((sha.clone(), format!("git tag {name}"))));
             }
         }
-        if let Some(sha) = self.by_prefix(tag) {
-            return Some((sha.to_owned(), format!("commit id {tag}")));
+        if let Some(sha) = self.by_prefix(tag)? {
+            return Ok(Some((sha, format!("commit id {tag}"))));
         }
         // `sha-1a2b3c4`, `main-1a2b3c4`, `1.4.0-1a2b3c4`, `1a2b3c4-dirty`: a part that is a commit id.
         let parts: Vec<&str> = tag.split(['-', '_', '.', '+']).collect();
         if parts.len() > 1 {
             for part in [parts[parts.len() - 1], parts[0]] {
-                if let Some(sha) = self.by_prefix(part) {
-                    return Some((sha.to_owned(), format!("commit id {part} in tag {tag}")));
+                if let Some(sha) = self.by_prefix(part)? {
+                    return Ok(Some((sha, format!("commit id {part} in tag {tag}"))));
                 }
             }
         }
-        None
+        Ok(None)
     }
 
-    pub(super) fn commit(&self, s: &Session<'_>, sha: &str, matched_by: String) -> Result<CommitOut> {
-        let node = self.commits.get(sha);
+    /// The commit a literal revision label names.
+    pub(super) fn label(&self, label: &str) -> Result<Option<String>> {
+        self.by_prefix(label)
+    }
+
+    pub(super) fn commit(&self, sha: &str, matched_by: String) -> Result<CommitOut> {
+        let node = self.node(sha)?;
+        let node = node.as_ref();
         let text = |k: &str| node.and_then(|n| n.props.get(k)).and_then(Value::as_str).unwrap_or("").to_owned();
         let mainline = node.and_then(|n| n.props.get("mainline")).and_then(Value::as_bool).unwrap_or(false);
         let generation = node.and_then(|n| n.props.get("generation")).and_then(Value::as_u64);
@@ -138,8 +150,7 @@ impl History {
             (true, Some(g), Some(h)) => (Some(h.saturating_sub(g)), true),
             _ => match node {
                 Some(n) => {
-                    let graph = self.graph(s)?;
-                    let (behind, holds) = graph.behind(n.id);
+                    let (behind, holds) = self.behind(n.id)?;
                     (Some(behind), holds)
                 }
                 None => (None, false),
@@ -156,26 +167,39 @@ impl History {
         })
     }
 
-    fn graph(&self, s: &Session<'_>) -> Result<&Graph> {
+    /// How many commits HEAD holds that commit `id` lacks, and whether HEAD holds it.
+    fn behind(&self, id: i64) -> Result<(u64, bool)> {
+        if let Some(&known) = self.behind.borrow().get(&id) {
+            return Ok(known);
+        }
+        let counted = self.graph()?.behind(id);
+        self.behind.borrow_mut().insert(id, counted);
+        Ok(counted)
+    }
+
+    fn graph(&self) -> Result<&Graph> {
         if let Some(g) = self.graph.get() {
             return Ok(g);
         }
         let mut parents: HashMap<i64, Vec<i64>> = HashMap::new();
-        for e in s.store.edges(self.plane_id, Some(&["PARENT"]))? {
+        for e in self.store.edges(self.plane_id, Some(&["PARENT"]))? {
             parents.entry(e.src).or_default().push(e.dst);
         }
-        let head = self.head.as_ref().and_then(|h| self.commits.get(h)).map(|n| n.id);
+        let head = match &self.head {
+            Some(h) => self.node(h)?.map(|n| n.id),
+            None => None,
+        };
         let in_head = head.map(|h| ancestors(&parents, h)).unwrap_or_default();
         Ok(self.graph.get_or_init(|| Graph { parents, in_head }))
     }
 
     /// True when commit `later` holds commit `earlier` (an ancestor of it).
-    pub(super) fn includes(&self, s: &Session<'_>, later: &str, earlier: &str) -> Result<bool> {
-        let (Some(l), Some(e)) = (self.commits.get(later), self.commits.get(earlier)) else { return Ok(false) };
+    pub(super) fn includes(&self, later: &str, earlier: &str) -> Result<bool> {
+        let (Some(l), Some(e)) = (self.node(later)?, self.node(earlier)?) else { return Ok(false) };
         if l.id == e.id {
             return Ok(false);
         }
-        Ok(ancestors(&self.graph(s)?.parents, l.id).contains(&e.id))
+        Ok(ancestors(&self.graph()?.parents, l.id).contains(&e.id))
     }
 }
 
@@ -281,7 +305,7 @@ fn image(
     let (status, note) = if node.props.get("templated").and_then(Value::as_bool).unwrap_or(false) {
         ("templated", "templated: a deploy tool fills the reference in, so no revision can be told from it".to_owned())
     } else if let Some((sha, by)) = history.and_then(|h| revision_label(s, node, h).transpose()).transpose()? {
-        out.commit = history.map(|h| h.commit(s, &sha, by)).transpose()?;
+        out.commit = history.map(|h| h.commit(&sha, by)).transpose()?;
         ("commit", String::new())
     } else if tag.is_none() && digest.is_some() {
         ("digest", "pinned by digest alone: a digest names the image's bytes, not a revision".to_owned())
@@ -298,13 +322,13 @@ fn image(
             None => {
                 ("unknown-revision", "no history plane (not a git checkout): the tag cannot be resolved".to_owned())
             }
-            Some(h) => match h.match_tag(t) {
+            Some(h) => match h.match_tag(t)? {
                 Some((sha, by)) => {
-                    out.commit = Some(h.commit(s, &sha, by)?);
+                    out.commit = Some(h.commit(&sha, by)?);
                     ("commit", String::new())
                 }
                 None => {
-                    let within = if h.capped { " among the commits recorded (--max-commits)" } else { "" };
+                    let within = if h.capped() { " among the commits recorded (--max-commits)" } else { "" };
                     ("unknown-revision", format!("tag `{t}` names no commit or git tag of this repository{within}"))
                 }
             },
@@ -320,10 +344,10 @@ fn revision_label(s: &Session<'_>, image: &Node, history: &History) -> Result<Op
     for e in s.store.edges_out(image.id, Some("BUILT_FROM"))? {
         let Some(dockerfile) = s.store.node(e.dst)? else { continue };
         let Some(label) = dockerfile.props.get("revision").and_then(Value::as_str) else { continue };
-        if let Some(sha) = history.by_prefix(label) {
+        if let Some(sha) = history.label(label)? {
             let line = dockerfile.props.get("revision_line").and_then(Value::as_u64).unwrap_or(0);
             let file = dockerfile.file.as_deref().unwrap_or("");
-            return Ok(Some((sha.to_owned(), format!("OCI revision label at {file}:{line}"))));
+            return Ok(Some((sha, format!("OCI revision label at {file}:{line}"))));
         }
     }
     Ok(None)
