@@ -203,7 +203,38 @@ pub fn build(
             return None;
         }
     }
+    // The route layer, from every file's wire facts: its nodes follow the stand-ins.
+    let layer = crate::routes::layer(t);
+    let first = b.sink.base + b.sink.emitted + b.sink.nodes.len();
+    let at = |end: crate::routes::LayerEnd| match end {
+        crate::routes::LayerEnd::Sym(id) => id as usize,
+        crate::routes::LayerEnd::Node(i) => first + i,
+    };
+    for (src, dst, ty, props_json) in layer.edges {
+        b.sink.edges.push(NewEdge { src: at(src), dst: at(dst), ty: ty.into(), props_json });
+    }
+    b.sink.nodes.extend(layer.nodes);
     emit(b.sink.take_batch()).then_some(b.acc)
+}
+
+/// The route layer of `t` as an output whose edges name their ends by key.
+pub fn layer_output(t: &Table) -> FileOutput {
+    let layer = crate::routes::layer(t);
+    let key = |end: crate::routes::LayerEnd| match end {
+        crate::routes::LayerEnd::Sym(id) => t.syms[id as usize].key.clone(),
+        crate::routes::LayerEnd::Node(i) => layer.nodes[i].key.clone(),
+    };
+    let edges = layer
+        .edges
+        .iter()
+        .map(|(src, dst, ty, props_json)| KeyedEdge {
+            src: key(*src),
+            dst: key(*dst),
+            ty: (*ty).into(),
+            props_json: props_json.clone(),
+        })
+        .collect();
+    FileOutput { nodes: layer.nodes, edges, stand_ins: Vec::new(), acc: Accounting::default() }
 }
 
 /// Edges per batch handed to the store while resolution goes on.

@@ -17,6 +17,7 @@ mod layout;
 pub mod ops;
 mod pipeline;
 mod resolve;
+mod routes;
 mod run;
 pub mod source;
 mod table;

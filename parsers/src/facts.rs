@@ -68,6 +68,8 @@ pub struct FileFacts {
     /// (the file's own invocations are expanded where they are).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub macro_calls: Vec<MacroCalls>,
+    /// Routes, requests and what their paths are built from, found by the declarative plugins.
+    pub wire: Vec<crate::wire::WireFact>,
 }
 
 /// The calls a macro's transcribers write, of the macro defined by `def`.

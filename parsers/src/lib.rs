@@ -9,7 +9,8 @@ pub mod facts;
 mod registry;
 mod runner;
 pub mod text;
+pub mod wire;
 
 pub use facts::*;
 pub use registry::{Fingerprint, Registry};
-pub use runner::{Language, parse_file, syntax_errors};
+pub use runner::{Language, parse_file, parse_file_with, syntax_errors};

@@ -4,24 +4,37 @@ use serde::Serialize;
 
 use crate::facts::Lang;
 use crate::runner::Language;
+use crate::wire::Extractor;
 
 /// The plugins available to an indexing run, tried in order.
 pub struct Registry {
     plugins: Vec<Box<dyn Language>>,
+    extractors: Vec<Extractor>,
 }
 
 /// What a plane records about one plugin in `built_by`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Fingerprint {
-    pub name: &'static str,
-    pub version: &'static str,
+    pub name: String,
+    pub version: String,
     /// `(query file, FNV-1a 64 hash of its text in hex)`.
-    pub queries: Vec<(&'static str, String)>,
+    pub queries: Vec<(String, String)>,
 }
 
 impl Registry {
     pub fn new(plugins: Vec<Box<dyn Language>>) -> Registry {
-        Registry { plugins }
+        Registry { plugins, extractors: Vec::new() }
+    }
+
+    /// The registry with declarative plugins added, run over every file of their languages.
+    pub fn with_extractors(mut self, extractors: Vec<Extractor>) -> Registry {
+        self.extractors.extend(extractors);
+        self
+    }
+
+    /// The declarative plugins.
+    pub fn extractors(&self) -> &[Extractor] {
+        &self.extractors
     }
 
     /// The plugin and dialect for a path relative to the tree root, if any plugin takes it.
@@ -30,18 +43,18 @@ impl Registry {
     }
 
     pub fn fingerprints(&self) -> Vec<Fingerprint> {
-        self.plugins
-            .iter()
-            .map(|p| Fingerprint {
-                name: p.name(),
-                version: p.version(),
-                queries: p
-                    .queries()
-                    .iter()
-                    .map(|(file, text)| (*file, format!("{:016x}", fnv1a(text.as_bytes()))))
-                    .collect(),
-            })
-            .collect()
+        let hash = |text: &str| format!("{:016x}", fnv1a(text.as_bytes()));
+        let languages = self.plugins.iter().map(|p| Fingerprint {
+            name: p.name().to_owned(),
+            version: p.version().to_owned(),
+            queries: p.queries().iter().map(|(file, text)| ((*file).to_owned(), hash(text))).collect(),
+        });
+        let declarative = self.extractors.iter().map(|e| Fingerprint {
+            name: e.manifest.name.clone(),
+            version: e.manifest.version.clone(),
+            queries: e.sources.iter().map(|(file, text)| (file.clone(), hash(text))).collect(),
+        });
+        languages.chain(declarative).collect()
     }
 }
 

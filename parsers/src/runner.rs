@@ -3,6 +3,7 @@
 use std::cell::RefCell;
 
 use crate::facts::{Diagnostic, FileFacts, Lang};
+use crate::wire::Extractor;
 
 /// A language plugin: which files it takes, its grammar, and how facts are pulled from a syntax tree.
 ///
@@ -40,8 +41,19 @@ pub const MAX_PARSE_BYTES: usize = 4 * 1024 * 1024;
 /// with a diagnostic, a syntax error yields what parsed plus a count, a file over
 /// `MAX_PARSE_BYTES` what its first part holds and a diagnostic that cuts it.
 pub fn parse_file(plugin: &dyn Language, lang: Lang, path: &str, source: &str) -> FileFacts {
+    parse_file_with(plugin, &[], lang, path, source)
+}
+
+/// [`parse_file`], with the declarative plugins `extractors` run over the same tree.
+pub fn parse_file_with(
+    plugin: &dyn Language,
+    extractors: &[Extractor],
+    lang: Lang,
+    path: &str,
+    source: &str,
+) -> FileFacts {
     let (source, beyond) = within_budget(source);
-    let mut facts = parse_text(plugin, lang, path, source);
+    let mut facts = parse_text(plugin, extractors, lang, path, source);
     if let Some(line) = beyond {
         facts.diagnostics.push(Diagnostic {
             line,
@@ -70,7 +82,7 @@ fn within_budget(source: &str) -> (&str, Option<u32>) {
     (kept, Some(u32::try_from(line).unwrap_or(u32::MAX)))
 }
 
-fn parse_text(plugin: &dyn Language, lang: Lang, path: &str, source: &str) -> FileFacts {
+fn parse_text(plugin: &dyn Language, extractors: &[Extractor], lang: Lang, path: &str, source: &str) -> FileFacts {
     let source = &*crate::text::for_parsing(source);
     let tree = PARSER.with(|parser| {
         let mut parser = parser.borrow_mut();
@@ -90,6 +102,9 @@ fn parse_text(plugin: &dyn Language, lang: Lang, path: &str, source: &str) -> Fi
         };
     };
     let mut facts = plugin.extract(lang, &tree, source, path);
+    for extractor in extractors.iter().filter(|e| e.takes(lang)) {
+        extractor.run(lang, &tree, source, &mut facts.wire);
+    }
     let (count, mut diagnostics) = syntax_errors(&tree);
     facts.parse_errors = count;
     diagnostics.append(&mut facts.diagnostics);

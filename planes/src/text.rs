@@ -62,7 +62,7 @@ pub fn lower_thread_priority() {
 
 /// Primary labels that get no document: stand-ins, not symbols of the tree.
 pub(crate) fn is_searchable(label: &str) -> bool {
-    !matches!(label, "External" | "UnresolvedRef")
+    !matches!(label, "External" | "UnresolvedRef" | "Route" | "Request")
 }
 
 /// The text of one node to index; fields the node lacks are `None`.

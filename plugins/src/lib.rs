@@ -5,6 +5,7 @@
 //! [`builtin`] returns the registry an indexing run is given.
 
 mod children;
+pub mod declarative;
 mod fields;
 mod kinds;
 pub mod python;
@@ -23,6 +24,7 @@ pub fn builtin() -> Registry {
         Box::new(typescript::TypeScriptPlugin),
         Box::new(python::PythonPlugin),
     ])
+    .with_extractors(declarative::builtin_extractors())
 }
 
 /// The extension of a path: what follows the last `.` of its last component (`""` when none).

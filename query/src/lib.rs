@@ -32,6 +32,7 @@ mod traverse;
 mod unresolved;
 pub mod verbs;
 mod walk;
+mod wire;
 
 pub use context::{ContextOutput, ContextParams, context};
 pub use deployed::{DeployedOutput, DeployedParams, deployed};
@@ -57,6 +58,7 @@ pub use snippet::{SnippetOutput, SnippetParams, snippet};
 pub use trace::{TraceOutput, TraceParams, trace};
 pub use traverse::{TraverseOutput, TraverseParams, traverse};
 pub use unresolved::UnresolvedSite;
+pub use wire::{WireOutput, WireParams, wire};
 
 use std::path::{Path, PathBuf};
 

@@ -10,3 +10,4 @@ mod surfaces;
 mod tidy;
 mod verbs;
 mod watching;
+mod wire;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use drsg_parsers::{Lang, Registry, parse_file};
+use drsg_parsers::{Lang, Registry, parse_file_with};
 use foldhash::HashMap;
 use rayon::prelude::*;
 
@@ -94,7 +94,13 @@ pub(crate) fn parse_all(
                 Ok(text) => {
                     let (plugin, lang) =
                         registry.for_path(&candidate.path).expect("the walk kept only files a plugin takes");
-                    let facts = std::sync::Arc::new(parse_file(plugin, lang, &candidate.path, &text));
+                    let facts = std::sync::Arc::new(parse_file_with(
+                        plugin,
+                        registry.extractors(),
+                        lang,
+                        &candidate.path,
+                        &text,
+                    ));
                     let lines = crate::walk::line_count(&text) as u32;
                     let bytes = text.len() as u64;
                     if let Some(blob) = blob {

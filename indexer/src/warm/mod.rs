@@ -58,6 +58,8 @@ pub(crate) struct Warm {
     skipped: Vec<(String, SkipReason)>,
     /// Per file of the table, in its order.
     outputs: Vec<FileOutput>,
+    /// The route layer, built from every file's wire facts (`crate::routes`).
+    layer: FileOutput,
     /// Stand-in key → how many files' outputs name it.
     stand_ins: HashMap<String, u32>,
     /// The resolver's per-file indexes, impl self types and parent links over `table`.
@@ -216,6 +218,7 @@ impl Warm {
             (table, outputs, parts)
         });
         let mentions = by_facts(std::iter::empty(), &table.files, Mentions::of);
+        let layer = crate::graph::layer_output(&table);
         let mut warm = Warm {
             commit: commit.to_owned(),
             generation: 0,
@@ -224,6 +227,7 @@ impl Warm {
             blobs: snap.blobs,
             skipped: snap.skipped,
             outputs,
+            layer,
             stand_ins: HashMap::new(),
             parts,
             mentions,
@@ -257,6 +261,7 @@ impl Warm {
         let Warm {
             table: old,
             outputs: old_outputs,
+            layer: old_layer,
             mut stand_ins,
             blobs: old_blobs,
             parts: old_parts,
@@ -334,10 +339,14 @@ impl Warm {
         report.table_rebuilt = phases.contains_key("table");
         report.phases.extend(phases);
         let t0 = std::time::Instant::now();
+        // The route layer is built again whole and compared with the old one like a dirty file's output.
+        let layer = crate::graph::layer_output(&table);
         // `old_outputs` now holds the old outputs of dirty and removed files.
-        let retracted: Vec<&FileOutput> = old_outputs.values().collect();
-        let added: Vec<&FileOutput> = outputs.iter().zip(&dirty).filter(|(_, d)| **d).map(|(o, _)| o).collect();
-        report.files_dirty = added.len() as u64;
+        let mut retracted: Vec<&FileOutput> = old_outputs.values().collect();
+        retracted.push(&old_layer);
+        let mut added: Vec<&FileOutput> = outputs.iter().zip(&dirty).filter(|(_, d)| **d).map(|(o, _)| o).collect();
+        added.push(&layer);
+        report.files_dirty = added.len() as u64 - 1;
         let changes = Changes::between(&retracted, &added, &mut stand_ins);
         report.phases.insert("compare", t0.elapsed().as_secs_f64());
         let warm = Warm {
@@ -348,6 +357,7 @@ impl Warm {
             blobs: new_blobs,
             skipped,
             outputs,
+            layer,
             stand_ins,
             parts,
             mentions,
@@ -390,7 +400,7 @@ impl Warm {
     pub(crate) fn whole(&self) -> Option<(Vec<NodeData>, Vec<NewEdge>)> {
         let mut nodes = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
-        for out in &self.outputs {
+        for out in self.outputs.iter().chain([&self.layer]) {
             for node in out.nodes.iter().chain(&out.stand_ins) {
                 if !index.contains_key(&node.key) {
                     index.insert(node.key.clone(), nodes.len());
@@ -401,6 +411,7 @@ impl Warm {
         let edges = self
             .outputs
             .iter()
+            .chain([&self.layer])
             .flat_map(|out| &out.edges)
             .map(|e| {
                 Some(NewEdge {
@@ -431,6 +442,6 @@ impl Warm {
 
     /// Number of edges of the plane.
     pub(crate) fn edge_count(&self) -> usize {
-        self.outputs.iter().map(|o| o.edges.len()).sum()
+        self.outputs.iter().chain([&self.layer]).map(|o| o.edges.len()).sum()
     }
 }

@@ -326,10 +326,54 @@ impl Repo<'_> {
         format!("manifest {path} {tag}")
     }
 
+    /// Writes HTTP code: a FastAPI router whose prefix is a constant, a module mounting it under another
+    /// constant, and a TypeScript module requesting its routes; each of them random.
+    fn wire_step(&mut self) -> String {
+        let n = self.fresh();
+        let (path, text) = match self.rng.below(4) {
+            0 => (
+                "pkg/api.py",
+                format!(
+                    "from fastapi import APIRouter\n\nPREFIX = \"/v{}\"\nrouter = APIRouter(prefix=PREFIX)\n\n\n@router.get(\"/items/{{item_id}}\")\ndef item{n}(item_id):\n    return item_id\n\n\n@router.post(\"/items\")\ndef create{n}():\n    return 1\n",
+                    self.rng.below(3)
+                ),
+            ),
+            1 => (
+                "pkg/app.py",
+                format!(
+                    "from fastapi import FastAPI\n\nfrom pkg import api\n\nBASE = \"/api{}\"\napp = FastAPI()\napp.include_router(api.router, prefix=BASE)\n",
+                    self.rng.below(3)
+                ),
+            ),
+            2 => (
+                "web/calls.ts",
+                format!(
+                    "export function load{n}(id: number) {{\n  return fetch(`/api{}/v{}/items/${{id}}`);\n}}\n\nexport function make{n}() {{\n  return fetch(\"/api/v0/items\", {{ method: \"POST\" }});\n}}\n",
+                    self.rng.below(3),
+                    self.rng.below(3)
+                ),
+            ),
+            _ => {
+                let existing: Vec<String> = ["pkg/api.py", "pkg/app.py", "web/calls.ts"]
+                    .iter()
+                    .filter(|p| self.fx.path().join(p).exists())
+                    .map(|p| (*p).to_owned())
+                    .collect();
+                let Some(path) = self.pick(&existing).cloned() else { return "no HTTP file to delete".into() };
+                self.fx.git(&["rm", "-q", &path]);
+                self.commit(&format!("delete {path}"));
+                return format!("delete HTTP file {path}");
+            }
+        };
+        self.fx.write(path, &text);
+        self.commit(&format!("http {path}"));
+        format!("http {path}")
+    }
+
     /// One random step; returns what it did.
     fn step(&mut self) -> String {
         let files = self.files();
-        let choice = if files.len() < 2 { 0 } else { self.rng.below(12) };
+        let choice = if files.len() < 2 { 0 } else { self.rng.below(13) };
         match choice {
             0 | 1 => {
                 let dir = DIRS[self.rng.below(DIRS.len())];
@@ -405,6 +449,7 @@ impl Repo<'_> {
                 format!("re-export in {dir}: {lines:?}")
             }
             10 => self.manifest_step(),
+            12 => self.wire_step(),
             3 => {
                 let path = files[self.rng.below(files.len())].clone();
                 self.fx.git(&["rm", "-q", &path]);
@@ -473,6 +518,8 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
     let registry = drsg_plugins::builtin();
     let mut steps = 0;
     let mut reused = 0;
+    // Route nodes and REQUESTS edges seen after folds: the route layer is exercised.
+    let (mut routes, mut requests) = (0, 0);
     // Folds that resolved only part of the tree and wrote a difference: the incremental path itself.
     let mut partial = 0;
     // Folds that kept the symbol table (the same files declare the same definitions).
@@ -506,6 +553,8 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
             }
             let fresh = fresh_index(&fx);
             let (a, b) = (canonical(&folded), canonical(&fresh));
+            routes += a.0.iter().filter(|l| l.starts_with("route:")).count();
+            requests += a.1.iter().filter(|l| l.starts_with("REQUESTS")).count();
             if a != b {
                 let only_folded: Vec<&String> =
                     a.0.iter().chain(&a.1).filter(|l| !b.0.contains(l) && !b.1.contains(l)).collect();
@@ -524,7 +573,13 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
     assert!(histories == 0 || reused > 0, "no fold reused a parsed file");
     assert!(histories < 10 || partial * 2 > steps, "only {partial} of {steps} folds were incremental");
     assert!(histories < 10 || kept * 30 > steps, "only {kept} of {steps} folds kept the symbol table");
-    eprintln!("{steps} folds: {partial} incremental, {kept} kept the symbol table");
+    assert!(
+        histories < 10 || (routes > 0 && requests > 0),
+        "no fold made a route ({routes}) and a request ({requests})"
+    );
+    eprintln!(
+        "{steps} folds: {partial} incremental, {kept} kept the symbol table; {routes} routes, {requests} requests seen"
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod resolve_python;
 mod resolve_rust;
 mod resolve_ts;
 mod source;
+mod wire;
 
 use std::collections::HashMap;
 

@@ -138,6 +138,7 @@ impl Language for TypeScriptPlugin {
             module_doc: built.module_doc,
             macro_blocks: Vec::new(),
             macro_calls: Vec::new(),
+            wire: Vec::new(),
         }
     }
 }

@@ -74,6 +74,14 @@ const REPORT: &[Param] = &[
     Param::text("head", "The revision it ends at (default: the plane's commit, which it must be)."),
     Param::integer("depth", "Hops walked back from each changed definition (at most 6).").default("3"),
 ];
+const WIRE: &[Param] = &[
+    Param::text("path", "A route path (`/api/items/42`, `/items/{id}`): what serves it and what requests it.")
+        .positional()
+        .brief("route path"),
+    Param::text("method", "Only this HTTP method (GET, POST, …)."),
+    Param::text("name", "A handler or a caller: the routes it serves or requests."),
+    LIMIT.default("50"),
+];
 const DEPLOYED: &[Param] = &[
     Param::text("name", "A workload or service name, a key or a key segment (default: every workload).")
         .positional()
@@ -201,6 +209,14 @@ pub(super) fn builtin() -> Vec<Verb> {
             }),
             tool: true,
             cli: false,
+        },
+        Verb {
+            name: "wire",
+            summary: "HTTP routes: which handler serves a path and which functions request it, across planes.",
+            params: WIRE,
+            run: Run::Read(|env, args, shape| answer("wire", args, shape, |p| crate::wire(&env.session, p))),
+            tool: true,
+            cli: true,
         },
         Verb {
             name: "deployed",
@@ -379,6 +395,7 @@ mod tests {
                 "recall" => fields(crate::RecallParams::default()),
                 "report" => fields(crate::ReportParams::default()),
                 "deployed" => fields(crate::DeployedParams::default()),
+                "wire" => fields(crate::WireParams::default()),
                 "traverse" => fields(crate::TraverseParams::default()),
                 "node" => fields(crate::NodeParams::default()),
                 "planes" | "schema" | "rebuild" => BTreeSet::from(["plane".to_owned()]),

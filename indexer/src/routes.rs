@@ -1,0 +1,518 @@
+//! The route layer of a code plane: `Route` nodes with `SERVES` edges to their handlers, and `REQUESTS`
+//! edges from the functions that call an HTTP client to the route they request (or to a `Request`
+//! stand-in when no route of the plane serves it), built from every file's wire facts together.
+//!
+//! A route's path is its router's prefixes (from every mount of the router, through routers mounted on
+//! routers), the router's own prefix and the route's path; a request's is its client's base URL (scheme
+//! and host dropped) and its URL. Names in paths are string constants of the file, or of the tree when
+//! one constant has that name; parameters become `{}`, a trailing slash is dropped, and a part that
+//! cannot be known is kept as `{?}` and marked.
+//!
+//! The layer depends on all files' facts (a prefix may be set in another file than its routes), so an
+//! index builds it after the symbols and a fold builds it again whole and compares it by key.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use drsg_parsers::wire::{Handler, PathPart, WireKind};
+use drsg_parsers::{Family, Lang};
+use drsg_planes::{NodeData, Props};
+use serde_json::{Value, json};
+
+use crate::table::{SymId, Table};
+
+/// An end of a layer edge: a symbol of the table, or a node of the layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LayerEnd {
+    Sym(SymId),
+    Node(usize),
+}
+
+/// The layer's nodes and edges (`(src, dst, type, properties)`).
+#[derive(Debug, Default)]
+pub(crate) struct Layer {
+    pub nodes: Vec<NodeData>,
+    pub edges: Vec<(LayerEnd, LayerEnd, &'static str, String)>,
+}
+
+/// A router: a file's name bound to a router object, with its own prefix.
+type RouterId = (u32, String);
+
+struct Mount {
+    parent: RouterId,
+    prefix: Vec<PathPart>,
+    replaces: bool,
+}
+
+/// A route or request path assembled: normalised (`/users/{}`), as written, and whether a part of it
+/// could not be known.
+struct Assembled {
+    path: String,
+    raw: String,
+    unknown: bool,
+}
+
+/// Builds the layer of table `t`.
+pub(crate) fn layer(t: &Table) -> Layer {
+    let facts = |fi: usize| t.files[fi].facts.wire.iter();
+    let live = (0..t.files.len()).filter(|&fi| !t.files[fi].facts.wire.is_empty());
+    let files: Vec<usize> = live.collect();
+    if files.is_empty() {
+        return Layer::default();
+    }
+    // Constants: by file and name, and by name across the tree (kept only when every one agrees).
+    let mut constants: HashMap<(u32, &str), String> = HashMap::new();
+    let mut anywhere: HashMap<&str, Option<String>> = HashMap::new();
+    for &fi in &files {
+        for f in facts(fi).filter(|f| f.kind == WireKind::Constant) {
+            let (Some(name), Some(value)) = (f.name.as_deref(), literal(&f.path)) else { continue };
+            constants.entry((fi as u32, name)).or_insert_with(|| value.clone());
+            anywhere.entry(name).and_modify(|v| *v = v.take().filter(|v| *v == value)).or_insert(Some(value));
+        }
+    }
+    let scope = Scope { t, constants, anywhere };
+    let mut routers: BTreeMap<RouterId, Vec<PathPart>> = BTreeMap::new();
+    let mut clients: BTreeMap<RouterId, Vec<PathPart>> = BTreeMap::new();
+    for &fi in &files {
+        for f in facts(fi) {
+            let Some(name) = f.name.clone() else { continue };
+            match f.kind {
+                WireKind::Router => {
+                    let own = routers.entry((fi as u32, name)).or_default();
+                    if own.is_empty() {
+                        *own = f.path.clone();
+                    }
+                }
+                WireKind::Client => {
+                    clients.insert((fi as u32, name), f.path.clone());
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut mounts: BTreeMap<RouterId, Vec<Mount>> = BTreeMap::new();
+    for &fi in &files {
+        for f in facts(fi).filter(|f| f.kind == WireKind::Mount) {
+            let (Some(parent), Some(target)) = (&f.name, &f.target) else { continue };
+            let Some(child) = scope.router_of(fi as u32, target, &routers) else { continue };
+            let mount = Mount { parent: (fi as u32, parent.clone()), prefix: f.path.clone(), replaces: f.replaces };
+            mounts.entry(child).or_default().push(mount);
+        }
+    }
+
+    let mut out = Layer::default();
+    // Routes, by key: one node per method and path, with a SERVES edge per declaration.
+    let mut routes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut served: BTreeSet<(usize, SymId)> = BTreeSet::new();
+    for &fi in &files {
+        let file = &t.files[fi];
+        for f in facts(fi).filter(|f| f.kind == WireKind::Route) {
+            let Some(router) = f.name.as_deref().and_then(|n| scope.router_of(fi as u32, n, &routers)) else {
+                continue;
+            };
+            let handler = f.handler.as_ref().and_then(|h| scope.handler(fi as u32, f.line, h));
+            for prefix in prefixes(&router, &routers, &mounts, 0) {
+                let mut parts = prefix;
+                parts.extend(f.path.iter().cloned());
+                let path = scope.assemble(fi as u32, &parts, false);
+                let methods = if f.methods.is_empty() { vec!["ANY".to_owned()] } else { f.methods.clone() };
+                for method in methods {
+                    let key = format!("route:{method} {}", path.path);
+                    let at = *routes.entry(key.clone()).or_insert_with(|| {
+                        let props = json!({
+                            "method": method,
+                            "path": path.path,
+                            "raw": path.raw,
+                            "unknown": path.unknown.then_some(true),
+                            "plugin": f.plugin,
+                        });
+                        out.nodes.push(node(key, "Route", &path.path, &file.path, f.line, props));
+                        out.nodes.len() - 1
+                    });
+                    if let Some(h) = handler
+                        && served.insert((at, h))
+                    {
+                        let props = json!({"file": file.path, "line": f.line}).to_string();
+                        out.edges.push((LayerEnd::Node(at), LayerEnd::Sym(h), "SERVES", props));
+                    }
+                }
+            }
+        }
+    }
+    // Requests: on a client proven to make HTTP requests, from the function around the call.
+    let route_paths: Vec<(usize, String, String)> = routes
+        .iter()
+        .map(|(key, &at)| {
+            let (method, path) = key["route:".len()..].split_once(' ').unwrap_or(("ANY", ""));
+            (at, method.to_owned(), path.to_owned())
+        })
+        .collect();
+    let mut stand_ins: BTreeMap<String, usize> = BTreeMap::new();
+    for &fi in &files {
+        let file = &t.files[fi];
+        for f in facts(fi).filter(|f| f.kind == WireKind::Request) {
+            let Some(client) = f.name.as_deref() else { continue };
+            let Some(base) = scope.client(fi as u32, file.lang, client, &clients) else { continue };
+            let Some(caller) = scope.enclosing(fi as u32, f.line) else { continue };
+            let mut parts = base;
+            parts.extend(f.path.iter().cloned());
+            let path = scope.assemble(fi as u32, &parts, true);
+            let methods = if f.methods.is_empty() { vec!["GET".to_owned()] } else { f.methods.clone() };
+            for method in methods {
+                let served_by = route_paths
+                    .iter()
+                    .filter(|(_, m, p)| (m == &method || m == "ANY") && same_path(p, &path.path))
+                    .min_by_key(|(_, m, p)| (p.matches("{}").count(), m == "ANY"));
+                let target = match served_by {
+                    Some((at, _, _)) => *at,
+                    None => {
+                        let key = format!("request:{method} {}", path.path);
+                        *stand_ins.entry(key.clone()).or_insert_with(|| {
+                            let props =
+                                json!({"method": method, "path": path.path, "unknown": path.unknown.then_some(true)});
+                            out.nodes.push(node(key, "Request", &path.path, &file.path, f.line, props));
+                            out.nodes.len() - 1
+                        })
+                    }
+                };
+                let props = json!({"line": f.line, "raw": path.raw, "client": client, "method": method}).to_string();
+                out.edges.push((LayerEnd::Sym(caller), LayerEnd::Node(target), "REQUESTS", props));
+            }
+        }
+    }
+    out
+}
+
+/// A node of the layer; a stand-in request's file and line are those of its first call.
+fn node(key: String, label: &str, path: &str, file: &str, line: u32, props: Value) -> NodeData {
+    let props: Props = match props {
+        Value::Object(mut map) => {
+            map.retain(|_, v| !v.is_null());
+            map
+        }
+        _ => Props::new(),
+    };
+    NodeData {
+        key,
+        labels: vec![label.to_owned()],
+        name: path.to_owned(),
+        file: Some(file.to_owned()),
+        line: Some(line),
+        ..NodeData::default()
+    }
+    .with_props(&props)
+}
+
+/// Every full prefix of `router`: one per chain of mounts up to a router mounted nowhere.
+fn prefixes(
+    router: &RouterId,
+    routers: &BTreeMap<RouterId, Vec<PathPart>>,
+    mounts: &BTreeMap<RouterId, Vec<Mount>>,
+    depth: usize,
+) -> Vec<Vec<PathPart>> {
+    let own = routers.get(router).cloned().unwrap_or_default();
+    let Some(parents) = mounts.get(router).filter(|_| depth < 8) else { return vec![own] };
+    let mut out = Vec::new();
+    for m in parents {
+        for mut above in prefixes(&m.parent, routers, mounts, depth + 1) {
+            above.extend(m.prefix.iter().cloned());
+            if !m.replaces || m.prefix.is_empty() {
+                above.extend(own.iter().cloned());
+            }
+            out.push(above);
+        }
+    }
+    out
+}
+
+/// The text of a path made of literal text only.
+fn literal(parts: &[PathPart]) -> Option<String> {
+    parts
+        .iter()
+        .map(|p| match p {
+            PathPart::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a request's path is a route's: equal segment by segment, a `{}` on either side matching any.
+fn same_path(route: &str, request: &str) -> bool {
+    let (a, b): (Vec<&str>, Vec<&str>) = (route.split('/').collect(), request.split('/').collect());
+    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x == y || *x == "{}" || *y == "{}")
+}
+
+/// What resolving names in the layer reads.
+struct Scope<'t> {
+    t: &'t Table,
+    constants: HashMap<(u32, &'t str), String>,
+    anywhere: HashMap<&'t str, Option<String>>,
+}
+
+impl Scope<'_> {
+    /// The router `expr` names in file `fi`: one of the file's, or one it imports (`users.router`,
+    /// `router as users_router`, `import router from './users'`).
+    fn router_of(&self, fi: u32, expr: &str, routers: &BTreeMap<RouterId, Vec<PathPart>>) -> Option<RouterId> {
+        let here = (fi, expr.to_owned());
+        if routers.contains_key(&here) {
+            return Some(here);
+        }
+        let (file, name) = self.imported(fi, expr)?;
+        let there = (file, name);
+        if routers.contains_key(&there) {
+            return Some(there);
+        }
+        // `export default router`, imported under any name: the one router of that file.
+        let mut of_file = routers.keys().filter(|(f, _)| *f == there.0);
+        match (of_file.next(), of_file.next(), there.1.as_str()) {
+            (Some(one), None, "default") => Some(one.clone()),
+            _ => None,
+        }
+    }
+
+    /// The file and name an imported `expr` stands for: `alias` imported by name, or `module.name`.
+    fn imported(&self, fi: u32, expr: &str) -> Option<(u32, String)> {
+        let file = &self.t.files[fi as usize];
+        let (head, rest) = match expr.split_once('.') {
+            Some((h, r)) => (h, Some(r)),
+            None => (expr, None),
+        };
+        let import = file.facts.imports.iter().find(|i| i.alias == head && i.scope.is_none())?;
+        match (import.name.as_deref(), rest) {
+            // `from app.api import users` + `users.router`: the module `app.api.users`.
+            (Some(name), Some(rest)) => {
+                let module = self.module(fi, &import.source, Some(name))?;
+                Some((module, rest.to_owned()))
+            }
+            // `import { router as users } from './users'`, `from .users import router as users`.
+            (Some(name), None) => Some((self.module(fi, &import.source, None)?, name.to_owned())),
+            // `import app.api.users as users` + `users.router`.
+            (None, Some(rest)) => Some((self.module(fi, &import.source, None)?, rest.to_owned())),
+            (None, None) => None,
+        }
+    }
+
+    /// The file of module `source` imported from file `fi` (with `name` appended for Python's
+    /// `from package import module`).
+    fn module(&self, fi: u32, source: &str, name: Option<&str>) -> Option<u32> {
+        let t = self.t;
+        let file = &t.files[fi as usize];
+        match file.lang.family() {
+            Family::Python => {
+                let dots = source.chars().take_while(|c| *c == '.').count();
+                let rest = &source[dots..];
+                let base = if dots == 0 {
+                    rest.to_owned()
+                } else {
+                    let own = &t.syms[t.file_module[fi as usize] as usize].key;
+                    let mut parts: Vec<&str> = own.split('.').collect();
+                    let is_package = file.path.ends_with("__init__.py");
+                    for _ in 0..dots - usize::from(is_package) {
+                        parts.pop();
+                    }
+                    let mut joined = parts.join(".");
+                    if !rest.is_empty() {
+                        if !joined.is_empty() {
+                            joined.push('.');
+                        }
+                        joined.push_str(rest);
+                    }
+                    joined
+                };
+                let lookup = |key: &str| t.module_by_key.get(key).map(|&id| t.syms[id as usize].file);
+                let with_name = name.map(|n| if base.is_empty() { n.to_owned() } else { format!("{base}.{n}") });
+                with_name.as_deref().and_then(lookup).or_else(|| lookup(&base).filter(|_| name.is_none()))
+            }
+            Family::Js => {
+                if !source.starts_with('.') {
+                    return None;
+                }
+                let dir = file.path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+                let joined = crate::ops::join(dir, source)?;
+                let stem =
+                    joined.rsplit_once('.').filter(|(_, ext)| !ext.contains('/')).map_or(joined.as_str(), |(s, _)| s);
+                let stem = stem.to_owned();
+                t.js_stems.get(&stem).or_else(|| t.js_stems.get(&format!("{stem}/index"))).copied()
+            }
+            Family::Rust => None,
+        }
+    }
+
+    /// The base URL of `client` in file `fi`: none for `fetch`, `axios`, `requests` and `httpx`, the
+    /// file's or an imported client's otherwise; `None` when `client` is no HTTP client drsg knows.
+    fn client(
+        &self,
+        fi: u32,
+        lang: Lang,
+        client: &str,
+        clients: &BTreeMap<RouterId, Vec<PathPart>>,
+    ) -> Option<Vec<PathPart>> {
+        let builtin = match lang.family() {
+            Family::Js => ["fetch", "axios"].contains(&client),
+            Family::Python => ["requests", "httpx"].contains(&client),
+            Family::Rust => false,
+        };
+        if builtin {
+            return Some(Vec::new());
+        }
+        if let Some(base) = clients.get(&(fi, client.to_owned())) {
+            return Some(base.clone());
+        }
+        let (file, name) = self.imported(fi, client)?;
+        if let Some(base) = clients.get(&(file, name.clone())) {
+            return Some(base.clone());
+        }
+        let mut of_file = clients.iter().filter(|((f, _), _)| *f == file);
+        match (of_file.next(), of_file.next(), name.as_str()) {
+            (Some((_, base)), None, "default") => Some(base.clone()),
+            _ => None,
+        }
+    }
+
+    /// The symbol a handler names: the function defined at a line, or a name of the file or imported.
+    fn handler(&self, fi: u32, route_line: u32, h: &Handler) -> Option<SymId> {
+        let t = self.t;
+        let file = &t.files[fi as usize];
+        match h {
+            // The innermost function holding that line and starting no earlier than the route (a decorated
+            // function may start at its decorator); an inline function is none, and serves nothing named.
+            Handler::At(line) => {
+                let (d, _) = file
+                    .facts
+                    .defs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| {
+                        d.kind.is_callable() && d.line <= *line && *line <= d.end_line && d.line >= route_line
+                    })
+                    .max_by_key(|(_, d)| d.line)?;
+                self.sym(fi, d)
+            }
+            Handler::Name(name) => {
+                let top = |f: u32, n: &str| {
+                    let module = t.file_module[f as usize];
+                    t.children.get(&module)?.get(n)?.iter().copied().find(|&id| !t.syms[id as usize].dead)
+                };
+                if !name.contains('.')
+                    && let Some(id) = top(fi, name)
+                {
+                    return Some(id);
+                }
+                let (file, rest) = self.imported(fi, name)?;
+                top(file, &rest)
+            }
+        }
+    }
+
+    /// The live symbol of def `d` of file `fi`.
+    fn sym(&self, fi: u32, d: usize) -> Option<SymId> {
+        let id = (*self.t.def_sym.get(fi as usize)?.get(d)?)?;
+        (!self.t.syms[id as usize].dead).then_some(id)
+    }
+
+    /// The innermost function or method around `line` of file `fi`, else the file's module.
+    fn enclosing(&self, fi: u32, line: u32) -> Option<SymId> {
+        let file = &self.t.files[fi as usize];
+        let around = file
+            .facts
+            .defs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.kind.is_callable() && d.line <= line && line <= d.end_line)
+            .min_by_key(|(_, d)| d.end_line - d.line);
+        match around {
+            Some((d, _)) => self.sym(fi, d),
+            None => Some(self.t.file_module[fi as usize]),
+        }
+    }
+
+    /// A path's parts joined and normalised; `request` paths read an unknown name inside them as a
+    /// parameter (`/users/${id}`) and at their start as unknown (`${API_URL}/users`).
+    fn assemble(&self, fi: u32, parts: &[PathPart], request: bool) -> Assembled {
+        let mut raw = String::new();
+        let mut path = String::new();
+        let mut unknown = false;
+        for (i, p) in parts.iter().enumerate() {
+            match p {
+                PathPart::Text(text) => {
+                    raw.push_str(text);
+                    path.push_str(text);
+                }
+                PathPart::Name(name) => {
+                    raw.push_str(&format!("{{{name}}}"));
+                    let last = name.rsplit('.').next().unwrap_or(name);
+                    let value = self
+                        .constants
+                        .get(&(fi, name.as_str()))
+                        .or_else(|| self.constants.get(&(fi, last)))
+                        .cloned()
+                        .or_else(|| self.anywhere.get(last).cloned().flatten());
+                    match value {
+                        Some(v) => path.push_str(&v),
+                        None if request && i > 0 => path.push_str("{}"),
+                        None => {
+                            unknown = true;
+                            path.push_str("{?}");
+                        }
+                    }
+                }
+                PathPart::Param => {
+                    raw.push_str("{}");
+                    path.push_str("{}");
+                }
+                PathPart::Unknown(text) => {
+                    raw.push_str(&format!("{{{text}}}"));
+                    unknown = true;
+                    path.push_str("{?}");
+                }
+            }
+        }
+        Assembled { path: normalise(&path), raw, unknown }
+    }
+}
+
+/// `https://api.acme.io/v1/users/:id/?q=1` → `/v1/users/{}`: scheme, host, query and fragment dropped,
+/// parameters (`:id`, `{id}`, `<int:id>`, `[id]`) as `{}`, doubled and trailing slashes dropped.
+pub(crate) fn normalise(path: &str) -> String {
+    let mut rest = path;
+    for scheme in ["http://", "https://", "//"] {
+        if let Some(after) = rest.strip_prefix(scheme) {
+            rest = after.find('/').map_or("", |i| &after[i..]);
+            break;
+        }
+    }
+    // The query and fragment go; `{?}` (a part not known) is no query.
+    let cut = rest
+        .char_indices()
+        .find(|&(i, c)| c == '#' || (c == '?' && !rest[..i].ends_with('{')))
+        .map_or(rest.len(), |(i, _)| i);
+    let rest = &rest[..cut];
+    let segments: Vec<&str> = rest
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            let param = s.starts_with(':')
+                || (s.starts_with('{') && s.ends_with('}') && s != "{?}")
+                || (s.starts_with('<') && s.ends_with('>'))
+                || (s.starts_with('[') && s.ends_with(']'));
+            if param { "{}" } else { s }
+        })
+        .collect();
+    format!("/{}", segments.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_normalise() {
+        assert_eq!(normalise("https://api.acme.io/v1/users/:id/?q=1"), "/v1/users/{}");
+        assert_eq!(normalise("/users/<int:id>/"), "/users/{}");
+        assert_eq!(normalise("//cdn/x/[slug]"), "/x/{}");
+        assert_eq!(normalise("users//{user_id}"), "/users/{}");
+        assert_eq!(normalise("http://localhost:8000"), "/");
+        assert_eq!(normalise("/a/{?}/b"), "/a/{?}/b");
+        assert!(same_path("/users/{}", "/users/42") && same_path("/users/7", "/users/{}"));
+        assert!(!same_path("/users/{}", "/users/42/posts"));
+    }
+}

@@ -1,0 +1,26 @@
+; app.get('/users/:id', handler) / router.post('/x', auth, (req, res) => …): the last argument handles.
+(call_expression
+  function: (member_expression
+    object: (identifier) @route.router
+    property: (property_identifier) @route.method)
+  arguments: (arguments
+    . [(string) (template_string) (identifier) (binary_expression) (member_expression)] @route.path
+    (_) @route.handler .)
+  (#any-of? @route.method "get" "post" "put" "delete" "patch" "all" "head" "options")) @route
+
+; const app = express(), const router = express.Router() / Router().
+(variable_declarator
+  name: (identifier) @router.name
+  value: (call_expression
+    function: [(identifier) (member_expression)] @_ctor)
+  (#match? @_ctor "^(express|express[.]Router|Router)$")) @router
+
+; app.use('/api', router).
+(call_expression
+  function: (member_expression
+    object: (identifier) @mount.router
+    property: (property_identifier) @_m)
+  arguments: (arguments
+    . [(string) (template_string) (identifier) (binary_expression)] @mount.prefix
+    (identifier) @mount.target .)
+  (#eq? @_m "use")) @mount

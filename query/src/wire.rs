@@ -1,0 +1,289 @@
+//! `wire`: which handler serves a route and which functions request it, across languages and across every
+//! code plane of the database (a front end and a back end indexed as two planes match each other).
+//!
+//! Within a plane the index has already tied each request to the route serving it (`REQUESTS` to a
+//! `Route`); a request no route of its plane serves ends at a `Request` stand-in, which is matched here,
+//! at each call, against the routes of the other planes, so the answer is never staler than the planes.
+
+use drsg_planes::{Node, PlaneInfo, PlaneKind};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::render::Text;
+use crate::{Answer, Error, Result, Session};
+
+const DEFAULT_LIMIT: usize = 50;
+const MAX_LIMIT: usize = 1000;
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct WireParams {
+    /// A route path (`/api/v1/items/42`, `/items/{id}`): what serves it and what requests it.
+    pub path: Option<String>,
+    pub method: Option<String>,
+    /// A handler or a caller: the routes it serves or requests.
+    pub name: Option<String>,
+    pub limit: Option<usize>,
+    pub plane: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct WireOutput {
+    pub routes: Vec<RouteOut>,
+    pub unmatched_requests: Vec<RequestOut>,
+    pub unrequested_routes: Vec<RouteOut>,
+    /// Totals of the three lists before `limit` cut them.
+    pub totals: [usize; 3],
+    /// What was asked, in words, for the text form.
+    #[serde(skip)]
+    pub asked: Option<String>,
+    /// Each plane read, with its freshness line.
+    pub freshness: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RouteOut {
+    pub method: String,
+    pub path: String,
+    pub raw: String,
+    pub file: String,
+    pub line: u32,
+    pub plane: String,
+    pub handler: Option<Place>,
+    pub requests: Vec<RequestOut>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RequestOut {
+    pub method: String,
+    pub path: String,
+    pub raw: String,
+    pub caller: Place,
+    pub line: u32,
+    pub plane: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Place {
+    pub key: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+}
+
+impl Place {
+    fn of(n: &Node) -> Place {
+        Place { key: n.key.clone(), file: n.file.clone(), line: n.line }
+    }
+}
+
+pub fn wire(s: &Session<'_>, p: &WireParams) -> Result<WireOutput> {
+    let limit = p.limit.unwrap_or(DEFAULT_LIMIT);
+    if limit == 0 || limit > MAX_LIMIT {
+        return Err(Error::InvalidArgument(format!("limit must be 1 to {MAX_LIMIT} (got {limit})")));
+    }
+    let planes: Vec<PlaneInfo> = match &p.plane {
+        Some(name) => vec![s.plane(Some(name))?],
+        None => s.store.planes()?.into_iter().filter(|pl| pl.meta.kind == PlaneKind::Code).collect(),
+    };
+    let text = |n: &Node, k: &str| n.props.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let mut routes: Vec<RouteOut> = Vec::new();
+    let mut open: Vec<RequestOut> = Vec::new();
+    for plane in &planes {
+        let name = &plane.meta.name;
+        for r in s.store.nodes_by_label(plane.id, "Route")? {
+            let handler = match s.store.edges_out(r.id, Some("SERVES"))?.first() {
+                Some(e) => s.store.node(e.dst)?.as_ref().map(Place::of),
+                None => None,
+            };
+            let requests = callers(s, &r, name)?;
+            routes.push(RouteOut {
+                method: text(&r, "method"),
+                path: text(&r, "path"),
+                raw: text(&r, "raw"),
+                file: r.file.clone().unwrap_or_default(),
+                line: r.line.unwrap_or(0),
+                plane: name.clone(),
+                handler,
+                requests,
+            });
+        }
+        for q in s.store.nodes_by_label(plane.id, "Request")? {
+            open.extend(callers(s, &q, name)?);
+        }
+    }
+    // Requests no route of their own plane serves, matched against the other planes' routes.
+    let mut unmatched = Vec::new();
+    for q in open {
+        let served = routes
+            .iter_mut()
+            .filter(|r| {
+                r.plane != q.plane && (r.method == q.method || r.method == "ANY") && same_path(&r.path, &q.path)
+            })
+            .min_by_key(|r| r.path.matches("{}").count());
+        match served {
+            Some(r) => r.requests.push(q),
+            None => unmatched.push(q),
+        }
+    }
+    routes.sort_by(|a, b| (&a.path, &a.method, &a.plane).cmp(&(&b.path, &b.method, &b.plane)));
+    unmatched.sort_by(|a, b| (&a.path, &a.method, &a.caller.key).cmp(&(&b.path, &b.method, &b.caller.key)));
+
+    // What was asked for: a path, a handler or caller, or everything.
+    let mut asked = None;
+    if let Some(path) = &p.path {
+        let wanted = normalise(path);
+        let method = p.method.as_deref().map(str::to_ascii_uppercase);
+        let fits = |m: &str, pth: &str| {
+            same_path(pth, &wanted) && method.as_deref().is_none_or(|want| m == want || m == "ANY")
+        };
+        routes.retain(|r| fits(&r.method, &r.path));
+        unmatched.retain(|q| fits(&q.method, &q.path));
+        asked = Some(format!("{}{wanted}", method.map(|m| format!("{m} ")).unwrap_or_default()));
+    } else if let Some(name) = &p.name {
+        let hits = |key: &str| key == name || key.ends_with(&format!(".{name}")) || key.ends_with(&format!("::{name}"));
+        routes.retain(|r| {
+            r.handler.as_ref().is_some_and(|h| hits(&h.key)) || r.requests.iter().any(|q| hits(&q.caller.key))
+        });
+        unmatched.retain(|q| hits(&q.caller.key));
+        asked = Some(name.clone());
+    }
+    let (requested, unrequested): (Vec<RouteOut>, Vec<RouteOut>) =
+        if asked.is_some() { (routes, Vec::new()) } else { routes.into_iter().partition(|r| !r.requests.is_empty()) };
+    let totals = [requested.len(), unmatched.len(), unrequested.len()];
+    let (mut requested, mut unmatched, mut unrequested) = (requested, unmatched, unrequested);
+    requested.truncate(limit);
+    unmatched.truncate(limit);
+    unrequested.truncate(limit);
+    Ok(WireOutput {
+        routes: requested,
+        unmatched_requests: unmatched,
+        unrequested_routes: unrequested,
+        totals,
+        asked,
+        freshness: planes.iter().map(|pl| format!("{}: {}", pl.meta.name, s.freshness(pl))).collect(),
+    })
+}
+
+/// The requests ending at `target` (a route or a request stand-in), one per calling site.
+fn callers(s: &Session<'_>, target: &Node, plane: &str) -> Result<Vec<RequestOut>> {
+    let mut out = Vec::new();
+    for e in s.store.edges_in(target.id, Some("REQUESTS"))? {
+        let Some(caller) = s.store.node(e.src)? else { continue };
+        let prop = |k: &str| e.props.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+        out.push(RequestOut {
+            method: prop("method"),
+            path: target.props.get("path").and_then(Value::as_str).unwrap_or("").to_owned(),
+            raw: prop("raw"),
+            caller: Place::of(&caller),
+            line: e.props.get("line").and_then(Value::as_u64).unwrap_or(0) as u32,
+            plane: plane.to_owned(),
+        });
+    }
+    out.sort_by(|a, b| (&a.caller.key, a.line).cmp(&(&b.caller.key, b.line)));
+    Ok(out)
+}
+
+/// `https://host/v1/users/:id/?q=1` → `/v1/users/{}`, as the indexer writes route and request paths.
+fn normalise(path: &str) -> String {
+    let mut rest = path;
+    for scheme in ["http://", "https://", "//"] {
+        if let Some(after) = rest.strip_prefix(scheme) {
+            rest = after.find('/').map_or("", |i| &after[i..]);
+            break;
+        }
+    }
+    let cut = rest
+        .char_indices()
+        .find(|&(i, c)| c == '#' || (c == '?' && !rest[..i].ends_with('{')))
+        .map_or(rest.len(), |(i, _)| i);
+    let segments: Vec<&str> = rest[..cut]
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            let param = s.starts_with(':')
+                || (s.starts_with('{') && s.ends_with('}') && s != "{?}")
+                || (s.starts_with('<') && s.ends_with('>'))
+                || (s.starts_with('[') && s.ends_with(']'));
+            if param { "{}" } else { s }
+        })
+        .collect();
+    format!("/{}", segments.join("/"))
+}
+
+/// Equal segment by segment, a `{}` on either side matching any segment.
+fn same_path(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
+    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x == y || *x == "{}" || *y == "{}")
+}
+
+impl Answer for WireOutput {
+    fn render_to(&self, t: &mut Text) {
+        let place = |p: &Place| match (&p.file, p.line) {
+            (Some(f), Some(l)) => format!("{}  {f}:{l}", p.key),
+            _ => p.key.clone(),
+        };
+        let route_line = |t: &mut Text, r: &RouteOut| {
+            let handler = r
+                .handler
+                .as_ref()
+                .map(|h| format!(" → {}", place(h)))
+                .unwrap_or_else(|| " → no handler found".to_owned());
+            t.line(format_args!("{} {}{handler}  ({}, {}:{})", r.method, r.path, r.plane, r.file, r.line))
+        };
+        let [requested, unmatched, unrequested] = self.totals;
+        if let Some(asked) = &self.asked {
+            if self.routes.is_empty() && self.unmatched_requests.is_empty() {
+                t.line(format_args!("no route or request matches {asked}"));
+            }
+            for r in &self.routes {
+                route_line(t, r);
+                if r.requests.is_empty() {
+                    t.line(format_args!("  requested by nothing in the database"));
+                }
+                for q in &r.requests {
+                    t.line(format_args!("  requested by {}  (line {}, {})", place(&q.caller), q.line, q.plane));
+                }
+            }
+        } else {
+            t.line(format_args!("routes requested: {requested}"));
+            for r in &self.routes {
+                route_line(t, r);
+                t.line(format_args!("  {} requests", r.requests.len()));
+            }
+            more(t, requested, self.routes.len());
+        }
+        if unmatched > 0 {
+            t.line(format_args!("requests no route serves: {unmatched}"));
+            for q in &self.unmatched_requests {
+                t.line(format_args!(
+                    "  {} {}  from {}  (line {}, {})",
+                    q.method,
+                    q.path,
+                    place(&q.caller),
+                    q.line,
+                    q.plane
+                ));
+            }
+            more(t, unmatched, self.unmatched_requests.len());
+        }
+        if self.asked.is_none() && unrequested > 0 {
+            t.line(format_args!("routes nothing in the database requests: {unrequested}"));
+            for r in &self.unrequested_routes {
+                route_line(t, r);
+            }
+            more(t, unrequested, self.unrequested_routes.len());
+        }
+        for f in &self.freshness {
+            t.line(format_args!("{f}"));
+        }
+    }
+
+    fn found(&self) -> bool {
+        !(self.routes.is_empty() && self.unmatched_requests.is_empty() && self.unrequested_routes.is_empty())
+    }
+}
+
+fn more(t: &mut Text, total: usize, shown: usize) {
+    if total > shown {
+        t.line(format_args!("  … and {} more (--limit)", total - shown));
+    }
+}
