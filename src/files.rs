@@ -163,4 +163,8 @@ impl SourceFiles for DiskFiles {
             });
         Ok(())
     }
+
+    fn built_by(&self) -> Option<serde_json::Value> {
+        Some(crate::serving::built_by())
+    }
 }

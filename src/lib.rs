@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 pub mod cli;
+pub mod config;
 pub mod files;
 pub mod init;
 pub mod logline;

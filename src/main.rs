@@ -13,6 +13,9 @@ struct Cli {
     /// Database directory (default: $DRSG_DB, else graph.drsg).
     #[arg(long, global = true, display_order = 100)]
     db: Option<PathBuf>,
+    /// The repository's settings (default: drsg.toml at the root of the tree).
+    #[arg(long, global = true, display_order = 103)]
+    config: Option<PathBuf>,
     /// Say more on stderr: where an answer came from, debug logs (repeat for more).
     #[arg(short, long, global = true, action = clap::ArgAction::Count, display_order = 101)]
     verbose: u8,
@@ -136,6 +139,7 @@ fn main() {
     let verbs = drsg_query::verbs::Registry::builtin();
     let matches = <Cli as clap::CommandFactory>::command().subcommands(drsg::cli::verb_commands(&verbs)).get_matches();
     drsg::set_verbosity(matches.get_count("verbose"), matches.get_flag("quiet"));
+    drsg::config::set_explicit(matches.get_one::<PathBuf>("config").cloned());
     let outcome = match matches.subcommand() {
         Some((name, sub)) if verbs.find(name).is_some_and(|verb| verb.cli) => {
             let verb = verbs.get(name).expect("checked");
@@ -175,7 +179,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                     return Err(anyhow::Error::new(err).context(format!("cannot read the tree at {}", dir.display())));
                 }
             }
-            let registry = drsg::serving::registry();
+            let registry = drsg::serving::registry_for(&dir);
             drsg_indexer::prepare_announced_dialects(&dir, registry);
             let existed = db.exists();
             let mut store = drsg::cli::open_for_owned_write(&db, "index", true)?;
@@ -207,12 +211,14 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         }
         Command::Fold { to, plane, json } => {
             let mut store = drsg::cli::open_for_owned_write(&db, "fold", false)?;
-            let plane = drsg_query::choose_plane(&store, plane.as_deref(), cwd.as_deref())?.meta.name;
-            let registry = drsg_plugins::builtin();
+            let chosen = drsg_query::choose_plane(&store, plane.as_deref(), cwd.as_deref())?;
+            let root = chosen.meta.synced_root.clone().map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+            let plane = chosen.meta.name;
+            let registry = drsg::serving::registry_for(&root);
             let cache = drsg_indexer::FactsCache::default();
             let bar = drsg::Bar::new();
             let options = drsg_indexer::IndexOptions { source: Some("cli".into()), ..Default::default() };
-            let report = drsg_indexer::fold(&mut store, &registry, &plane, to.as_deref(), &options, &cache, &bar)
+            let report = drsg_indexer::fold(&mut store, registry, &plane, to.as_deref(), &options, &cache, &bar)
                 .with_context(|| format!("folding plane {plane} failed; the plane is unchanged"))?;
             bar.finish();
             if json {
@@ -235,8 +241,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             let existed = db.exists();
             let mut store = drsg::cli::open_for_owned_write(&db, "watch", true)?;
-            let registry = drsg_plugins::builtin();
-            let plane = match drsg::watching::plane_for_root(&mut store, &registry, &root, &mut |l| drsg::log_line(l)) {
+            let registry = drsg::serving::registry_for(&root);
+            let plane = match drsg::watching::plane_for_root(&mut store, registry, &root, &mut |l| drsg::log_line(l)) {
                 Ok(plane) => plane,
                 Err(err) => {
                     // A database this run created holds nothing: it goes too.
@@ -249,14 +255,9 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             };
             let stop = std::sync::atomic::AtomicBool::new(false);
             let store = drsg_planes::SharedStore::single(store);
-            drsg::watching::watch_plane(
-                &store,
-                &registry,
-                &plane,
-                drsg::watching::mode(poll_ms),
-                &stop,
-                &mut |line| drsg::log_line(line),
-            )?;
+            drsg::watching::watch_plane(&store, registry, &plane, drsg::watching::mode(poll_ms), &stop, &mut |line| {
+                drsg::log_line(line)
+            })?;
             Ok(EXIT_FOUND)
         }
         Command::Init { dir } => {

@@ -46,8 +46,8 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<i32> {
             root.display()
         );
     }
-    let registry = drsg_plugins::builtin();
-    let revisions = GitRevisions { registry: &registry };
+    let registry = crate::serving::registry_for(&root);
+    let revisions = GitRevisions { registry };
     // Both revisions are checked before the head is indexed.
     let resolve = |spec: &str| drsg_query::Revisions::resolve(&revisions, &root, spec);
     resolve(&args.base).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -64,7 +64,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<i32> {
             let temp = TempDb::create()?;
             let reported = (|| {
                 let mut store = crate::open_for_write(&temp.db())?;
-                let plane = index_head(&mut store, &registry, &root, head.as_deref())?;
+                let plane = index_head(&mut store, registry, &root, head.as_deref())?;
                 report_on(&store, &root, &revisions, args, Some(plane))
             })();
             if reported.is_err() {

@@ -106,11 +106,17 @@ pub(crate) fn layer(t: &Table) -> Layer {
     for &fi in &files {
         let file = &t.files[fi];
         for f in facts(fi).filter(|f| f.kind == WireKind::Route) {
-            let Some(router) = f.name.as_deref().and_then(|n| scope.router_of(fi as u32, n, &routers)) else {
-                continue;
+            // A route declared on an object must be on a router; one a plugin declares on nothing (a
+            // framework's module-level `@get`) sits at the root.
+            let under = match f.name.as_deref() {
+                Some(n) => match scope.router_of(fi as u32, n, &routers) {
+                    Some(router) => prefixes(&router, &routers, &mounts, 0),
+                    None => continue,
+                },
+                None => vec![Vec::new()],
             };
             let handler = f.handler.as_ref().and_then(|h| scope.handler(fi as u32, f.line, h));
-            for prefix in prefixes(&router, &routers, &mounts, 0) {
+            for prefix in under {
                 let mut parts = prefix;
                 parts.extend(f.path.iter().cloned());
                 let path = scope.assemble(fi as u32, &parts, false);
@@ -118,12 +124,18 @@ pub(crate) fn layer(t: &Table) -> Layer {
                 for method in methods {
                     let key = format!("route:{method} {}", path.path);
                     let at = *routes.entry(key.clone()).or_insert_with(|| {
+                        // An inline handler (`(req, res) => …`) is no symbol: where it is, said.
+                        let inline = match (&f.handler, handler) {
+                            (Some(Handler::At(line)), None) => Some(*line),
+                            _ => None,
+                        };
                         let props = json!({
                             "method": method,
                             "path": path.path,
                             "raw": path.raw,
                             "unknown": path.unknown.then_some(true),
                             "plugin": f.plugin,
+                            "inline_handler": inline,
                         });
                         out.nodes.push(node(key, "Route", &path.path, &file.path, f.line, props));
                         out.nodes.len() - 1

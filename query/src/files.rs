@@ -54,6 +54,12 @@ pub trait SourceFiles: Sync {
     fn head_now(&self, root: &Path) -> Option<String> {
         self.head(root)
     }
+
+    /// What the reader's plugins would record in a plane's `built_by`, when known: a code plane built by
+    /// other plugins says so in every answer.
+    fn built_by(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 /// A tree without files, for callers that never show text.

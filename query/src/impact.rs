@@ -14,7 +14,8 @@ use crate::unresolved::{self, CutFiles, UnresolvedSite};
 use crate::walk::{Stop, bfs};
 use crate::{Answer, Error, Result, Session, is_test};
 
-pub(crate) const IMPACT_TYPES: &[&str] = &["CALLS", "REFERENCES", "INSTANTIATES", "IMPORTS", "EXTENDS", "IMPLEMENTS"];
+pub(crate) const IMPACT_TYPES: &[&str] =
+    &["CALLS", "REFERENCES", "INSTANTIATES", "IMPORTS", "EXTENDS", "IMPLEMENTS", "SERVES", "REQUESTS"];
 const MAX_DEPTH: u32 = 6;
 const MAX_NODES: usize = 20_000;
 const GROUP_CAP: usize = 30;
@@ -24,7 +25,8 @@ pub struct ImpactParams {
     pub name: String,
     /// Hops walked back (default 3, at most 6).
     pub depth: Option<u32>,
-    /// `attached` or `all` to include other planes (none reach across yet).
+    /// `attached` or `all`: also the functions of other code planes that request a route reached (every code
+    /// plane of the database is attached to every other through its routes).
     pub across: Option<String>,
     /// Rows listed per group (default 30); with `offset`, a page of each.
     pub limit: Option<usize>,
@@ -74,6 +76,10 @@ pub struct ImpactOutput {
     /// builds: a change here ships in those images.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub built_into: Vec<String>,
+    /// With `across`: functions of other planes requesting a route reached, as `caller (plane) requests
+    /// METHOD path at line N`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub across_wire: Vec<String>,
 }
 
 /// Functions of a module target listed.
@@ -154,12 +160,21 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
         });
     }
     let cut_files = CutFiles::of(&plane);
+    let mut across_wire = Vec::new();
+    if p.across.is_some() {
+        let mut routes: Vec<&drsg_planes::Node> = nodes.values().filter(|n| n.label() == "Route").collect();
+        if target.label() == "Route" {
+            routes.push(&target);
+        }
+        across_wire = crate::wire::requested_elsewhere(s, &plane, &routes)?;
+    }
     let built_into = match &target.file {
         Some(file) => crate::deployed::built_from(s, &plane, file)?,
         None => Vec::new(),
     };
     Ok(Lookup::Found(ImpactOutput {
         built_into,
+        across_wire,
         freshness: s.freshness(&plane),
         plane: plane.meta.name,
         target: NodeLine::of(&target),
@@ -296,7 +311,14 @@ impl Answer for ImpactOutput {
             t.line(format_args!("built into: {d}"));
         }
         if self.across.is_some() {
-            t.line(format_args!("across planes: no other plane links to this one by calls yet (routes come later)"));
+            if self.across_wire.is_empty() {
+                t.line(format_args!("across planes: no function of another plane requests a route reached"));
+            } else {
+                t.line(format_args!("across planes, via REQUESTS: {}", self.across_wire.len()));
+                for line in &self.across_wire {
+                    t.line(format_args!("  {line}"));
+                }
+            }
         }
         t.line(format_args!("{}", self.freshness));
     }

@@ -77,7 +77,14 @@ pub struct Session<'a> {
 impl Session<'_> {
     /// The freshness line, with a note when the checkout's HEAD has moved past the plane's commit.
     pub fn freshness(&self, plane: &drsg_planes::PlaneInfo) -> String {
-        let line = freshness(plane);
+        let mut line = freshness(plane);
+        if plane.meta.kind == drsg_planes::PlaneKind::Code
+            && let Some(installed) = self.files.built_by()
+            && !plane.meta.built_by.is_null()
+            && plane.meta.built_by != installed
+        {
+            line.push_str("; plugins changed since this plane was built; `rebuild` re-reads the tree");
+        }
         let (Some(synced), Some(root)) = (&plane.meta.synced_commit, &plane.meta.synced_root) else { return line };
         let root = Path::new(root);
         let moved = match self.files.head(root) {

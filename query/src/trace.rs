@@ -155,6 +155,9 @@ enum Step {
     Via(i64, &'static str),
 }
 
+/// The edges a path follows: calls, and across the wire a request to a route and the route to its handler.
+const PATH_TYPES: &[&str] = &["CALLS", "INSTANTIATES", "REQUESTS", "SERVES"];
+
 /// A shortest call path from `a` to `b`, by a bidirectional breadth-first search that always grows the
 /// smaller side (so a start or end with few neighbours settles "no path" fast). Besides call edges it
 /// steps through dispatch ([`dispatch::steps`]): a call bound to a trait method may run an
@@ -186,7 +189,7 @@ fn shortest_path(store: &Store, a: i64, b: i64) -> Result<Option<Vec<Step>>> {
         let mut meet = None;
         'grow: for &node in front.iter() {
             let mut adjacent: Vec<(i64, Step)> = store
-                .adjacent(node, dir, CALL_TYPES)?
+                .adjacent(node, dir, PATH_TYPES)?
                 .into_iter()
                 .map(|adj| (adj.node, Step::Edge(adj.edge)))
                 .collect();
@@ -446,6 +449,8 @@ impl Answer for TraceOutput {
                             t.line(format_args!("  → {}  (via interface: it implements the method above)", h.node))
                         }
                         "constructor" => t.line(format_args!("  → {}  (the constructor of the class above)", h.node)),
+                        "REQUESTS" => t.line(format_args!("  → {}  (requested at {line})", h.node)),
+                        "SERVES" => t.line(format_args!("  → {}  (the route's handler)", h.node)),
                         ty => t.line(format_args!("  → {}  ({ty} at {line}, by {by})", h.node)),
                     };
                 }

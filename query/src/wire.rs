@@ -49,6 +49,9 @@ pub struct RouteOut {
     pub line: u32,
     pub plane: String,
     pub handler: Option<Place>,
+    /// The line of an inline handler (an anonymous function), which is no symbol.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inline_handler: Option<u32>,
     pub requests: Vec<RequestOut>,
 }
 
@@ -103,6 +106,7 @@ pub fn wire(s: &Session<'_>, p: &WireParams) -> Result<WireOutput> {
                 line: r.line.unwrap_or(0),
                 plane: name.clone(),
                 handler,
+                inline_handler: r.props.get("inline_handler").and_then(Value::as_u64).map(|l| l as u32),
                 requests,
             });
         }
@@ -161,6 +165,32 @@ pub fn wire(s: &Session<'_>, p: &WireParams) -> Result<WireOutput> {
         asked,
         freshness: planes.iter().map(|pl| format!("{}: {}", pl.meta.name, s.freshness(pl))).collect(),
     })
+}
+
+/// The functions of code planes other than `plane` whose requests (`Request` stand-ins) the `routes` of
+/// `plane` serve, as `caller (plane) requests METHOD path at line N`.
+pub(crate) fn requested_elsewhere(s: &Session<'_>, plane: &PlaneInfo, routes: &[&Node]) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    if routes.is_empty() {
+        return Ok(out);
+    }
+    let text = |n: &Node, k: &str| n.props.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    for other in s.store.planes()?.into_iter().filter(|p| p.meta.kind == PlaneKind::Code && p.id != plane.id) {
+        for q in s.store.nodes_by_label(other.id, "Request")? {
+            let (method, path) = (text(&q, "method"), text(&q, "path"));
+            let served = routes.iter().any(|r| {
+                let m = text(r, "method");
+                (m == method || m == "ANY") && same_path(&text(r, "path"), &path)
+            });
+            if served {
+                for c in callers(s, &q, &other.meta.name)? {
+                    out.push(format!("{} ({}) requests {method} {path} at line {}", c.caller.key, c.plane, c.line));
+                }
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// The requests ending at `target` (a route or a request stand-in), one per calling site.

@@ -108,7 +108,8 @@ fn the_command_reference_names_every_command_and_flag() {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_drsg")).args(args).output().expect("drsg --help");
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
-    let shared = ["--help", "--db", "--verbose", "--quiet", "--json", "--plane", "--budget", "--limit", "--offset"];
+    let shared =
+        ["--help", "--db", "--config", "--verbose", "--quiet", "--json", "--plane", "--budget", "--limit", "--offset"];
     let top = help(&["--help"]);
     let commands: Vec<&str> = top
         .lines()

@@ -98,8 +98,61 @@ fn wire_pairs_front_end_calls_with_routes_in_one_plane_and_across_two() {
     // A handler by name.
     let answer = json(&drsg(&two, &["wire", "--name", "read_items", "--json"], fx.path()));
     assert_eq!(answer["routes"].as_array().unwrap().len(), 1);
+    // Impact and trace cross the wire (one plane: the request is tied to the route at index time).
+    let text = String::from_utf8_lossy(&drsg(&one, &["impact", "read_item"], fx.path()).stdout).into_owned();
+    assert!(text.contains("route:GET /api/v1/items/{}  Route  backend/app/items.py:11  via SERVES"), "{text}");
+    assert!(
+        text.contains("repo/frontend/src/items.showItem  Function  frontend/src/items.ts:7  via REQUESTS"),
+        "{text}"
+    );
+    let text = String::from_utf8_lossy(&drsg(&one, &["trace", "showItem", "read_item"], fx.path()).stdout).into_owned();
+    assert!(text.starts_with("2 hops from repo/frontend/src/items.showItem to app.items.read_item\n"), "{text}");
+    assert!(text.contains("(requested at line 8)") && text.contains("(the route's handler)"), "{text}");
+    // Across two planes, `impact --across all` names the front end's callers.
+    let out = drsg(&two, &["impact", "read_item", "--plane", "api", "--across", "all"], fx.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("across planes, via REQUESTS: 1\n  frontend/src/items.showItem (web) requests GET /api/v1/items/{} at line 8"), "{text}");
     // Nothing there: exit 1.
     let out = drsg(&two, &["wire", "/nope"], fx.path());
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("no route or request matches /nope"));
+}
+
+#[test]
+fn a_user_plugin_adds_a_framework_and_a_changed_plugin_set_is_said_until_rebuild() {
+    let fx = Fixture::inline(concat!(
+        "//- /drsg.toml\n[plugins]\ndir = \"tools/drsg-plugins\"\n",
+        "//- /tools/drsg-plugins/bottle/plugin.toml\nname = \"bottle\"\nversion = \"1\"\nlanguages = [\"python\"]\nextracts = [\"routes\"]\ntriggers = [\"bottle\"]\n",
+        "//- /tools/drsg-plugins/bottle/routes.scm\n",
+        "(decorated_definition\n  (decorator (call function: (identifier) @route.method arguments: (argument_list . (string) @route.path)))\n",
+        "  definition: (function_definition) @route.handler\n  (#any-of? @route.method \"get\" \"post\")) @route\n",
+        "//- /tools/drsg-plugins/broken/plugin.toml\nname = \"broken\"\nlanguages = [\"python\"]\n",
+        "//- /tools/drsg-plugins/broken/routes.scm\n(call) @route.verb\n",
+        "//- /app.py\nfrom bottle import get\n\n\n@get(\"/hello/<name>\")\ndef hello(name):\n    return name\n",
+    ));
+    let db = fx.outside().join("p.drsg");
+    let out = drsg(&db, &["index", fx.path().to_str().unwrap()], fx.outside());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("warning: plugin refused: broken/routes.scm:1: unknown capture name `@route.verb`"), "{err}");
+    let out = drsg(&db, &["wire", "/hello/ada"], fx.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("GET /hello/{} → app.hello  app.py:4"), "{text}");
+    assert!(!text.contains("plugins changed"), "{text}");
+
+    // The plugin changes on disk: every answer says so until `rebuild`.
+    let query = fx.path().join("tools/drsg-plugins/bottle/routes.scm");
+    let changed = std::fs::read_to_string(&query).unwrap().replace("\"post\"", "\"post\" \"put\"");
+    std::fs::write(&query, changed).unwrap();
+    let text = String::from_utf8_lossy(&drsg(&db, &["context", "hello"], fx.path()).stdout).into_owned();
+    assert!(text.contains("plugins changed since this plane was built; `rebuild` re-reads the tree"), "{text}");
+    let out = drsg(&db, &["rebuild"], fx.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&drsg(&db, &["context", "hello"], fx.path()).stdout).into_owned();
+    assert!(!text.contains("plugins changed"), "{text}");
+
+    // A config that does not read is said, and the built-in plugins still work.
+    std::fs::write(fx.path().join("drsg.toml"), "[plugins\n").unwrap();
+    let out = drsg(&db, &["wire"], fx.path());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("drsg.toml:1:"), "{}", String::from_utf8_lossy(&out.stderr));
 }
