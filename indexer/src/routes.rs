@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use drsg_parsers::wire::{Handler, PathPart, WireKind};
 use drsg_parsers::{Family, Lang};
+use drsg_planes::routes::{normalise, same_path};
 use drsg_planes::{NodeData, Props};
 use serde_json::{Value, json};
 
@@ -247,12 +248,6 @@ fn literal(parts: &[PathPart]) -> Option<String> {
         .collect()
 }
 
-/// Whether a request's path is a route's: equal segment by segment, a `{}` on either side matching any.
-fn same_path(route: &str, request: &str) -> bool {
-    let (a, b): (Vec<&str>, Vec<&str>) = (route.split('/').collect(), request.split('/').collect());
-    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x == y || *x == "{}" || *y == "{}")
-}
-
 /// What resolving names in the layer reads.
 struct Scope<'t> {
     t: &'t Table,
@@ -479,52 +474,5 @@ impl Scope<'_> {
             }
         }
         Assembled { path: normalise(&path), raw, unknown }
-    }
-}
-
-/// `https://api.acme.io/v1/users/:id/?q=1` → `/v1/users/{}`: scheme, host, query and fragment dropped,
-/// parameters (`:id`, `{id}`, `<int:id>`, `[id]`) as `{}`, doubled and trailing slashes dropped.
-pub(crate) fn normalise(path: &str) -> String {
-    let mut rest = path;
-    for scheme in ["http://", "https://", "//"] {
-        if let Some(after) = rest.strip_prefix(scheme) {
-            rest = after.find('/').map_or("", |i| &after[i..]);
-            break;
-        }
-    }
-    // The query and fragment go; `{?}` (a part not known) is no query.
-    let cut = rest
-        .char_indices()
-        .find(|&(i, c)| c == '#' || (c == '?' && !rest[..i].ends_with('{')))
-        .map_or(rest.len(), |(i, _)| i);
-    let rest = &rest[..cut];
-    let segments: Vec<&str> = rest
-        .split('/')
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            let param = s.starts_with(':')
-                || (s.starts_with('{') && s.ends_with('}') && s != "{?}")
-                || (s.starts_with('<') && s.ends_with('>'))
-                || (s.starts_with('[') && s.ends_with(']'));
-            if param { "{}" } else { s }
-        })
-        .collect();
-    format!("/{}", segments.join("/"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_normalise() {
-        assert_eq!(normalise("https://api.acme.io/v1/users/:id/?q=1"), "/v1/users/{}");
-        assert_eq!(normalise("/users/<int:id>/"), "/users/{}");
-        assert_eq!(normalise("//cdn/x/[slug]"), "/x/{}");
-        assert_eq!(normalise("users//{user_id}"), "/users/{}");
-        assert_eq!(normalise("http://localhost:8000"), "/");
-        assert_eq!(normalise("/a/{?}/b"), "/a/{?}/b");
-        assert!(same_path("/users/{}", "/users/42") && same_path("/users/7", "/users/{}"));
-        assert!(!same_path("/users/{}", "/users/42/posts"));
     }
 }

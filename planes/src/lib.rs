@@ -21,6 +21,7 @@ mod error;
 mod lock;
 mod model;
 mod read;
+pub mod routes;
 mod rows;
 mod schema;
 mod shared;

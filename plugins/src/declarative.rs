@@ -41,6 +41,7 @@ pub fn builtin_extractors() -> Vec<Extractor> {
         plugin!("http-clients-js", ["requests.scm"]),
         plugin!("http-clients-py", ["requests.scm"]),
         plugin!("constants-py", ["constants.scm"]),
+        plugin!("settings-py", ["settings.scm"]),
         plugin!("constants-js", ["constants.scm"]),
     ];
     files
@@ -123,8 +124,8 @@ fn manifest(files: &PluginFiles) -> Result<Manifest, PluginError> {
 
 #[cfg(test)]
 mod tests {
-    use drsg_parsers::wire::{Handler, PathPart, WireFact, WireKind};
-    use drsg_parsers::{Lang, parse_file_with};
+    use drsg_parsers::parse_file_with;
+    use drsg_parsers::wire::{Handler, PathPart, WireFact};
 
     use super::*;
 
@@ -265,7 +266,5 @@ mod tests {
             err.to_string(),
             "acme/routes.scm:2: unknown capture name `@route.verb` (see the capture vocabulary)"
         );
-        let _ = Lang::Python;
-        let _ = WireKind::Route;
     }
 }

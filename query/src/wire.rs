@@ -5,6 +5,7 @@
 //! `Route`); a request no route of its plane serves ends at a `Request` stand-in, which is matched here,
 //! at each call, against the routes of the other planes, so the answer is never staler than the planes.
 
+use drsg_planes::routes::{normalise, same_path};
 use drsg_planes::{Node, PlaneInfo, PlaneKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -210,39 +211,6 @@ fn callers(s: &Session<'_>, target: &Node, plane: &str) -> Result<Vec<RequestOut
     }
     out.sort_by(|a, b| (&a.caller.key, a.line).cmp(&(&b.caller.key, b.line)));
     Ok(out)
-}
-
-/// `https://host/v1/users/:id/?q=1` → `/v1/users/{}`, as the indexer writes route and request paths.
-fn normalise(path: &str) -> String {
-    let mut rest = path;
-    for scheme in ["http://", "https://", "//"] {
-        if let Some(after) = rest.strip_prefix(scheme) {
-            rest = after.find('/').map_or("", |i| &after[i..]);
-            break;
-        }
-    }
-    let cut = rest
-        .char_indices()
-        .find(|&(i, c)| c == '#' || (c == '?' && !rest[..i].ends_with('{')))
-        .map_or(rest.len(), |(i, _)| i);
-    let segments: Vec<&str> = rest[..cut]
-        .split('/')
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            let param = s.starts_with(':')
-                || (s.starts_with('{') && s.ends_with('}') && s != "{?}")
-                || (s.starts_with('<') && s.ends_with('>'))
-                || (s.starts_with('[') && s.ends_with(']'));
-            if param { "{}" } else { s }
-        })
-        .collect();
-    format!("/{}", segments.join("/"))
-}
-
-/// Equal segment by segment, a `{}` on either side matching any segment.
-fn same_path(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<&str>, Vec<&str>) = (a.split('/').collect(), b.split('/').collect());
-    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x == y || *x == "{}" || *y == "{}")
 }
 
 impl Answer for WireOutput {

@@ -1,0 +1,55 @@
+//! Route and request paths as the route layer writes them (`route:GET /v1/users/{}`), so that the
+//! indexer that writes them and the verbs that match them read paths alike.
+
+/// `https://api.acme.io/v1/users/:id/?q=1` → `/v1/users/{}`: scheme, host, query and fragment dropped,
+/// parameters (`:id`, `{id}`, `<int:id>`, `[id]`) as `{}`, doubled and trailing slashes dropped.
+pub fn normalise(path: &str) -> String {
+    let mut rest = path;
+    for scheme in ["http://", "https://", "//"] {
+        if let Some(after) = rest.strip_prefix(scheme) {
+            rest = after.find('/').map_or("", |i| &after[i..]);
+            break;
+        }
+    }
+    // The query and fragment go; `{?}` (a part not known) is no query.
+    let cut = rest
+        .char_indices()
+        .find(|&(i, c)| c == '#' || (c == '?' && !rest[..i].ends_with('{')))
+        .map_or(rest.len(), |(i, _)| i);
+    let rest = &rest[..cut];
+    let segments: Vec<&str> = rest
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            let param = s.starts_with(':')
+                || (s.starts_with('{') && s.ends_with('}') && s != "{?}")
+                || (s.starts_with('<') && s.ends_with('>'))
+                || (s.starts_with('[') && s.ends_with(']'));
+            if param { "{}" } else { s }
+        })
+        .collect();
+    format!("/{}", segments.join("/"))
+}
+
+/// Whether a request's path is a route's: equal segment by segment, a `{}` on either side matching any.
+pub fn same_path(route: &str, request: &str) -> bool {
+    let (a, b): (Vec<&str>, Vec<&str>) = (route.split('/').collect(), request.split('/').collect());
+    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x == y || *x == "{}" || *y == "{}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_normalise() {
+        assert_eq!(normalise("https://api.acme.io/v1/users/:id/?q=1"), "/v1/users/{}");
+        assert_eq!(normalise("/users/<int:id>/"), "/users/{}");
+        assert_eq!(normalise("//cdn/x/[slug]"), "/x/{}");
+        assert_eq!(normalise("users//{user_id}"), "/users/{}");
+        assert_eq!(normalise("http://localhost:8000"), "/");
+        assert_eq!(normalise("/a/{?}/b"), "/a/{?}/b");
+        assert!(same_path("/users/{}", "/users/42") && same_path("/users/7", "/users/{}"));
+        assert!(!same_path("/users/{}", "/users/42/posts"));
+    }
+}
