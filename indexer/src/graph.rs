@@ -179,7 +179,7 @@ pub fn build(
     r: &Resolver<'_>,
     refs: Vec<Vec<drsg_parsers::Ref>>,
     mut emit: impl FnMut(PlaneBatch) -> bool,
-) -> Option<Accounting> {
+) -> Option<(Accounting, crate::routes::WireCounts)> {
     let sink = Numbered {
         base: t.syms.len(),
         emitted: 0,
@@ -214,11 +214,11 @@ pub fn build(
         b.sink.edges.push(NewEdge { src: at(src), dst: at(dst), ty: ty.into(), props_json });
     }
     b.sink.nodes.extend(layer.nodes);
-    emit(b.sink.take_batch()).then_some(b.acc)
+    emit(b.sink.take_batch()).then_some((b.acc, layer.counts))
 }
 
-/// The route layer of `t` as an output whose edges name their ends by key.
-pub fn layer_output(t: &Table) -> FileOutput {
+/// The route layer of `t` as an output whose edges name their ends by key, with its counts.
+pub fn layer_output(t: &Table) -> (FileOutput, crate::routes::WireCounts) {
     let layer = crate::routes::layer(t);
     let key = |end: crate::routes::LayerEnd| match end {
         crate::routes::LayerEnd::Sym(id) => t.syms[id as usize].key.clone(),
@@ -234,7 +234,7 @@ pub fn layer_output(t: &Table) -> FileOutput {
             props_json: props_json.clone(),
         })
         .collect();
-    FileOutput { nodes: layer.nodes, edges, stand_ins: Vec::new(), acc: Accounting::default() }
+    (FileOutput { nodes: layer.nodes, edges, stand_ins: Vec::new(), acc: Accounting::default() }, layer.counts)
 }
 
 /// Edges per batch handed to the store while resolution goes on.

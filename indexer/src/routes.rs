@@ -28,11 +28,28 @@ pub(crate) enum LayerEnd {
     Node(usize),
 }
 
-/// The layer's nodes and edges (`(src, dst, type, properties)`).
+/// The layer's nodes and edges (`(src, dst, type, properties)`), and its counts for the ledger.
 #[derive(Debug, Default)]
 pub(crate) struct Layer {
     pub nodes: Vec<NodeData>,
     pub edges: Vec<(LayerEnd, LayerEnd, &'static str, String)>,
+    pub counts: WireCounts,
+}
+
+/// What the ledger says of the route layer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct WireCounts {
+    /// `Route` nodes (one per method and path).
+    pub routes: u64,
+    /// `REQUESTS` edges, and those ending at a `Request` stand-in (no route of the plane serves them).
+    pub requests: u64,
+    pub requests_unserved: u64,
+    /// Routes and requests with a part of their path that could not be known (`{?}`).
+    pub unknown_paths: u64,
+    /// Route declarations on an object no plugin declared a router, and requests on one no plugin
+    /// declared a client: left out.
+    pub routes_not_on_a_router: u64,
+    pub requests_not_on_a_client: u64,
 }
 
 /// A router: a file's name bound to a router object, with its own prefix.
@@ -112,7 +129,10 @@ pub(crate) fn layer(t: &Table) -> Layer {
             let under = match f.name.as_deref() {
                 Some(n) => match scope.router_of(fi as u32, n, &routers) {
                     Some(router) => prefixes(&router, &routers, &mounts, 0),
-                    None => continue,
+                    None => {
+                        out.counts.routes_not_on_a_router += 1;
+                        continue;
+                    }
                 },
                 None => vec![Vec::new()],
             };
@@ -121,6 +141,7 @@ pub(crate) fn layer(t: &Table) -> Layer {
                 let mut parts = prefix;
                 parts.extend(f.path.iter().cloned());
                 let path = scope.assemble(fi as u32, &parts, false);
+                out.counts.unknown_paths += u64::from(path.unknown);
                 let methods = if f.methods.is_empty() { vec!["ANY".to_owned()] } else { f.methods.clone() };
                 for method in methods {
                     let key = format!("route:{method} {}", path.path);
@@ -164,20 +185,26 @@ pub(crate) fn layer(t: &Table) -> Layer {
         let file = &t.files[fi];
         for f in facts(fi).filter(|f| f.kind == WireKind::Request) {
             let Some(client) = f.name.as_deref() else { continue };
-            let Some(base) = scope.client(fi as u32, file.lang, client, &clients) else { continue };
+            let Some(base) = scope.client(fi as u32, file.lang, client, &clients) else {
+                out.counts.requests_not_on_a_client += 1;
+                continue;
+            };
             let Some(caller) = scope.enclosing(fi as u32, f.line) else { continue };
             let mut parts = base;
             parts.extend(f.path.iter().cloned());
             let path = scope.assemble(fi as u32, &parts, true);
+            out.counts.unknown_paths += u64::from(path.unknown);
             let methods = if f.methods.is_empty() { vec!["GET".to_owned()] } else { f.methods.clone() };
             for method in methods {
                 let served_by = route_paths
                     .iter()
                     .filter(|(_, m, p)| (m == &method || m == "ANY") && same_path(p, &path.path))
                     .min_by_key(|(_, m, p)| (p.matches("{}").count(), m == "ANY"));
+                out.counts.requests += 1;
                 let target = match served_by {
                     Some((at, _, _)) => *at,
                     None => {
+                        out.counts.requests_unserved += 1;
                         let key = format!("request:{method} {}", path.path);
                         *stand_ins.entry(key.clone()).or_insert_with(|| {
                             let props =
@@ -192,6 +219,7 @@ pub(crate) fn layer(t: &Table) -> Layer {
             }
         }
     }
+    out.counts.routes = routes.len() as u64;
     out
 }
 

@@ -195,10 +195,11 @@ fn run_source(
             .collect();
         let resolver = resolver(&table, index, impl_self);
         let sent = graph::build(&table, &resolver, refs, |batch| to_store.send(ToStore::Batch(batch)).is_ok());
-        if let Some(accounting) = sent {
+        if let Some((accounting, wire)) = sent {
             let manifest_errors = table.layout.manifest_errors.clone();
             let _ = to_store.send(ToStore::Done(Resolved {
                 accounting,
+                wire,
                 symbols: table.syms.len() as u64,
                 manifest_errors,
             }));

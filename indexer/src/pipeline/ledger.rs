@@ -42,6 +42,8 @@ impl FileCounts {
 /// What resolution hands over at the end.
 pub(crate) struct Resolved {
     pub(crate) accounting: Accounting,
+    /// The route layer's counts.
+    pub(crate) wire: crate::routes::WireCounts,
     pub(crate) symbols: u64,
     pub(crate) manifest_errors: Vec<(String, String)>,
 }
@@ -73,6 +75,7 @@ pub(crate) fn ledger(
             "examples": cut.iter().take(LEDGER_EXAMPLES).map(|(p, l, why)| json!({"file": p, "line": l, "why": why})).collect::<Vec<_>>(),
         },
         "manifest_errors": resolved.manifest_errors.iter().map(|(p, e)| json!({"file": p, "error": e})).collect::<Vec<_>>(),
+        "wire": resolved.wire,
         "call_sites": {
             "total": a.call_sites,
             "resolved": a.resolved,

@@ -58,8 +58,9 @@ pub(crate) struct Warm {
     skipped: Vec<(String, SkipReason)>,
     /// Per file of the table, in its order.
     outputs: Vec<FileOutput>,
-    /// The route layer, built from every file's wire facts (`crate::routes`).
+    /// The route layer, built from every file's wire facts (`crate::routes`), and its counts.
     layer: FileOutput,
+    layer_counts: crate::routes::WireCounts,
     /// Stand-in key → how many files' outputs name it.
     stand_ins: HashMap<String, u32>,
     /// The resolver's per-file indexes, impl self types and parent links over `table`.
@@ -218,7 +219,7 @@ impl Warm {
             (table, outputs, parts)
         });
         let mentions = by_facts(std::iter::empty(), &table.files, Mentions::of);
-        let layer = crate::graph::layer_output(&table);
+        let (layer, layer_counts) = crate::graph::layer_output(&table);
         let mut warm = Warm {
             commit: commit.to_owned(),
             generation: 0,
@@ -228,6 +229,7 @@ impl Warm {
             skipped: snap.skipped,
             outputs,
             layer,
+            layer_counts,
             stand_ins: HashMap::new(),
             parts,
             mentions,
@@ -340,7 +342,7 @@ impl Warm {
         report.phases.extend(phases);
         let t0 = std::time::Instant::now();
         // The route layer is built again whole and compared with the old one like a dirty file's output.
-        let layer = crate::graph::layer_output(&table);
+        let (layer, layer_counts) = crate::graph::layer_output(&table);
         // `old_outputs` now holds the old outputs of dirty and removed files.
         let mut retracted: Vec<&FileOutput> = old_outputs.values().collect();
         retracted.push(&old_layer);
@@ -358,6 +360,7 @@ impl Warm {
             skipped,
             outputs,
             layer,
+            layer_counts,
             stand_ins,
             parts,
             mentions,
@@ -380,6 +383,7 @@ impl Warm {
         }
         let resolved = Resolved {
             accounting,
+            wire: self.layer_counts.clone(),
             symbols: self.table.live() as u64,
             manifest_errors: self.table.layout.manifest_errors.clone(),
         };

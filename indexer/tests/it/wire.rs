@@ -56,6 +56,15 @@ fn routes_are_served_by_their_handlers_and_requested_across_languages() {
         ],
         "{edges:#?}"
     );
+    // The ledger counts them, and what was left out: `router.get` on a parameter is no client's request.
+    let plane = ix.store.plane("repo").expect("read").expect("plane");
+    assert_eq!(
+        plane.meta.ledger["wire"],
+        serde_json::json!({
+            "routes": 3, "requests": 4, "requests_unserved": 1, "unknown_paths": 0,
+            "routes_not_on_a_router": 0, "requests_not_on_a_client": 1
+        })
+    );
 }
 
 #[test]
