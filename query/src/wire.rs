@@ -220,11 +220,11 @@ impl Answer for WireOutput {
             _ => p.key.clone(),
         };
         let route_line = |t: &mut Text, r: &RouteOut| {
-            let handler = r
-                .handler
-                .as_ref()
-                .map(|h| format!(" → {}", place(h)))
-                .unwrap_or_else(|| " → no handler found".to_owned());
+            let handler = match (&r.handler, r.inline_handler) {
+                (Some(h), _) => format!(" → {}", place(h)),
+                (None, Some(line)) => format!(" → an inline function at {}:{line}", r.file),
+                (None, None) => " → no handler found".to_owned(),
+            };
             t.line(format_args!("{} {}{handler}  ({}, {}:{})", r.method, r.path, r.plane, r.file, r.line))
         };
         let [requested, unmatched, unrequested] = self.totals;

@@ -95,6 +95,15 @@ fn wire_pairs_front_end_calls_with_routes_in_one_plane_and_across_two() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.starts_with("GET /api/v1/items/{} → app.items.read_item  app/items.py:11  (api, app/items.py:11)\n  requested by frontend/src/items.showItem  src/items.ts:7  (line 8, web)\n"), "{text}");
+    // A route whose handler is an inline function says where it is.
+    let inline = Fixture::inline(concat!(
+        "//- /server.js\nconst express = require('express');\nconst app = express();\n",
+        "app.get('/ping', (req, res) => res.send('pong'));\n",
+    ));
+    let db = inline.outside().join("i.drsg");
+    assert!(drsg(&db, &["index", inline.path().to_str().unwrap()], inline.outside()).status.success());
+    let text = String::from_utf8_lossy(&drsg(&db, &["wire"], inline.path()).stdout).into_owned();
+    assert!(text.contains("GET /ping → an inline function at server.js:3  (repo, server.js:3)"), "{text}");
     // A handler by name.
     let answer = json(&drsg(&two, &["wire", "--name", "read_items", "--json"], fx.path()));
     assert_eq!(answer["routes"].as_array().unwrap().len(), 1);
