@@ -286,11 +286,8 @@ fn wait_for_release(db: &Path, grace: Duration) -> anyhow::Result<bool> {
 /// hash of the database's path (the database may not exist yet, and nothing is left in the checkout).
 fn init_lock(db: &Path) -> anyhow::Result<std::fs::File> {
     let full = std::path::absolute(db).unwrap_or_else(|_| db.to_owned());
-    // FNV-1a: stable across runs and builds, unlike the standard hasher.
-    let hash = full
-        .to_string_lossy()
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3));
+    // Stable across runs and builds, unlike the standard hasher.
+    let hash = drsg_parsers::fnv1a(full.to_string_lossy().as_bytes());
     let path = std::env::temp_dir().join(format!("drsg-init-{hash:016x}.lock"));
     std::fs::OpenOptions::new()
         .create(true)

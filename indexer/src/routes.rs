@@ -15,8 +15,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use drsg_parsers::wire::{Handler, PathPart, WireKind};
 use drsg_parsers::{Family, Lang};
+use drsg_planes::NodeData;
 use drsg_planes::routes::{normalise, same_path};
-use drsg_planes::{NodeData, Props};
 use serde_json::{Value, json};
 
 use crate::table::{SymId, Table};
@@ -225,13 +225,6 @@ pub(crate) fn layer(t: &Table) -> Layer {
 
 /// A node of the layer; a stand-in request's file and line are those of its first call.
 fn node(key: String, label: &str, path: &str, file: &str, line: u32, props: Value) -> NodeData {
-    let props: Props = match props {
-        Value::Object(mut map) => {
-            map.retain(|_, v| !v.is_null());
-            map
-        }
-        _ => Props::new(),
-    };
     NodeData {
         key,
         labels: vec![label.to_owned()],
@@ -240,7 +233,7 @@ fn node(key: String, label: &str, path: &str, file: &str, line: u32, props: Valu
         line: Some(line),
         ..NodeData::default()
     }
-    .with_props(&props)
+    .with_props(&crate::ops::obj(props))
 }
 
 /// Every full prefix of `router`: one per chain of mounts up to a router mounted nowhere.

@@ -12,5 +12,5 @@ pub mod text;
 pub mod wire;
 
 pub use facts::*;
-pub use registry::{Fingerprint, Registry};
+pub use registry::{Fingerprint, Registry, fnv1a};
 pub use runner::{Language, parse_file, parse_file_with, syntax_errors};

@@ -58,7 +58,8 @@ impl Registry {
     }
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// FNV-1a (64 bits): a fixed, fast hash, the same in every run and build, unlike the standard hasher.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
     for b in bytes {
         hash ^= u64::from(*b);

@@ -441,7 +441,7 @@ fn push(nodes: &mut Vec<NodeData>, by_key: &mut HashMap<String, usize>, mut node
 }
 
 /// A JSON object as properties, its null fields left out.
-fn obj(value: Value) -> Props {
+pub(crate) fn obj(value: Value) -> Props {
     match value {
         Value::Object(mut map) => {
             map.retain(|_, v| !v.is_null());
@@ -458,17 +458,15 @@ pub fn fingerprint(source: &crate::source::Source, candidates: &[String], extra:
     let mut paths: Vec<&String> = candidates.iter().chain(extra).collect();
     paths.sort();
     paths.dedup();
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let crate::source::Source::Commit(tree) = source else { return None };
+    let mut listed = Vec::new();
     for path in paths {
-        let blob = match source {
-            crate::source::Source::Disk { .. } => return None,
-            crate::source::Source::Commit(tree) => tree.blob_id(path).unwrap_or("-"),
-        };
-        for byte in path.bytes().chain([0]).chain(blob.bytes()).chain([b'\n']) {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
+        listed.extend_from_slice(path.as_bytes());
+        listed.push(0);
+        listed.extend_from_slice(tree.blob_id(path).unwrap_or("-").as_bytes());
+        listed.push(b'\n');
     }
-    Some(format!("{hash:016x}"))
+    Some(format!("{:016x}", drsg_parsers::fnv1a(&listed)))
 }
 
 /// A fold's `_ops` step: when the commit's manifests are the blobs the plane was read from, only its

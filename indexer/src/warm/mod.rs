@@ -347,8 +347,8 @@ impl Warm {
         let mut retracted: Vec<&FileOutput> = old_outputs.values().collect();
         retracted.push(&old_layer);
         let mut added: Vec<&FileOutput> = outputs.iter().zip(&dirty).filter(|(_, d)| **d).map(|(o, _)| o).collect();
+        report.files_dirty = added.len() as u64;
         added.push(&layer);
-        report.files_dirty = added.len() as u64 - 1;
         let changes = Changes::between(&retracted, &added, &mut stand_ins);
         report.phases.insert("compare", t0.elapsed().as_secs_f64());
         let warm = Warm {

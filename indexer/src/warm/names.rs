@@ -153,9 +153,9 @@ impl<'a> Names<'a> {
     }
 }
 
-/// FNV-1a: a fixed, fast hash of a name.
+/// A fixed, fast hash of a name.
 fn name_hash(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    drsg_parsers::fnv1a(name.as_bytes())
 }
 
 /// The hashes of every name a file's facts mention where [`mentions_any`] and [`passes_on`] look,

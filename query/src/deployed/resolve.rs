@@ -78,9 +78,11 @@ impl<'s> History<'s> {
             graph: OnceCell::new(),
             behind: RefCell::new(HashMap::new()),
         };
-        let head = history.head.clone();
-        history.head_generation =
-            head.and_then(|h| history.node(&h).ok().flatten()).and_then(|c| c.props.get("generation")?.as_u64());
+        let head = match history.head.clone() {
+            Some(h) => history.node(&h)?,
+            None => None,
+        };
+        history.head_generation = head.and_then(|c| c.props.get("generation")?.as_u64());
         Ok(Some(history))
     }
 
