@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use drsg_parsers::wire::{Handler, PathPart, WireKind};
 use drsg_parsers::{Family, Lang};
 use drsg_planes::NodeData;
-use drsg_planes::routes::{normalise, same_path};
+use drsg_planes::routes::{fit, normalise};
 use serde_json::{Value, json};
 
 use crate::table::{SymId, Table};
@@ -87,33 +87,65 @@ pub(crate) fn layer(t: &Table) -> Layer {
             anywhere.entry(name).and_modify(|v| *v = v.take().filter(|v| *v == value)).or_insert(Some(value));
         }
     }
-    let scope = Scope { t, constants, anywhere };
+    let mut scope = Scope { t, constants, anywhere, scoped: Vec::new() };
     let mut routers: BTreeMap<RouterId, Vec<PathPart>> = BTreeMap::new();
     let mut clients: BTreeMap<RouterId, Vec<PathPart>> = BTreeMap::new();
+    // Wrapper clients (an object whose methods call a client with a base and the URL they are handed):
+    // the requests inside them are the wrapper's own, not requests of their own.
+    let mut wrappers: Vec<(u32, u32, u32)> = Vec::new();
     for &fi in &files {
         for f in facts(fi) {
-            let Some(name) = f.name.clone() else { continue };
             match f.kind {
+                WireKind::Router if f.scoped => {
+                    let Some(id) = f.target.clone() else { continue };
+                    routers.entry((fi as u32, id.clone())).or_insert_with(|| f.path.clone());
+                    scope.scoped.push(Scoped {
+                        file: fi as u32,
+                        id,
+                        name: f.name.clone(),
+                        lines: (f.line, f.end_line),
+                    });
+                }
                 WireKind::Router => {
+                    let Some(name) = f.name.clone() else { continue };
                     let own = routers.entry((fi as u32, name)).or_default();
                     if own.is_empty() {
                         *own = f.path.clone();
                     }
                 }
                 WireKind::Client => {
-                    clients.insert((fi as u32, name), f.path.clone());
+                    let Some(name) = f.name.clone() else { continue };
+                    let mut base = f.path.clone();
+                    if let Some(PathPart::Name(last)) = base.last()
+                        && !scope.is_constant(fi as u32, last)
+                    {
+                        base.pop();
+                        wrappers.push((fi as u32, f.line, f.end_line));
+                    }
+                    clients.insert((fi as u32, name), base);
                 }
                 _ => {}
             }
         }
     }
+    // A router mounted on is a router, though no plugin saw it made (`export default Router().use(…)`).
     let mut mounts: BTreeMap<RouterId, Vec<Mount>> = BTreeMap::new();
+    let mut parents: Vec<(usize, &drsg_parsers::wire::WireFact, RouterId)> = Vec::new();
     for &fi in &files {
         for f in facts(fi).filter(|f| f.kind == WireKind::Mount) {
-            let (Some(parent), Some(target)) = (&f.name, &f.target) else { continue };
-            let Some(child) = scope.router_of(fi as u32, target, &routers) else { continue };
-            let mount = Mount { parent: (fi as u32, parent.clone()), prefix: f.path.clone(), replaces: f.replaces };
-            mounts.entry(child).or_default().push(mount);
+            let parent = match scope.router_at(fi as u32, f.line, f.name.as_deref()) {
+                Some(p) => p,
+                None => (fi as u32, f.name.clone().unwrap_or_default()),
+            };
+            routers.entry(parent.clone()).or_default();
+            parents.push((fi, f, parent));
+        }
+    }
+    for (fi, f, parent) in parents {
+        let Some(target) = &f.target else { continue };
+        let Some(child) = scope.router_of(fi as u32, target, &routers) else { continue };
+        if child != parent {
+            mounts.entry(child).or_default().push(Mount { parent, prefix: f.path.clone(), replaces: f.replaces });
         }
     }
 
@@ -126,20 +158,27 @@ pub(crate) fn layer(t: &Table) -> Layer {
         for f in facts(fi).filter(|f| f.kind == WireKind::Route) {
             // A route declared on an object must be on a router; one a plugin declares on nothing (a
             // framework's module-level `@get`) sits at the root.
-            let under = match f.name.as_deref() {
-                Some(n) => match scope.router_of(fi as u32, n, &routers) {
-                    Some(router) => prefixes(&router, &routers, &mounts, 0),
-                    None => {
-                        out.counts.routes_not_on_a_router += 1;
-                        continue;
-                    }
+            let router = match scope.router_at(fi as u32, f.line, f.name.as_deref()) {
+                Some(router) => Some(router),
+                None => match f.name.as_deref() {
+                    Some(n) => match scope.router_of(fi as u32, n, &routers) {
+                        Some(router) => Some(router),
+                        None => {
+                            out.counts.routes_not_on_a_router += 1;
+                            continue;
+                        }
+                    },
+                    None => None,
                 },
+            };
+            let under = match router {
+                Some(router) => prefixes(&router, &routers, &mounts, 0),
                 None => vec![Vec::new()],
             };
             let handler = f.handler.as_ref().and_then(|h| scope.handler(fi as u32, f.line, h));
             for prefix in under {
                 let mut parts = prefix;
-                parts.extend(f.path.iter().cloned());
+                join(&mut parts, &f.path);
                 let path = scope.assemble(fi as u32, &parts, false);
                 out.counts.unknown_paths += u64::from(path.unknown);
                 let methods = if f.methods.is_empty() { vec!["ANY".to_owned()] } else { f.methods.clone() };
@@ -184,25 +223,33 @@ pub(crate) fn layer(t: &Table) -> Layer {
     for &fi in &files {
         let file = &t.files[fi];
         for f in facts(fi).filter(|f| f.kind == WireKind::Request) {
-            let Some(client) = f.name.as_deref() else { continue };
-            let Some(base) = scope.client(fi as u32, file.lang, client, &clients) else {
+            if wrappers.iter().any(|&(w, from, to)| w == fi as u32 && from <= f.line && f.line <= to) {
+                continue;
+            }
+            // A request on nothing is one the plugin proved by its shape (a generated client's options).
+            let client = f.name.as_deref().unwrap_or("");
+            let base =
+                if client.is_empty() { Some(Vec::new()) } else { scope.client(fi as u32, file.lang, client, &clients) };
+            let Some(base) = base else {
                 out.counts.requests_not_on_a_client += 1;
                 continue;
             };
             let Some(caller) = scope.enclosing(fi as u32, f.line) else { continue };
             let mut parts = base;
-            parts.extend(f.path.iter().cloned());
+            join(&mut parts, &f.path);
             let path = scope.assemble(fi as u32, &parts, true);
             out.counts.unknown_paths += u64::from(path.unknown);
             let methods = if f.methods.is_empty() { vec!["GET".to_owned()] } else { f.methods.clone() };
             for method in methods {
                 let served_by = route_paths
                     .iter()
-                    .filter(|(_, m, p)| (m == &method || m == "ANY") && same_path(p, &path.path))
-                    .min_by_key(|(_, m, p)| (p.matches("{}").count(), m == "ANY"));
+                    .filter(|(_, m, _)| m == &method || m == "ANY")
+                    .filter_map(|(at, m, p)| Some((fit(p, &path.path)?, m == "ANY", at)))
+                    .min_by_key(|(fit, any, _)| (*fit, *any))
+                    .map(|(_, _, at)| *at);
                 out.counts.requests += 1;
                 let target = match served_by {
-                    Some((at, _, _)) => *at,
+                    Some(at) => at,
                     None => {
                         out.counts.requests_unserved += 1;
                         let key = format!("request:{method} {}", path.path);
@@ -248,14 +295,23 @@ fn prefixes(
     let mut out = Vec::new();
     for m in parents {
         for mut above in prefixes(&m.parent, routers, mounts, depth + 1) {
-            above.extend(m.prefix.iter().cloned());
+            join(&mut above, &m.prefix);
             if !m.replaces || m.prefix.is_empty() {
-                above.extend(own.iter().cloned());
+                join(&mut above, &own);
             }
             out.push(above);
         }
     }
     out
+}
+
+/// `rest` appended to the path `parts`, with a `/` between them (Django's `users/`, NestJS's `users` and
+/// ky's `users` are written without their leading one; a doubled one normalises away).
+fn join(parts: &mut Vec<PathPart>, rest: &[PathPart]) {
+    if !parts.is_empty() && !rest.is_empty() {
+        parts.push(PathPart::Text("/".to_owned()));
+    }
+    parts.extend(rest.iter().cloned());
 }
 
 /// The text of a path made of literal text only.
@@ -274,15 +330,60 @@ struct Scope<'t> {
     t: &'t Table,
     constants: HashMap<(u32, &'t str), String>,
     anywhere: HashMap<&'t str, Option<String>>,
+    scoped: Vec<Scoped>,
+}
+
+/// A router that is a function or class of a file (a Fastify plugin, a NestJS controller, an axum
+/// function returning a `Router`): routes and mounts within its lines, on its name or on none, are its.
+struct Scoped {
+    file: u32,
+    id: String,
+    name: Option<String>,
+    lines: (u32, u32),
 }
 
 impl Scope<'_> {
+    /// The innermost scoped router of file `fi` around `line` that a route or mount on `name` is on.
+    fn router_at(&self, fi: u32, line: u32, name: Option<&str>) -> Option<RouterId> {
+        self.scoped
+            .iter()
+            .filter(|s| s.file == fi && s.lines.0 <= line && line <= s.lines.1)
+            .filter(|s| name.is_none() || s.name.is_none() || s.name.as_deref() == name)
+            .min_by_key(|s| s.lines.1 - s.lines.0)
+            .map(|s| (fi, s.id.clone()))
+    }
+
+    /// Whether `name` is a string constant file `fi` can read.
+    fn is_constant(&self, fi: u32, name: &str) -> bool {
+        let last = name.rsplit('.').next().unwrap_or(name);
+        self.constants.contains_key(&(fi, name))
+            || self.constants.contains_key(&(fi, last))
+            || self.anywhere.get(last).is_some_and(Option::is_some)
+    }
+
     /// The router `expr` names in file `fi`: one of the file's, or one it imports (`users.router`,
     /// `router as users_router`, `import router from './users'`).
     fn router_of(&self, fi: u32, expr: &str, routers: &BTreeMap<RouterId, Vec<PathPart>>) -> Option<RouterId> {
         let here = (fi, expr.to_owned());
         if routers.contains_key(&here) {
             return Some(here);
+        }
+        let one_of = |file: u32| {
+            let mut of_file = routers.keys().filter(|(f, _)| *f == file);
+            match (of_file.next(), of_file.next()) {
+                (Some(one), None) => Some(one.clone()),
+                _ => None,
+            }
+        };
+        // Django's `include("app.urls")`: the module's one router (its `urlpatterns`).
+        if let Some(module) = expr.strip_prefix(['"', '\'']).and_then(|e| e.strip_suffix(['"', '\''])) {
+            return one_of(self.module_file(module)?);
+        }
+        // Rust's `users::router`: the function `router` of the module `users` beside or below this one.
+        if let Some((module, name)) = expr.rsplit_once("::") {
+            let file = self.rust_module(fi, module)?;
+            let there = (file, name.to_owned());
+            return routers.contains_key(&there).then_some(there);
         }
         let (file, name) = self.imported(fi, expr)?;
         let there = (file, name);
@@ -295,6 +396,36 @@ impl Scope<'_> {
             (Some(one), None, "default") => Some(one.clone()),
             _ => None,
         }
+    }
+
+    /// The file of the module keyed `key` (`app.urls`).
+    fn module_file(&self, key: &str) -> Option<u32> {
+        self.t.module_by_key.get(key).map(|&id| self.t.syms[id as usize].file)
+    }
+
+    /// The file of Rust module `path` (`users`, `crate::api::users`, `super::users`) seen from file `fi`.
+    fn rust_module(&self, fi: u32, path: &str) -> Option<u32> {
+        let own = &self.t.syms[self.t.file_module[fi as usize] as usize].key;
+        let mut base: Vec<&str> = own.split("::").collect();
+        let mut rest = path;
+        if let Some(r) = rest.strip_prefix("crate::").or((rest == "crate").then_some("")) {
+            base.truncate(1);
+            rest = r;
+        }
+        rest = rest.strip_prefix("self::").unwrap_or(rest);
+        while let Some(r) = rest.strip_prefix("super::") {
+            base.pop();
+            rest = r;
+        }
+        // A module's children: from `main.rs`/`lib.rs`/`mod.rs` beside it, from `x.rs` in `x/`: both tried.
+        let mut tries = vec![base.join("::")];
+        if base.len() > 1 {
+            tries.push(base[..base.len() - 1].join("::"));
+        }
+        tries.into_iter().find_map(|b| {
+            let key = if rest.is_empty() { b } else { format!("{b}::{rest}") };
+            self.module_file(&key)
+        })
     }
 
     /// The file and name an imported `expr` stands for: `alias` imported by name, or `module.name`.
@@ -315,7 +446,8 @@ impl Scope<'_> {
             (Some(name), None) => Some((self.module(fi, &import.source, None)?, name.to_owned())),
             // `import app.api.users as users` + `users.router`.
             (None, Some(rest)) => Some((self.module(fi, &import.source, None)?, rest.to_owned())),
-            (None, None) => None,
+            // `const users = require('./routes/users')`: what the module exports.
+            (None, None) => Some((self.module(fi, &import.source, None)?, "default".to_owned())),
         }
     }
 
@@ -356,8 +488,11 @@ impl Scope<'_> {
                 }
                 let dir = file.path.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
                 let joined = crate::ops::join(dir, source)?;
-                let stem =
-                    joined.rsplit_once('.').filter(|(_, ext)| !ext.contains('/')).map_or(joined.as_str(), |(s, _)| s);
+                // `./tag/tag.controller` names `tag.controller.ts`: only a script's extension is one.
+                let stem = joined
+                    .rsplit_once('.')
+                    .filter(|(_, ext)| ["js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts"].contains(ext))
+                    .map_or(joined.as_str(), |(s, _)| s);
                 let stem = stem.to_owned();
                 t.js_stems.get(&stem).or_else(|| t.js_stems.get(&format!("{stem}/index"))).copied()
             }
@@ -374,16 +509,18 @@ impl Scope<'_> {
         client: &str,
         clients: &BTreeMap<RouterId, Vec<PathPart>>,
     ) -> Option<Vec<PathPart>> {
-        let builtin = match lang.family() {
-            Family::Js => ["fetch", "axios"].contains(&client),
-            Family::Python => ["requests", "httpx"].contains(&client),
-            Family::Rust => false,
-        };
-        if builtin {
-            return Some(Vec::new());
-        }
         if let Some(base) = clients.get(&(fi, client.to_owned())) {
             return Some(base.clone());
+        }
+        let builtin = match lang.family() {
+            Family::Js => ["fetch", "axios", "ky", "superagent"].contains(&client),
+            Family::Python => ["requests", "httpx"].contains(&client),
+            Family::Rust => client == "reqwest",
+        };
+        if builtin {
+            // `axios.defaults.baseURL = …` in one file sets the base of `axios` in every file.
+            let default = clients.iter().find(|((_, name), _)| name == client).map(|(_, base)| base.clone());
+            return Some(default.unwrap_or_default());
         }
         let (file, name) = self.imported(fi, client)?;
         if let Some(base) = clients.get(&(file, name.clone())) {
@@ -424,6 +561,9 @@ impl Scope<'_> {
                     && let Some(id) = top(fi, name)
                 {
                     return Some(id);
+                }
+                if let Some((module, last)) = name.rsplit_once("::") {
+                    return top(self.rust_module(fi, module)?, last);
                 }
                 let (file, rest) = self.imported(fi, name)?;
                 top(file, &rest)

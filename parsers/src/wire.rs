@@ -15,11 +15,15 @@
 //! | `@route.router` | what the route is declared on (`app`, `router`, `bp`) |
 //! | `@route.handler` | the handler: a function definition, or a name |
 //! | `@router`, `@router.name`, `@router.prefix` | a router bound to a name, with its prefix |
+//! | `@router.scope` | the function or class a router is: routes and mounts inside it, on `@router.name` or on nothing, are its; it is mounted by its name (an anonymous one where it is written) |
 //! | `@mount`, `@mount.router`, `@mount.target`, `@mount.prefix` | `target` mounted on `router` under `prefix` |
 //! | `@request`, `@request.method`, `@request.url`, `@request.client` | a request; `client` is what it is made on |
 //! | `@client`, `@client.name`, `@client.base` | a client bound to a name, with its base URL |
 //! | `@constant`, `@constant.name`, `@constant.value` | a string constant |
 //! | `@_…` | a helper capture, for predicates only |
+//!
+//! A router, route, mount or client named by a call chain (`Router().use(a)`, `Router::new().route(…)`)
+//! takes the name the chain is bound to (`const api = …`, `export default …`), or none.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -82,6 +86,8 @@ pub enum Handler {
 pub struct WireFact {
     pub kind: WireKind,
     pub line: u32,
+    /// The last line of the construct (of a scoped router's function or class, of a client's object).
+    pub end_line: u32,
     /// The plugin that found it.
     pub plugin: String,
     /// Upper-case methods (`GET`); empty when the plugin gave none.
@@ -91,8 +97,10 @@ pub struct WireFact {
     /// A route's or request's router or client; the name a router, client or constant is bound to; the
     /// router a mount is made on.
     pub name: Option<String>,
-    /// A mount's target (the router mounted).
+    /// A mount's target (the router mounted); a scoped router's function or class.
     pub target: Option<String>,
+    /// A router that is a function or class: routes and mounts from `line` to `end_line` are on it.
+    pub scoped: bool,
     pub handler: Option<Handler>,
     /// A mount whose prefix replaces the mounted router's own.
     pub replaces: bool,
@@ -143,6 +151,7 @@ pub const VOCABULARY: &[&str] = &[
     "router",
     "router.name",
     "router.prefix",
+    "router.scope",
     "mount",
     "mount.router",
     "mount.target",
@@ -174,6 +183,54 @@ pub struct Manifest {
     /// The deepest node a pattern may start at (0: the root), for queries of top-level constructs that
     /// run over every file.
     pub start_depth: Option<u32>,
+    /// Routes whose path is their file's (`next`: Next.js's `app/**/route.ts` and `pages/api/**`); the
+    /// plugin reads no other file.
+    pub file_routes: Option<FileRoutes>,
+}
+
+/// A framework whose routes are files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileRoutes {
+    Next,
+}
+
+impl FileRoutes {
+    /// The route path of a file: `app/users/[id]/route.ts` → `/users/{}` (route groups `(x)` and slots
+    /// `@x` left out), `pages/api/users/index.ts` → `/api/users`; `None` for a file that serves no route.
+    pub fn path_of(self, path: &str) -> Option<Vec<PathPart>> {
+        let FileRoutes::Next = self;
+        let (dirs, file) = path.rsplit_once('/').unwrap_or(("", path));
+        let stem = file.split('.').next().unwrap_or(file);
+        let all: Vec<&str> = dirs.split('/').filter(|s| !s.is_empty()).collect();
+        // The app's folder may sit anywhere in the tree (`web/src/app/…`): the last `app` or `pages/api`.
+        let segments: Vec<&str> = if stem == "route" {
+            let at = all.iter().rposition(|s| *s == "app")?;
+            all[at + 1..].to_vec()
+        } else {
+            let at = all.windows(2).rposition(|w| w == ["pages", "api"])?;
+            let mut s = all[at + 1..].to_vec();
+            if stem != "index" {
+                s.push(stem);
+            }
+            s
+        };
+        let mut out = Vec::new();
+        for s in segments {
+            if (s.starts_with('(') && s.ends_with(')')) || s.starts_with('@') {
+                continue;
+            }
+            out.push(PathPart::Text("/".to_owned()));
+            if s.starts_with('[') && s.ends_with(']') {
+                out.push(PathPart::Param);
+            } else {
+                out.push(PathPart::Text(s.to_owned()));
+            }
+        }
+        if out.is_empty() {
+            out.push(PathPart::Text("/".to_owned()));
+        }
+        Some(merge_text(out))
+    }
 }
 
 /// A declarative plugin: its manifest and queries, compiled for a dialect when first used.
@@ -242,12 +299,19 @@ impl Extractor {
         self.manifest.langs.contains(&lang)
     }
 
-    /// The facts its queries find in `tree`.
-    pub fn run(&self, lang: Lang, tree: &Tree, source: &str, out: &mut Vec<WireFact>) {
+    /// The facts its queries find in `tree`, the syntax tree of the file at `path`.
+    pub fn run(&self, lang: Lang, tree: &Tree, source: &str, path: &str, out: &mut Vec<WireFact>) {
         let triggers = &self.manifest.triggers;
         if !triggers.is_empty() && !triggers.iter().any(|t| source.contains(t.as_str())) {
             return;
         }
+        let file_path = match self.manifest.file_routes {
+            Some(rule) => match rule.path_of(path) {
+                Some(p) => Some(p),
+                None => return,
+            },
+            None => None,
+        };
         // A built-in plugin's queries are compiled by a test; a user plugin's were checked when loaded.
         let queries = self.compiled[lang_index(lang)].get_or_init(|| self.compile(lang).unwrap_or_default());
         let start = out.len();
@@ -262,6 +326,12 @@ impl Extractor {
                     by_name.entry(names[c.index as usize]).or_insert(c.node);
                 }
                 if let Some(fact) = self.fact(&by_name, source) {
+                    if fact.kind == WireKind::Request
+                        && let Some(node) = by_name.get("request")
+                        && let Some(client) = wrapper(*node, &fact, source)
+                    {
+                        out.push(client);
+                    }
                     out.push(fact);
                 }
             }
@@ -270,13 +340,26 @@ impl Extractor {
         let mine = out.split_off(start);
         let mut kept: Vec<WireFact> = Vec::with_capacity(mine.len());
         for fact in mine {
-            match kept.iter_mut().find(|k| k.kind == fact.kind && k.line == fact.line && k.name == fact.name) {
+            let same = |k: &WireFact| {
+                k.kind == fact.kind
+                    && k.line == fact.line
+                    && k.name == fact.name
+                    && (k.path == fact.path || k.path.is_empty() || fact.path.is_empty())
+                    && (k.methods == fact.methods || k.methods.is_empty() || fact.methods.is_empty())
+            };
+            match kept.iter_mut().find(|k| same(k)) {
                 Some(k) if fact.richness() > k.richness() => *k = fact,
                 Some(_) => {}
                 None => kept.push(fact),
             }
         }
         for fact in &mut kept {
+            if let Some(p) = &file_path
+                && fact.kind == WireKind::Route
+                && fact.path.is_empty()
+            {
+                fact.path = p.clone();
+            }
             if fact.methods.is_empty()
                 && matches!(fact.kind, WireKind::Route | WireKind::Request)
                 && let Some(m) = &self.manifest.default_method
@@ -294,7 +377,8 @@ impl Extractor {
         let text = |n: Node<'_>| source[n.byte_range()].to_owned();
         let mut fact = WireFact {
             kind,
-            line: node.start_position().row as u32 + 1,
+            line: own_line(*node),
+            end_line: node.end_position().row as u32 + 1,
             plugin: self.manifest.name.clone(),
             replaces: kind == WireKind::Mount && self.manifest.mount_replaces,
             methods: Vec::new(),
@@ -302,6 +386,7 @@ impl Extractor {
             name: None,
             target: None,
             handler: None,
+            scoped: false,
         };
         let path_field = match kind {
             WireKind::Route => "path",
@@ -313,13 +398,35 @@ impl Extractor {
         if let Some(p) = part(path_field) {
             fact.path = path_parts(p, source);
         }
-        fact.name = match kind {
+        let named = match kind {
             WireKind::Route | WireKind::Mount => part("router"),
             WireKind::Request => part("client"),
             _ => part("name"),
+        };
+        // A call chain is named by what it is bound to.
+        fact.name = match named {
+            Some(n) if matches!(n.kind(), "call_expression" | "call" | "new_expression") => bound_name(n, source),
+            Some(n) => Some(text(n)),
+            None if kind == WireKind::Router => bound_name(*node, source),
+            None => None,
+        };
+        // A function mounted where it is written (`app.register(async (api) => …)`) is named by its line.
+        fact.target = part("target").map(|t| match t.kind() {
+            "arrow_function" | "function_expression" | "function" | "lambda" => {
+                format!("@{}", t.start_position().row + 1)
+            }
+            _ => text(t),
+        });
+        if let Some(scope) = part("scope") {
+            fact.scoped = true;
+            fact.line = scope.start_position().row as u32 + 1;
+            fact.end_line = scope.end_position().row as u32 + 1;
+            fact.target = scope
+                .child_by_field_name("name")
+                .map(text)
+                .or_else(|| bound_name(scope, source))
+                .or_else(|| Some(format!("@{}", fact.line)));
         }
-        .map(text);
-        fact.target = part("target").map(text);
         if let Some(m) = part("method") {
             fact.methods = methods(m, source);
         }
@@ -329,6 +436,89 @@ impl Extractor {
         });
         Some(fact)
     }
+}
+
+/// The line a construct is on: a call in a chain (`Router::new()\n.route(…)\n.route(…)`) is on its
+/// method's line, not the chain's first.
+fn own_line(node: Node<'_>) -> u32 {
+    let method = node
+        .child_by_field_name("function")
+        .filter(|f| matches!(f.kind(), "field_expression" | "member_expression" | "attribute"))
+        .and_then(|f| f.child_by_field_name("field").or_else(|| f.child_by_field_name("property")));
+    method.unwrap_or(node).start_position().row as u32 + 1
+}
+
+/// A client that a request makes: the object of request helpers around `request` when the URL it
+/// requests ends with a parameter of its helper (`const requests = { get: url =>
+/// superagent.get(`${API_ROOT}${url}`) }`): a client named `requests` whose base is that URL, over the
+/// object's lines. Calls of `requests.get('/user')` are then requests on it.
+fn wrapper(request: Node<'_>, fact: &WireFact, source: &str) -> Option<WireFact> {
+    let Some(PathPart::Name(param)) = fact.path.last() else { return None };
+    // `${API_ROOT}${url}` wraps; `/articles/${slug}` requests one article (unless its name says URL).
+    let before = fact.path.len().checked_sub(2).map(|i| &fact.path[i]);
+    let urlish = ["url", "path", "uri", "endpoint", "route"].iter().any(|w| param.to_ascii_lowercase().contains(w));
+    if matches!(before, Some(PathPart::Text(t)) if t.ends_with(['/', '=', '?', '&'])) && !urlish {
+        return None;
+    }
+    let text = |n: Node<'_>| &source[n.byte_range()];
+    let mut at = request;
+    let function = loop {
+        at = at.parent()?;
+        if matches!(at.kind(), "arrow_function" | "function_expression" | "function" | "method_definition") {
+            break at;
+        }
+    };
+    let params = function.child_by_field_name("parameters").or_else(|| function.child_by_field_name("parameter"))?;
+    if !text(params).split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).any(|w| w == param) {
+        return None;
+    }
+    let member = if function.kind() == "method_definition" { function } else { function.parent()? };
+    let object =
+        member.parent().filter(|o| o.kind() == "object" && matches!(member.kind(), "pair" | "method_definition"))?;
+    let name = bound_name(object, source)?;
+    Some(WireFact {
+        kind: WireKind::Client,
+        line: object.start_position().row as u32 + 1,
+        end_line: object.end_position().row as u32 + 1,
+        plugin: fact.plugin.clone(),
+        methods: Vec::new(),
+        path: fact.path.clone(),
+        name: Some(name),
+        target: None,
+        handler: None,
+        replaces: false,
+        scoped: false,
+    })
+}
+
+/// The name the value of `node` is bound to: `const api = Router().use(…)` → `api`, `export default …`
+/// and `module.exports = …` → `default`, `app = Flask()` → `app`, `let app = Router::new()…` → `app`;
+/// call chains, `await` and parentheses looked through.
+fn bound_name(node: Node<'_>, source: &str) -> Option<String> {
+    let text = |n: Node<'_>| source[n.byte_range()].to_owned();
+    let mut at = node;
+    while let Some(parent) = at.parent() {
+        match parent.kind() {
+            "call_expression"
+            | "member_expression"
+            | "field_expression"
+            | "call"
+            | "attribute"
+            | "parenthesized_expression"
+            | "await_expression"
+            | "await"
+            | "new_expression" => at = parent,
+            "variable_declarator" => return parent.child_by_field_name("name").map(text),
+            "let_declaration" => return parent.child_by_field_name("pattern").map(text),
+            "export_statement" => return Some("default".to_owned()),
+            "assignment" | "assignment_expression" => {
+                let left = parent.child_by_field_name("left").map(text)?;
+                return Some(if left == "module.exports" { "default".to_owned() } else { left });
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The methods a node names: `get` → GET, `"POST"`, `["GET", "POST"]`; `route`, `api_route`, `all`,
@@ -380,7 +570,7 @@ pub fn path_parts(node: Node<'_>, source: &str) -> Vec<PathPart> {
     let text = |n: Node<'_>| source[n.byte_range()].to_owned();
     let mut out = Vec::new();
     match node.kind() {
-        "string" | "template_string" => {
+        "string" | "template_string" | "string_literal" | "raw_string_literal" => {
             let mut cursor = node.walk();
             let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
             if children.is_empty() {
@@ -435,9 +625,53 @@ pub fn path_parts(node: Node<'_>, source: &str) -> Vec<PathPart> {
             }
         }
         "identifier" | "attribute" | "member_expression" => out.push(PathPart::Name(text(node))),
+        "macro_invocation" if node.child_by_field_name("macro").map(text).as_deref() == Some("format") => {
+            out.extend(format_parts(node, source));
+        }
         _ => out.push(PathPart::Unknown(text(node))),
     }
     merge_text(out)
+}
+
+/// Rust's `format!("{}/users/{id}", base)` in parts: its placeholders named (`{id}`) or parameters, one
+/// before the first `/` unknown (a base URL held elsewhere).
+fn format_parts(node: Node<'_>, source: &str) -> Vec<PathPart> {
+    let mut cursor = node.walk();
+    let tokens = node.named_children(&mut cursor).find(|c| c.kind() == "token_tree");
+    let Some(template) = tokens.and_then(|t| {
+        let mut c = t.walk();
+        t.named_children(&mut c).find(|n| n.kind() == "string_literal")
+    }) else {
+        return vec![PathPart::Unknown(source[node.byte_range()].to_owned())];
+    };
+    let raw: String = path_parts(template, source)
+        .into_iter()
+        .map(|p| match p {
+            PathPart::Text(t) => t,
+            _ => String::new(),
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut rest = raw.as_str();
+    while let Some(open) = rest.find('{') {
+        if rest[open..].starts_with("{{") {
+            out.push(PathPart::Text(rest[..open + 1].to_owned()));
+            rest = &rest[open + 2..];
+            continue;
+        }
+        out.push(PathPart::Text(rest[..open].to_owned()));
+        let close = rest[open..].find('}').map_or(rest.len(), |c| open + c);
+        let inner = rest[open + 1..close].split(':').next().unwrap_or("");
+        let before_path = !out.iter().any(|p| matches!(p, PathPart::Text(t) if t.contains('/')));
+        out.push(match (inner.is_empty(), before_path) {
+            (_, true) => PathPart::Unknown(format!("{{{inner}}}")),
+            (true, false) => PathPart::Param,
+            (false, false) => PathPart::Name(inner.to_owned()),
+        });
+        rest = &rest[(close + 1).min(rest.len())..];
+    }
+    out.push(PathPart::Text(rest.to_owned()));
+    merge_text(out.into_iter().filter(|p| !matches!(p, PathPart::Text(t) if t.is_empty())).collect())
 }
 
 /// Adjacent text parts joined.

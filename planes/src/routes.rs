@@ -11,22 +11,24 @@ pub fn normalise(path: &str) -> String {
             break;
         }
     }
-    // The query and fragment go; `{?}` (a part not known) is no query.
+    // The query and fragment go; `{?}` (a part not known) and a regular expression's `(?P<x>…)` are no query.
     let cut = rest
         .char_indices()
-        .find(|&(i, c)| c == '#' || (c == '?' && !rest[..i].ends_with('{')))
+        .find(|&(i, c)| c == '#' || (c == '?' && !rest[..i].ends_with(['{', '('])))
         .map_or(rest.len(), |(i, _)| i);
-    let rest = &rest[..cut];
+    // A regular expression's anchors (Django's `re_path(r"^users/$")`) go.
+    let rest = rest[..cut].trim_start_matches('^').trim_end_matches('$');
     let segments: Vec<&str> = rest
         .split('/')
-        .filter(|s| !s.is_empty())
         .map(|s| {
             let param = s.starts_with(':')
                 || (s.starts_with('{') && s.ends_with('}') && s != "{?}")
                 || (s.starts_with('<') && s.ends_with('>'))
-                || (s.starts_with('[') && s.ends_with(']'));
-            if param { "{}" } else { s }
+                || (s.starts_with('[') && s.ends_with(']'))
+                || (s.starts_with('(') && s.ends_with(')'));
+            if param { "{}" } else { s.trim_start_matches('^').trim_end_matches('$') }
         })
+        .filter(|s| !s.is_empty())
         .collect();
     format!("/{}", segments.join("/"))
 }
@@ -35,6 +37,17 @@ pub fn normalise(path: &str) -> String {
 pub fn same_path(route: &str, request: &str) -> bool {
     let (a, b): (Vec<&str>, Vec<&str>) = (route.split('/').collect(), request.split('/').collect());
     a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x == y || *x == "{}" || *y == "{}")
+}
+
+/// How well a route fits a request that [`same_path`] pairs them, lower first: a route that takes a
+/// parameter where the request has one (`/articles/{}` for `/articles/${slug}`) before one that needs a
+/// literal there (`/articles/feed`), then the route with fewer parameters; `None` when they do not pair.
+pub fn fit(route: &str, request: &str) -> Option<(usize, usize)> {
+    if !same_path(route, request) {
+        return None;
+    }
+    let guessed = route.split('/').zip(request.split('/')).filter(|(r, q)| *q == "{}" && *r != "{}").count();
+    Some((guessed, route.matches("{}").count()))
 }
 
 #[cfg(test)]
@@ -49,7 +62,10 @@ mod tests {
         assert_eq!(normalise("users//{user_id}"), "/users/{}");
         assert_eq!(normalise("http://localhost:8000"), "/");
         assert_eq!(normalise("/a/{?}/b"), "/a/{?}/b");
+        assert_eq!(normalise("^articles/(?P<year>[0-9]{4})/$"), "/articles/{}");
         assert!(same_path("/users/{}", "/users/42") && same_path("/users/7", "/users/{}"));
         assert!(!same_path("/users/{}", "/users/42/posts"));
+        assert!(fit("/articles/{}", "/articles/{}") < fit("/articles/feed", "/articles/{}"));
+        assert!(fit("/articles/feed", "/articles/feed") < fit("/articles/{}", "/articles/feed"));
     }
 }

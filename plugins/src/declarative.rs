@@ -13,10 +13,11 @@
 //! default_method = "GET"            # the method of a route or request whose query captures none
 //! mount = "replace"                 # a mount's prefix replaces the router's own (default: "prepend")
 //! start_depth = 1                   # patterns start no deeper than this (for top-level constructs)
+//! file_routes = "next"              # routes take their file's path (Next.js route files); no other file read
 //! ```
 
 use drsg_parsers::Lang;
-use drsg_parsers::wire::{Extractor, Manifest, PluginError};
+use drsg_parsers::wire::{Extractor, FileRoutes, Manifest, PluginError};
 
 /// A plugin's files: the manifest's name and text, and each query's name and text.
 pub struct PluginFiles {
@@ -43,6 +44,15 @@ pub fn builtin_extractors() -> Vec<Extractor> {
         plugin!("constants-py", ["constants.scm"]),
         plugin!("settings-py", ["settings.scm"]),
         plugin!("constants-js", ["constants.scm"]),
+        plugin!("koa", ["routes.scm"]),
+        plugin!("hono", ["routes.scm"]),
+        plugin!("fastify", ["routes.scm"]),
+        plugin!("nestjs", ["routes.scm"]),
+        plugin!("nextjs", ["routes.scm"]),
+        plugin!("django", ["routes.scm"]),
+        plugin!("axum", ["routes.scm"]),
+        plugin!("actix-web", ["routes.scm"]),
+        plugin!("http-clients-rs", ["requests.scm"]),
     ];
     files
         .iter()
@@ -111,7 +121,15 @@ fn manifest(files: &PluginFiles) -> Result<Manifest, PluginError> {
             return Err(error(line_of("mount"), format!("`mount` is `prepend` or `replace`, not `{other}`")));
         }
     };
+    let file_routes = match string("file_routes").as_deref() {
+        None => None,
+        Some("next") => Some(FileRoutes::Next),
+        Some(other) => {
+            return Err(error(line_of("file_routes"), format!("`file_routes` is `next`, not `{other}`")));
+        }
+    };
     Ok(Manifest {
+        file_routes,
         name,
         version: string("version").unwrap_or_else(|| "0".to_owned()),
         langs,

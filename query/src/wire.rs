@@ -5,7 +5,7 @@
 //! `Route`); a request no route of its plane serves ends at a `Request` stand-in, which is matched here,
 //! at each call, against the routes of the other planes, so the answer is never staler than the planes.
 
-use drsg_planes::routes::{normalise, same_path};
+use drsg_planes::routes::{fit, normalise, same_path};
 use drsg_planes::{Node, PlaneInfo, PlaneKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -120,10 +120,10 @@ pub fn wire(s: &Session<'_>, p: &WireParams) -> Result<WireOutput> {
     for q in open {
         let served = routes
             .iter_mut()
-            .filter(|r| {
-                r.plane != q.plane && (r.method == q.method || r.method == "ANY") && same_path(&r.path, &q.path)
-            })
-            .min_by_key(|r| r.path.matches("{}").count());
+            .filter(|r| r.plane != q.plane && (r.method == q.method || r.method == "ANY"))
+            .filter_map(|r| Some((fit(&r.path, &q.path)?, r.method == "ANY", r)))
+            .min_by_key(|(fit, any, _)| (*fit, *any))
+            .map(|(_, _, r)| r);
         match served {
             Some(r) => r.requests.push(q),
             None => unmatched.push(q),

@@ -4,6 +4,7 @@
 mod accounting;
 mod bad_input;
 mod fold;
+mod frameworks;
 mod git;
 mod ops;
 mod resolve_python;

@@ -15,12 +15,20 @@
     function: [(identifier) (member_expression)] @_ctor)
   (#match? @_ctor "^(express|express[.]Router|Router)$")) @router
 
-; app.use('/api', router).
+; app.use('/api', router), Router().use('/api', api) (the chain named by what it is bound to).
 (call_expression
   function: (member_expression
-    object: (identifier) @mount.router
+    object: (_) @mount.router
     property: (property_identifier) @_m)
   arguments: (arguments
     . [(string) (template_string) (identifier) (binary_expression)] @mount.prefix
     (identifier) @mount.target .)
+  (#eq? @_m "use")) @mount
+
+; app.use(routes), Router().use(tags).use(articles): a router mounted without a prefix.
+(call_expression
+  function: (member_expression
+    object: (_) @mount.router
+    property: (property_identifier) @_m)
+  arguments: (arguments . (identifier) @mount.target .)
   (#eq? @_m "use")) @mount

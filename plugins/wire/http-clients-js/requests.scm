@@ -1,8 +1,8 @@
-; fetch(url) and fetch(url, { method: 'POST' }).
+; fetch(url), ky(url) and fetch(url, { method: 'POST' }).
 (call_expression
   function: (identifier) @request.client
   arguments: (arguments . (_) @request.url)
-  (#eq? @request.client "fetch")) @request
+  (#any-of? @request.client "fetch" "ky")) @request
 
 (call_expression
   function: (identifier) @request.client
@@ -12,18 +12,82 @@
       (pair
         key: (property_identifier) @_k
         value: (_) @request.method)))
-  (#eq? @request.client "fetch")
+  (#any-of? @request.client "fetch" "ky")
   (#eq? @_k "method")) @request
 
-; axios.get(url), api.post(url, body) on an axios instance.
+; axios.get(url), api.post(url, body) on an axios or ky instance, superagent.get(url), requests.del(url)
+; on an object of request helpers (the indexer keeps those on a client it knows).
 (call_expression
   function: (member_expression
     object: (identifier) @request.client
     property: (property_identifier) @request.method)
   arguments: (arguments . (_) @request.url)
-  (#any-of? @request.method "get" "post" "put" "delete" "patch" "head" "options")) @request
+  (#any-of? @request.method "get" "post" "put" "delete" "del" "patch" "head" "options")) @request
 
-; const api = axios.create({ baseURL: '…' }).
+; openapi-fetch's client.GET('/users/{id}').
+(call_expression
+  function: (member_expression
+    object: (identifier) @request.client
+    property: (property_identifier) @request.method)
+  arguments: (arguments . (_) @request.url)
+  (#any-of? @request.method "GET" "POST" "PUT" "DELETE" "PATCH")) @request
+
+; A generated client's call: __request(OpenAPI, { method: 'GET', url: '/users/{id}' }) and
+; this.httpRequest.request({ method, url }), proven by its callee's name and its options' shape.
+(call_expression
+  function: [(identifier) (member_expression)] @_f
+  arguments: (arguments
+    (object
+      (pair
+        key: (property_identifier) @_m
+        value: (string) @request.method)
+      (pair
+        key: (property_identifier) @_u
+        value: [(string) (template_string)] @request.url)))
+  (#match? @_f "(^|[.])_*request$")
+  (#eq? @_m "method")
+  (#eq? @_u "url")) @request
+
+(call_expression
+  function: [(identifier) (member_expression)] @_f
+  arguments: (arguments
+    (object
+      (pair
+        key: (property_identifier) @_u
+        value: [(string) (template_string)] @request.url)
+      (pair
+        key: (property_identifier) @_m
+        value: (string) @request.method)))
+  (#match? @_f "(^|[.])_*request$")
+  (#eq? @_m "method")
+  (#eq? @_u "url")) @request
+
+; axios.defaults.baseURL = '…': the base of every `axios` call.
+(assignment_expression
+  left: (member_expression
+    object: (member_expression
+      object: (identifier) @client.name
+      property: (property_identifier) @_d)
+    property: (property_identifier) @_b)
+  right: (_) @client.base
+  (#eq? @client.name "axios")
+  (#eq? @_d "defaults")
+  (#eq? @_b "baseURL")) @client
+
+; const client = createClient({ baseUrl: '…' }) (openapi-fetch).
+(variable_declarator
+  name: (identifier) @client.name
+  value: (call_expression
+    function: (identifier) @_c
+    arguments: (arguments
+      (object
+        (pair
+          key: (property_identifier) @_k
+          value: (_) @client.base))))
+  (#eq? @_c "createClient")
+  (#eq? @_k "baseUrl")) @client
+
+; const api = axios.create({ baseURL: '…' }), ky.create({ prefixUrl: '…' }), ky.extend(…).
 (variable_declarator
   name: (identifier) @client.name
   value: (call_expression
@@ -35,6 +99,6 @@
         (pair
           key: (property_identifier) @_k
           value: (_) @client.base))))
-  (#eq? @_a "axios")
-  (#eq? @_c "create")
-  (#eq? @_k "baseURL")) @client
+  (#any-of? @_a "axios" "ky")
+  (#any-of? @_c "create" "extend")
+  (#any-of? @_k "baseURL" "prefixUrl")) @client

@@ -1,0 +1,211 @@
+//! The built-in route and client plugins beyond the first ones, each on the shape its framework's users
+//! write: routes with their prefixes as the program assembles them, and requests on proven clients.
+
+use crate::index;
+
+/// `METHOD /path -> handler` for each SERVES edge, and `caller -> METHOD /path` for each REQUESTS edge
+/// (a `request:` stand-in when no route serves it).
+fn wiring(spec: &str) -> (Vec<String>, Vec<String>) {
+    let ix = index(spec);
+    let mut serves = Vec::new();
+    let mut requests = Vec::new();
+    for e in ix.edges_of(&["SERVES", "REQUESTS"]) {
+        let e = e.split(" [").next().unwrap_or(&e).to_owned();
+        if let Some(rest) = e.strip_prefix("SERVES route:") {
+            serves.push(rest.split(" L").next().unwrap_or(rest).to_owned());
+        } else if let Some(rest) = e.strip_prefix("REQUESTS ") {
+            requests.push(rest.replace("route:", "").split(" L").next().unwrap_or(rest).to_owned());
+        }
+    }
+    (serves, requests)
+}
+
+#[test]
+fn express_routers_chained_and_exported_by_default_with_a_superagent_helper_object() {
+    let (serves, requests) = wiring(concat!(
+        "//- /api/src/app/routes/tag/tag.controller.ts\nimport { Router } from 'express';\nconst router = Router();\n",
+        "router.get('/tags', listTags);\nexport async function listTags() {}\nexport default router;\n",
+        "//- /api/src/app/routes/routes.ts\nimport { Router } from 'express';\nimport tagsController from './tag/tag.controller';\n",
+        "const api = Router()\n  .use(tagsController);\n\nexport default Router().use('/api', api);\n",
+        "//- /api/src/main.ts\nimport express from 'express';\nimport routes from './app/routes/routes';\n",
+        "const app = express();\napp.use(routes);\n",
+        "//- /web/src/agent.js\nimport superagent from 'superagent';\nconst API_ROOT = 'https://conduit.example.io/api';\n",
+        "const requests = {\n  get: url => superagent.get(`${API_ROOT}${url}`).then(r => r.body),\n};\n",
+        "export function allTags() {\n  return requests.get('/tags');\n}\n",
+        "export function article(slug) {\n  return requests.get(`/articles/${slug}`);\n}\n",
+    ));
+    assert_eq!(serves, ["GET /api/tags -> repo/api/src/app/routes/tag/tag.controller.listTags"]);
+    // The helper's own `superagent.get` is no request of its own: its callers' are.
+    assert_eq!(
+        requests,
+        ["repo/web/src/agent.allTags -> GET /api/tags", "repo/web/src/agent.article -> request:GET /api/articles/{}"]
+    );
+}
+
+#[test]
+fn koa_routers_with_prefixes_nested_by_their_routes() {
+    let (serves, _) = wiring(concat!(
+        "//- /server.js\nconst Koa = require('koa');\nconst Router = require('@koa/router');\nconst app = new Koa();\n",
+        "const users = new Router({ prefix: '/users' });\nusers.get('/:id', showUser);\nusers.post('/', createUser);\n",
+        "const api = new Router();\napi.use('/api', users.routes());\napp.use(api.routes());\n",
+        "async function showUser(ctx) {}\nasync function createUser(ctx) {}\n",
+    ));
+    assert_eq!(serves, ["GET /api/users/{} -> repo/server.showUser", "POST /api/users -> repo/server.createUser"]);
+}
+
+#[test]
+fn hono_base_paths_and_mounted_apps() {
+    let (serves, _) = wiring(concat!(
+        "//- /index.ts\nimport { Hono } from 'hono';\nconst books = new Hono();\nbooks.get('/', listBooks);\n",
+        "books.get('/:id', showBook);\nfunction listBooks(c) {}\nfunction showBook(c) {}\n",
+        "const app = new Hono().basePath('/api');\napp.route('/books', books);\nexport default app;\n",
+    ));
+    assert_eq!(serves, ["GET /api/books -> repo.listBooks", "GET /api/books/{} -> repo.showBook"]);
+}
+
+#[test]
+fn fastify_plugins_registered_with_prefixes() {
+    let (serves, _) = wiring(concat!(
+        "//- /routes/users.js\nasync function listUsers(request, reply) { return []; }\n",
+        "async function createUser(request, reply) { return 1; }\n",
+        "module.exports = async function (fastify, opts) {\n  fastify.get('/users', listUsers);\n",
+        "  fastify.route({ method: 'POST', url: '/users', handler: createUser });\n};\n",
+        "//- /server.js\nconst Fastify = require('fastify');\nconst users = require('./routes/users');\n",
+        "const app = Fastify({ logger: true });\napp.register(users, { prefix: '/v1' });\n",
+        "app.register(async (admin) => {\n  admin.get('/stats', stats);\n}, { prefix: '/admin' });\n",
+        "app.get('/health', health);\nasync function stats() {}\nasync function health() {}\n",
+    ));
+    assert_eq!(
+        serves,
+        [
+            "GET /admin/stats -> repo/server.stats",
+            "GET /health -> repo/server.health",
+            "GET /v1/users -> repo/routes/users.listUsers",
+            "POST /v1/users -> repo/routes/users.createUser",
+        ]
+    );
+}
+
+#[test]
+fn nestjs_controllers_prefix_their_decorated_methods() {
+    let (serves, _) = wiring(concat!(
+        "//- /src/users.controller.ts\nimport { Controller, Get, Post, UseGuards } from '@nestjs/common';\n\n",
+        "@Controller('users')\nexport class UsersController {\n  @Get()\n  findAll() { return []; }\n\n",
+        "  @Get(':id')\n  findOne() { return {}; }\n\n  @Post()\n  @UseGuards(AuthGuard)\n  create() { return 1; }\n}\n",
+    ));
+    assert_eq!(
+        serves,
+        [
+            "GET /users -> repo/src/users.controller.UsersController.findAll",
+            "GET /users/{} -> repo/src/users.controller.UsersController.findOne",
+            "POST /users -> repo/src/users.controller.UsersController.create",
+        ]
+    );
+}
+
+#[test]
+fn next_route_files_serve_their_folders_paths() {
+    let (serves, _) = wiring(concat!(
+        "//- /web/app/api/users/[id]/route.ts\nexport async function GET(request: Request) { return Response.json({}); }\n",
+        "export async function DELETE() { return new Response(null); }\n",
+        "//- /web/app/(shop)/api/cart/route.ts\nexport async function POST() { return Response.json({}); }\n",
+        "//- /web/pages/api/hello.ts\nexport default function handler(req, res) { res.status(200).json({}); }\n",
+        "//- /web/app/page.tsx\nexport default function Page() { return null; }\n",
+    ));
+    assert_eq!(
+        serves,
+        [
+            "ANY /api/hello -> repo/web/pages/api/hello.handler",
+            "DELETE /api/users/{} -> repo/web/app/api/users/[id]/route.DELETE",
+            "GET /api/users/{} -> repo/web/app/api/users/[id]/route.GET",
+            "POST /api/cart -> repo/web/app/(shop)/api/cart/route.POST",
+        ]
+    );
+}
+
+#[test]
+fn django_urlconfs_with_includes_and_regular_expressions() {
+    let (serves, _) = wiring(concat!(
+        "//- /mysite/__init__.py\n",
+        "//- /mysite/urls.py\nfrom django.urls import include, path\n\nurlpatterns = [\n    path(\"polls/\", include(\"polls.urls\")),\n]\n",
+        "//- /polls/__init__.py\n",
+        "//- /polls/urls.py\nfrom django.urls import path, re_path\n\nfrom . import views\n\nurlpatterns = [\n",
+        "    path(\"\", views.index, name=\"index\"),\n    path(\"<int:question_id>/\", views.detail),\n",
+        "    re_path(r\"^archive/(?P<year>[0-9]{4})/$\", views.archive),\n    path(\"list/\", views.QuestionList.as_view()),\n]\n",
+        "//- /polls/views.py\ndef index(request):\n    pass\n\n\ndef detail(request, question_id):\n    pass\n\n\n",
+        "def archive(request, year):\n    pass\n\n\nclass QuestionList:\n    pass\n",
+    ));
+    assert_eq!(
+        serves,
+        [
+            "ANY /polls -> polls.views.index",
+            "ANY /polls/archive/{} -> polls.views.archive",
+            "ANY /polls/list -> polls.views.QuestionList",
+            "ANY /polls/{} -> polls.views.detail",
+        ]
+    );
+}
+
+#[test]
+fn axum_routers_nested_from_modules_with_chained_method_routers() {
+    let (serves, requests) = wiring(concat!(
+        "//- /Cargo.toml\n[package]\nname = \"shop\"\nversion = \"0.1.0\"\n",
+        "//- /src/main.rs\nuse axum::{routing::get, Router};\n\nmod users;\n\nasync fn main() {\n",
+        "    let app = Router::new()\n        .route(\"/health\", get(health))\n        .nest(\"/api\", users::router());\n    let _ = app;\n}\n\n",
+        "async fn health() -> &'static str {\n    \"ok\"\n}\n",
+        "//- /src/users.rs\nuse axum::{routing::get, Router};\n\npub fn router() -> Router {\n    Router::new()\n",
+        "        .route(\"/users\", get(list).post(create))\n        .route(\"/users/:id\", get(show))\n}\n\n",
+        "async fn list() {}\nasync fn create() {}\nasync fn show() {}\n",
+        "//- /src/client.rs\nasync fn fetch_user(base: &str) {\n    let client = reqwest::Client::new();\n",
+        "    let _ = client.get(format!(\"{}/api/users/{}\", base, 7)).send().await;\n",
+        "    let _ = reqwest::get(\"http://shop:8080/api/users/7\").await;\n}\n",
+    ));
+    assert_eq!(
+        serves,
+        [
+            "GET /api/users -> shop::users::list",
+            "GET /api/users/{} -> shop::users::show",
+            "GET /health -> shop::health",
+            "POST /api/users -> shop::users::create",
+        ]
+    );
+    // A base URL held in a variable is no part of the path drsg can know: said, not guessed.
+    assert_eq!(
+        requests,
+        ["shop::client::fetch_user -> request:GET /{?}/api/users/{}", "shop::client::fetch_user -> GET /api/users/{}"]
+    );
+}
+
+#[test]
+fn actix_web_attribute_routes_and_resources() {
+    let (serves, _) = wiring(concat!(
+        "//- /Cargo.toml\n[package]\nname = \"svc\"\nversion = \"0.1.0\"\n",
+        "//- /src/main.rs\nuse actix_web::{get, web, App};\n\n#[get(\"/users/{id}\")]\n#[tracing::instrument]\n",
+        "async fn show() -> String {\n    String::new()\n}\n\nasync fn index() -> String {\n    String::new()\n}\n\n",
+        "async fn create() -> String {\n    String::new()\n}\n\nfn app() {\n",
+        "    App::new()\n        .service(show)\n        .route(\"/\", web::get().to(index))\n",
+        "        .service(web::resource(\"/users\").route(web::post().to(create)));\n}\n",
+    ));
+    assert_eq!(serves, ["GET / -> svc::index", "GET /users/{} -> svc::show", "POST /users -> svc::create"]);
+}
+
+#[test]
+fn ky_generated_clients_and_axios_defaults() {
+    let (_, requests) = wiring(concat!(
+        "//- /web/src/main.ts\nimport axios from 'axios';\naxios.defaults.baseURL = 'https://shop.example.com/api';\n",
+        "//- /web/src/api.ts\nimport ky from 'ky';\nimport axios from 'axios';\nimport { request as __request } from './core/request';\n\n",
+        "const api = ky.create({ prefixUrl: 'https://shop.example.com/v1' });\n\n",
+        "export async function books() {\n  return api.get('books').json();\n}\n\n",
+        "export async function book(id: string) {\n  return __request(OpenAPI, { method: 'GET', url: '/api/books/{id}', path: { id } });\n}\n\n",
+        "export async function stats() {\n  return axios.get('/admin/stats');\n}\n\n",
+        "export function notARequest(router: { route(o: object): void }) {\n  router.route({ method: 'POST', url: '/users' });\n}\n",
+    ));
+    assert_eq!(
+        requests,
+        [
+            "repo/web/src/api.book -> request:GET /api/books/{}",
+            "repo/web/src/api.books -> request:GET /v1/books",
+            "repo/web/src/api.stats -> request:GET /api/admin/stats",
+        ]
+    );
+}

@@ -1,0 +1,78 @@
+; .route("/users/:id", get(show)), and the methods chained after it: get(list).post(create).
+(call_expression
+  function: (field_expression
+    value: (_) @route.router
+    field: (field_identifier) @_r)
+  arguments: (arguments
+    . (string_literal) @route.path
+    . (call_expression
+      function: [(identifier) (scoped_identifier name: (identifier))] @route.method
+      arguments: (arguments . (_) @route.handler)))
+  (#eq? @_r "route")
+  (#match? @route.method "(^|::)(get|post|put|delete|patch|head|options|any)$")) @route
+
+(call_expression
+  function: (field_expression
+    value: (_) @route.router
+    field: (field_identifier) @_r)
+  arguments: (arguments
+    . (string_literal) @route.path
+    . (call_expression
+      function: (field_expression
+        field: (field_identifier) @route.method)
+      arguments: (arguments . (_) @route.handler)))
+  (#eq? @_r "route")
+  (#any-of? @route.method "get" "post" "put" "delete" "patch" "head" "options")) @route
+
+(call_expression
+  function: (field_expression
+    value: (_) @route.router
+    field: (field_identifier) @_r)
+  arguments: (arguments
+    . (string_literal) @route.path
+    . (call_expression
+      function: (field_expression
+        value: (call_expression
+          function: (identifier) @route.method
+          arguments: (arguments . (_) @route.handler)))))
+  (#eq? @_r "route")
+  (#any-of? @route.method "get" "post" "put" "delete" "patch" "head" "options" "any")) @route
+
+; fn routes() -> Router { … }: a router over the function, mounted by its name.
+(function_item
+  return_type: (_) @_t
+  (#match? @_t "^(axum::)?Router")) @router.scope @router
+
+; let app = Router::new()….
+(call_expression
+  function: (scoped_identifier) @_new
+  (#match? @_new "^(axum::)?Router::new$")) @router
+
+; .nest("/api", api::routes()), .nest("/api", api), .merge(users::routes()).
+(call_expression
+  function: (field_expression
+    value: (_) @mount.router
+    field: (field_identifier) @_n)
+  arguments: (arguments
+    . (string_literal) @mount.prefix
+    . (call_expression
+      function: [(identifier) (scoped_identifier)] @mount.target))
+  (#eq? @_n "nest")) @mount
+
+(call_expression
+  function: (field_expression
+    value: (_) @mount.router
+    field: (field_identifier) @_n)
+  arguments: (arguments
+    . (string_literal) @mount.prefix
+    . (identifier) @mount.target)
+  (#eq? @_n "nest")) @mount
+
+(call_expression
+  function: (field_expression
+    value: (_) @mount.router
+    field: (field_identifier) @_n)
+  arguments: (arguments
+    . (call_expression
+      function: [(identifier) (scoped_identifier)] @mount.target))
+  (#eq? @_n "merge")) @mount

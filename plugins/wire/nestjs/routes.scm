@@ -1,0 +1,42 @@
+; @Controller('users') class UsersController { … }, exported or not: a router over the class.
+(export_statement
+  decorator: (decorator
+    (call_expression
+      function: (identifier) @_c
+      arguments: (arguments . (string) @router.prefix)))
+  declaration: (class_declaration) @router.scope
+  (#eq? @_c "Controller")) @router
+
+(export_statement
+  decorator: (decorator
+    (call_expression
+      function: (identifier) @_c))
+  declaration: (class_declaration) @router.scope
+  (#eq? @_c "Controller")) @router
+
+(class_declaration
+  decorator: (decorator
+    (call_expression
+      function: (identifier) @_c
+      arguments: (arguments . (string) @router.prefix)))
+  (#eq? @_c "Controller")) @router.scope @router
+
+(class_declaration
+  decorator: (decorator
+    (call_expression
+      function: (identifier) @_c))
+  (#eq? @_c "Controller")) @router.scope @router
+
+; @Get(':id') find() { … }, other decorators between.
+(class_body
+  (decorator
+    (call_expression
+      function: (identifier) @route.method
+      arguments: (arguments . (string)? @route.path))) @route
+  .
+  (decorator)?
+  .
+  (decorator)?
+  .
+  (method_definition) @route.handler
+  (#any-of? @route.method "Get" "Post" "Put" "Delete" "Patch" "All" "Head" "Options"))
