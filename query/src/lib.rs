@@ -5,6 +5,7 @@
 //! the working directory and a [`SourceFiles`] that reads the tree. Every answer serialises to a
 //! stable JSON form and renders to compact text within a character budget ([`render`]).
 
+mod across;
 mod context;
 mod deployed;
 mod describe;

@@ -4,12 +4,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use drsg_planes::{Direction, Store};
+use drsg_planes::{Direction, PlaneKind, Store};
 use serde::{Deserialize, Serialize};
 
+use crate::across::Across;
 use crate::context::CALL_TYPES;
 use crate::dispatch;
-use crate::lookup::{Lookup, find_for_calls};
+use crate::lookup::{Lookup, Resolved, find_for_calls};
 use crate::render::{NodeLine, Text};
 use crate::unresolved::CutFiles;
 use crate::walk::bfs;
@@ -117,6 +118,14 @@ pub fn trace(s: &Session<'_>, p: &TraceParams) -> Result<Lookup<TraceOutput>> {
     };
     let to = match pick(&p.to)? {
         Ok(node) => node,
+        // A handler of another code plane, reached across the wire (`trace loadUsers list_users`).
+        Err(Lookup::Missing(missing)) => match elsewhere(s, &plane, &p.to)? {
+            Some((node, note)) => {
+                picked.push(note);
+                node
+            }
+            None => return Ok(Lookup::Missing(missing)),
+        },
         Err(not) => return Ok(not),
     };
     let mut out = TraceOutput {
@@ -147,6 +156,21 @@ pub fn trace(s: &Session<'_>, p: &TraceParams) -> Result<Lookup<TraceOutput>> {
     Ok(Lookup::Found(out))
 }
 
+/// The one symbol `query` names in a code plane other than `plane`, and the note that says where.
+fn elsewhere(
+    s: &Session<'_>,
+    plane: &drsg_planes::PlaneInfo,
+    query: &str,
+) -> Result<Option<(drsg_planes::Node, String)>> {
+    for other in s.store.planes()?.into_iter().filter(|o| o.meta.kind == PlaneKind::Code && o.id != plane.id) {
+        if let (Resolved::One(node), _) = find_for_calls(s.store, &other, query)? {
+            let note = format!("`{query}` is {} of plane {}: the path crosses the wire", node.key, other.meta.name);
+            return Ok(Some((node, note)));
+        }
+    }
+    Ok(None)
+}
+
 /// A step of a call path: a call edge, or a dispatch to node `.0` (`interface`: from an interface or
 /// trait method to an implementation; `constructor`: from a class to its constructor).
 #[derive(Debug, Clone, Copy)]
@@ -170,6 +194,7 @@ fn shortest_path(store: &Store, a: i64, b: i64) -> Result<Option<Vec<Step>>> {
     let mut fwd: HashMap<i64, (i64, Step)> = HashMap::from([(a, (a, Step::Edge(0)))]);
     let mut bwd: HashMap<i64, (i64, Step)> = HashMap::from([(b, (b, Step::Edge(0)))]);
     let (mut f_front, mut b_front) = (vec![a], vec![b]);
+    let mut across: Option<Across> = None;
     let mut hops = 0;
     while !f_front.is_empty() && !b_front.is_empty() && hops < MAX_HOPS && fwd.len() + bwd.len() < MAX_NODES {
         hops += 1;
@@ -179,12 +204,12 @@ fn shortest_path(store: &Store, a: i64, b: i64) -> Result<Option<Vec<Step>>> {
         } else {
             (&mut b_front, &mut bwd, &fwd, Direction::In)
         };
-        let dispatching: HashMap<i64, drsg_planes::Node> = store
+        let (dispatching, wired): (HashMap<i64, drsg_planes::Node>, HashMap<i64, drsg_planes::Node>) = store
             .nodes_by_ids(front)?
             .into_iter()
-            .filter(|n| matches!(n.label(), "Method" | "Class"))
+            .filter(|n| matches!(n.label(), "Method" | "Class" | "Request" | "Route"))
             .map(|n| (n.id, n))
-            .collect();
+            .partition(|(_, n)| matches!(n.label(), "Method" | "Class"));
         let mut next = Vec::new();
         let mut meet = None;
         'grow: for &node in front.iter() {
@@ -193,6 +218,21 @@ fn shortest_path(store: &Store, a: i64, b: i64) -> Result<Option<Vec<Step>>> {
                 .into_iter()
                 .map(|adj| (adj.node, Step::Edge(adj.edge)))
                 .collect();
+            // Across the wire: a request no route of its plane serves, to the route of another plane that
+            // does (forward); a route, back to the requests of other planes it serves.
+            if let Some(n) = wired.get(&node) {
+                if across.is_none() {
+                    across = Some(Across::load(store)?);
+                }
+                let wire = across.as_ref().expect("loaded above");
+                match (forward, n.label()) {
+                    (true, "Request") => adjacent.extend(wire.route_for(node).map(|r| (r, Step::Via(r, "wire")))),
+                    (false, "Route") => {
+                        adjacent.extend(wire.requests_of(node).iter().map(|&q| (q, Step::Via(node, "wire"))))
+                    }
+                    _ => {}
+                }
+            }
             if let Some(n) = dispatching.get(&node) {
                 for (far, kind) in dispatch::steps(store, n, dir)? {
                     // Forward the step leads to the far node; backward, to this one.
@@ -451,6 +491,7 @@ impl Answer for TraceOutput {
                         "constructor" => t.line(format_args!("  → {}  (the constructor of the class above)", h.node)),
                         "REQUESTS" => t.line(format_args!("  → {}  (requested at {line})", h.node)),
                         "SERVES" => t.line(format_args!("  → {}  (the route's handler)", h.node)),
+                        "wire" => t.line(format_args!("  → {}  (the route of another plane serving it)", h.node)),
                         ty => t.line(format_args!("  → {}  ({ty} at {line}, by {by})", h.node)),
                     };
                 }

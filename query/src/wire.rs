@@ -6,6 +6,8 @@
 //! at each call, against the routes of the other planes, so the answer is never staler than the planes.
 
 use drsg_planes::routes::{fit, normalise, same_path};
+
+use crate::across::Across;
 use drsg_planes::{Node, PlaneInfo, PlaneKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -175,22 +177,24 @@ pub(crate) fn requested_elsewhere(s: &Session<'_>, plane: &PlaneInfo, routes: &[
     if routes.is_empty() {
         return Ok(out);
     }
+    // Each request is its best-fitting route's only: `/articles/${slug}` reaches `/articles/{}`, not
+    // `/articles/feed`.
+    let across = Across::load(s.store)?;
+    let names: std::collections::HashMap<i64, String> =
+        s.store.planes()?.into_iter().map(|p| (p.id, p.meta.name)).collect();
     let text = |n: &Node, k: &str| n.props.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-    for other in s.store.planes()?.into_iter().filter(|p| p.meta.kind == PlaneKind::Code && p.id != plane.id) {
-        for q in s.store.nodes_by_label(other.id, "Request")? {
+    for route in routes.iter().filter(|r| r.plane == plane.id) {
+        for &q in across.requests_of(route.id) {
+            let Some(q) = s.store.node(q)? else { continue };
             let (method, path) = (text(&q, "method"), text(&q, "path"));
-            let served = routes.iter().any(|r| {
-                let m = text(r, "method");
-                (m == method || m == "ANY") && same_path(&text(r, "path"), &path)
-            });
-            if served {
-                for c in callers(s, &q, &other.meta.name)? {
-                    out.push(format!("{} ({}) requests {method} {path} at line {}", c.caller.key, c.plane, c.line));
-                }
+            let other = names.get(&q.plane).cloned().unwrap_or_default();
+            for c in callers(s, &q, &other)? {
+                out.push(format!("{} ({}) requests {method} {path} at line {}", c.caller.key, c.plane, c.line));
             }
         }
     }
     out.sort();
+    out.dedup();
     Ok(out)
 }
 

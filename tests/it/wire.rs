@@ -121,6 +121,19 @@ fn wire_pairs_front_end_calls_with_routes_in_one_plane_and_across_two() {
     let out = drsg(&two, &["impact", "read_item", "--plane", "api", "--across", "all"], fx.path());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("across planes, via REQUESTS: 1\n  frontend/src/items.showItem (web) requests GET /api/v1/items/{} at line 8"), "{text}");
+    // And `trace` crosses from the front end's plane to the back end's handler.
+    let out = drsg(&two, &["trace", "showItem", "read_item", "--plane", "web"], fx.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("`read_item` is app.items.read_item of plane api: the path crosses the wire"), "{text}");
+    assert!(text.contains("3 hops from frontend/src/items.showItem to app.items.read_item\n"), "{text}");
+    assert!(
+        text.contains(concat!(
+            "  → request:GET /api/v1/items/{}  Request  src/items.ts:8  (requested at line 8)\n",
+            "  → route:GET /api/v1/items/{}  Route  app/items.py:11  (the route of another plane serving it)\n",
+            "  → app.items.read_item  Function  app/items.py:11  (the route's handler)\n"
+        )),
+        "{text}"
+    );
     // Nothing there: exit 1.
     let out = drsg(&two, &["wire", "/nope"], fx.path());
     assert_eq!(out.status.code(), Some(1));

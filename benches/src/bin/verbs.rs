@@ -1,5 +1,5 @@
 //! Verb latency over an indexed plane, in process: p50 / p99 / max of `context`, `impact` (depth 3),
-//! `trace` and `search` over symbols chosen by a fixed seed; then `grep` of a literal and a regex over
+//! `trace` and `search` over symbols chosen by a fixed seed, and of `wire` without arguments; then `grep` of a literal and a regex over
 //! the plane's tree against `rg` on the same pattern, as a ratio of medians.
 //!
 //!     verbs DB [--samples N] [--seed S] [--literal TEXT] [--regex RE]
@@ -125,6 +125,12 @@ fn main() {
             q::search(&session, &q::SearchParams { query: n.name.clone(), k: Some(10), ..Default::default() })
                 .map(|a| q::render(&a, None))
         }),
+    );
+    // `wire` without arguments: every route with its requesters, across every code plane.
+    let rounds: Vec<usize> = (0..30).collect();
+    report(
+        "wire (every route)",
+        time_each(&rounds, |_| q::wire(&session, &q::WireParams::default()).map(|a| q::render(&a, None))),
     );
 
     println!();

@@ -12,37 +12,37 @@
   (#any-of? @route.method "get" "post" "put" "delete" "patch" "head" "options"))
 
 ; .route("/users", web::get().to(list)), web::resource("/users").route(web::post().to(create)).
-(call_expression
-  function: (field_expression
+(_
+  function: (_
     field: (field_identifier) @_r)
-  arguments: (arguments
+  arguments: (_
     . (string_literal) @route.path
-    . (call_expression
-      function: (field_expression
-        value: (call_expression
+    . (_
+      function: (_
+        value: (_
           function: (scoped_identifier
             name: (identifier) @route.method))
         field: (field_identifier) @_to)
-      arguments: (arguments . (_) @route.handler)))
+      arguments: (_ . (_) @route.handler)))
   (#eq? @_r "route")
   (#eq? @_to "to")
   (#any-of? @route.method "get" "post" "put" "delete" "patch" "head")) @route
 
-(call_expression
-  function: (field_expression
-    value: (call_expression
+(_
+  function: (_
+    value: (_
       function: (scoped_identifier
         name: (identifier) @_res)
-      arguments: (arguments . (string_literal) @route.path))
+      arguments: (_ . (string_literal) @route.path))
     field: (field_identifier) @_r)
-  arguments: (arguments
-    . (call_expression
-      function: (field_expression
-        value: (call_expression
+  arguments: (_
+    . (_
+      function: (_
+        value: (_
           function: (scoped_identifier
             name: (identifier) @route.method))
         field: (field_identifier) @_to)
-      arguments: (arguments . (_) @route.handler)))
+      arguments: (_ . (_) @route.handler)))
   (#eq? @_res "resource")
   (#eq? @_r "route")
   (#eq? @_to "to")

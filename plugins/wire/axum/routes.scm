@@ -1,40 +1,40 @@
 ; .route("/users/:id", get(show)), and the methods chained after it: get(list).post(create).
-(call_expression
-  function: (field_expression
+(_
+  function: (_
     value: (_) @route.router
     field: (field_identifier) @_r)
-  arguments: (arguments
+  arguments: (_
     . (string_literal) @route.path
-    . (call_expression
+    . (_
       function: [(identifier) (scoped_identifier name: (identifier))] @route.method
-      arguments: (arguments . (_) @route.handler)))
+      arguments: (_ . (_) @route.handler)))
   (#eq? @_r "route")
   (#match? @route.method "(^|::)(get|post|put|delete|patch|head|options|any)$")) @route
 
-(call_expression
-  function: (field_expression
+(_
+  function: (_
     value: (_) @route.router
     field: (field_identifier) @_r)
-  arguments: (arguments
+  arguments: (_
     . (string_literal) @route.path
-    . (call_expression
-      function: (field_expression
+    . (_
+      function: (_
         field: (field_identifier) @route.method)
-      arguments: (arguments . (_) @route.handler)))
+      arguments: (_ . (_) @route.handler)))
   (#eq? @_r "route")
   (#any-of? @route.method "get" "post" "put" "delete" "patch" "head" "options")) @route
 
-(call_expression
-  function: (field_expression
+(_
+  function: (_
     value: (_) @route.router
     field: (field_identifier) @_r)
-  arguments: (arguments
+  arguments: (_
     . (string_literal) @route.path
-    . (call_expression
-      function: (field_expression
-        value: (call_expression
+    . (_
+      function: (_
+        value: (_
           function: (identifier) @route.method
-          arguments: (arguments . (_) @route.handler)))))
+          arguments: (_ . (_) @route.handler)))))
   (#eq? @_r "route")
   (#any-of? @route.method "get" "post" "put" "delete" "patch" "head" "options" "any")) @route
 
@@ -44,35 +44,35 @@
   (#match? @_t "^(axum::)?Router")) @router.scope @router
 
 ; let app = Router::new()….
-(call_expression
+(_
   function: (scoped_identifier) @_new
   (#match? @_new "^(axum::)?Router::new$")) @router
 
 ; .nest("/api", api::routes()), .nest("/api", api), .merge(users::routes()).
-(call_expression
-  function: (field_expression
+(_
+  function: (_
     value: (_) @mount.router
     field: (field_identifier) @_n)
-  arguments: (arguments
+  arguments: (_
     . (string_literal) @mount.prefix
-    . (call_expression
+    . (_
       function: [(identifier) (scoped_identifier)] @mount.target))
   (#eq? @_n "nest")) @mount
 
-(call_expression
-  function: (field_expression
+(_
+  function: (_
     value: (_) @mount.router
     field: (field_identifier) @_n)
-  arguments: (arguments
+  arguments: (_
     . (string_literal) @mount.prefix
     . (identifier) @mount.target)
   (#eq? @_n "nest")) @mount
 
-(call_expression
-  function: (field_expression
+(_
+  function: (_
     value: (_) @mount.router
     field: (field_identifier) @_n)
-  arguments: (arguments
-    . (call_expression
+  arguments: (_
+    . (_
       function: [(identifier) (scoped_identifier)] @mount.target))
   (#eq? @_n "merge")) @mount

@@ -6,32 +6,32 @@
   (#eq? @_u "urlpatterns")) @router
 
 ; path("users/<int:id>/", views.user), re_path(r"^users/$", views.users), url(…).
-(call
+(_
   function: (identifier) @_p
-  arguments: (argument_list
+  arguments: (_
     . (string) @route.path
     . [(identifier) (attribute)] @route.handler)
   (#any-of? @_p "path" "re_path" "url")) @route
 
 ; path("users/", views.UserList.as_view()).
-(call
+(_
   function: (identifier) @_p
-  arguments: (argument_list
+  arguments: (_
     . (string) @route.path
-    . (call
-      function: (attribute
+    . (_
+      function: (_
         object: (_) @route.handler
         attribute: (identifier) @_a)))
   (#any-of? @_p "path" "re_path" "url")
   (#eq? @_a "as_view")) @route
 
 ; path("api/", include("app.urls")).
-(call
+(_
   function: (identifier) @_p
-  arguments: (argument_list
+  arguments: (_
     . (string) @mount.prefix
-    . (call
+    . (_
       function: (identifier) @_i
-      arguments: (argument_list . (string) @mount.target)))
+      arguments: (_ . (string) @mount.target)))
   (#any-of? @_p "path" "re_path" "url")
   (#eq? @_i "include")) @mount

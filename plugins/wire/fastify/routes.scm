@@ -1,35 +1,35 @@
 ; fastify.get('/users/:id', opts, handler): the last argument handles.
-(call_expression
-  function: (member_expression
+(_
+  function: (_
     object: (identifier) @route.router
     property: (property_identifier) @route.method)
-  arguments: (arguments
+  arguments: (_
     . [(string) (template_string) (identifier) (binary_expression) (member_expression)] @route.path
     (_) @route.handler .)
   (#any-of? @route.method "get" "post" "put" "delete" "patch" "all" "head" "options")) @route
 
 ; fastify.route({ method: 'GET', url: '/x', handler }).
-(call_expression
-  function: (member_expression
+(_
+  function: (_
     object: (identifier) @route.router
     property: (property_identifier) @_r)
-  arguments: (arguments
-    (object
-      (pair key: (property_identifier) @_m value: (_) @route.method)
-      (pair key: (property_identifier) @_u value: (_) @route.path)))
+  arguments: (_
+    (_
+      (_ key: (property_identifier) @_m value: (_) @route.method)
+      (_ key: (property_identifier) @_u value: (_) @route.path)))
   (#eq? @_r "route")
   (#eq? @_m "method")
   (#eq? @_u "url")) @route
 
-(call_expression
-  function: (member_expression
+(_
+  function: (_
     object: (identifier) @route.router
     property: (property_identifier) @_r)
-  arguments: (arguments
-    (object
-      (pair key: (property_identifier) @_m value: (_) @route.method)
-      (pair key: (property_identifier) @_u value: (_) @route.path)
-      (pair key: (property_identifier) @_h value: (_) @route.handler)))
+  arguments: (_
+    (_
+      (_ key: (property_identifier) @_m value: (_) @route.method)
+      (_ key: (property_identifier) @_u value: (_) @route.path)
+      (_ key: (property_identifier) @_h value: (_) @route.handler)))
   (#eq? @_r "route")
   (#eq? @_m "method")
   (#eq? @_u "url")
@@ -38,7 +38,7 @@
 ; const app = Fastify({ logger: true }).
 (variable_declarator
   name: (identifier) @router.name
-  value: (call_expression
+  value: (_
     function: (identifier) @_ctor)
   (#any-of? @_ctor "Fastify" "fastify")) @router
 
@@ -52,22 +52,22 @@
    parameters: (formal_parameters . (required_parameter pattern: (identifier) @router.name)))] @router.scope @router
 
 ; app.register(routes, { prefix: '/v1' }), app.register(async (api) => { … }, { prefix }), app.register(routes).
-(call_expression
-  function: (member_expression
+(_
+  function: (_
     object: (identifier) @mount.router
     property: (property_identifier) @_m)
-  arguments: (arguments
+  arguments: (_
     . [(identifier) (arrow_function) (function_expression)] @mount.target
-    (object
-      (pair
+    (_
+      (_
         key: (property_identifier) @_k
         value: (_) @mount.prefix)))
   (#eq? @_m "register")
   (#eq? @_k "prefix")) @mount
 
-(call_expression
-  function: (member_expression
+(_
+  function: (_
     object: (identifier) @mount.router
     property: (property_identifier) @_m)
-  arguments: (arguments . [(identifier) (arrow_function) (function_expression)] @mount.target)
+  arguments: (_ . [(identifier) (arrow_function) (function_expression)] @mount.target)
   (#eq? @_m "register")) @mount

@@ -1,9 +1,9 @@
 ; app.get('/users/:id', handler) / app.post('/x', validator, (c) => …): the last argument handles.
-(call_expression
-  function: (member_expression
+(_
+  function: (_
     object: (_) @route.router
     property: (property_identifier) @route.method)
-  arguments: (arguments
+  arguments: (_
     . [(string) (template_string) (identifier) (binary_expression) (member_expression)] @route.path
     (_) @route.handler .)
   (#any-of? @route.method "get" "post" "put" "delete" "patch" "all" "head" "options")) @route
@@ -11,27 +11,27 @@
 ; const app = new Hono(), new Hono().basePath('/api').
 (variable_declarator
   name: (identifier) @router.name
-  value: (new_expression
+  value: (_
     constructor: (identifier) @_ctor)
   (#eq? @_ctor "Hono")) @router
 
 (variable_declarator
   name: (identifier) @router.name
-  value: (call_expression
-    function: (member_expression
-      object: (new_expression
+  value: (_
+    function: (_
+      object: (_
         constructor: (identifier) @_ctor)
       property: (property_identifier) @_b)
-    arguments: (arguments . (_) @router.prefix))
+    arguments: (_ . (_) @router.prefix))
   (#eq? @_ctor "Hono")
   (#eq? @_b "basePath")) @router
 
 ; app.route('/books', books).
-(call_expression
-  function: (member_expression
+(_
+  function: (_
     object: (_) @mount.router
     property: (property_identifier) @_m)
-  arguments: (arguments
+  arguments: (_
     . [(string) (template_string) (identifier)] @mount.prefix
     (identifier) @mount.target .)
   (#eq? @_m "route")) @mount

@@ -1,15 +1,15 @@
 ; fetch(url), ky(url) and fetch(url, { method: 'POST' }).
-(call_expression
+(_
   function: (identifier) @request.client
-  arguments: (arguments . (_) @request.url)
+  arguments: (_ . (_) @request.url)
   (#any-of? @request.client "fetch" "ky")) @request
 
-(call_expression
+(_
   function: (identifier) @request.client
-  arguments: (arguments
+  arguments: (_
     . (_) @request.url
-    (object
-      (pair
+    (_
+      (_
         key: (property_identifier) @_k
         value: (_) @request.method)))
   (#any-of? @request.client "fetch" "ky")
@@ -17,45 +17,45 @@
 
 ; axios.get(url), api.post(url, body) on an axios or ky instance, superagent.get(url), requests.del(url)
 ; on an object of request helpers (the indexer keeps those on a client it knows).
-(call_expression
-  function: (member_expression
+(_
+  function: (_
     object: (identifier) @request.client
     property: (property_identifier) @request.method)
-  arguments: (arguments . (_) @request.url)
+  arguments: (_ . (_) @request.url)
   (#any-of? @request.method "get" "post" "put" "delete" "del" "patch" "head" "options")) @request
 
 ; openapi-fetch's client.GET('/users/{id}').
-(call_expression
-  function: (member_expression
+(_
+  function: (_
     object: (identifier) @request.client
     property: (property_identifier) @request.method)
-  arguments: (arguments . (_) @request.url)
+  arguments: (_ . (_) @request.url)
   (#any-of? @request.method "GET" "POST" "PUT" "DELETE" "PATCH")) @request
 
 ; A generated client's call: __request(OpenAPI, { method: 'GET', url: '/users/{id}' }) and
 ; this.httpRequest.request({ method, url }), proven by its callee's name and its options' shape.
-(call_expression
+(_
   function: [(identifier) (member_expression)] @_f
-  arguments: (arguments
-    (object
-      (pair
+  arguments: (_
+    (_
+      (_
         key: (property_identifier) @_m
         value: (string) @request.method)
-      (pair
+      (_
         key: (property_identifier) @_u
         value: [(string) (template_string)] @request.url)))
   (#match? @_f "(^|[.])_*request$")
   (#eq? @_m "method")
   (#eq? @_u "url")) @request
 
-(call_expression
+(_
   function: [(identifier) (member_expression)] @_f
-  arguments: (arguments
-    (object
-      (pair
+  arguments: (_
+    (_
+      (_
         key: (property_identifier) @_u
         value: [(string) (template_string)] @request.url)
-      (pair
+      (_
         key: (property_identifier) @_m
         value: (string) @request.method)))
   (#match? @_f "(^|[.])_*request$")
@@ -63,9 +63,9 @@
   (#eq? @_u "url")) @request
 
 ; axios.defaults.baseURL = '…': the base of every `axios` call.
-(assignment_expression
-  left: (member_expression
-    object: (member_expression
+(_
+  left: (_
+    object: (_
       object: (identifier) @client.name
       property: (property_identifier) @_d)
     property: (property_identifier) @_b)
@@ -77,11 +77,11 @@
 ; const client = createClient({ baseUrl: '…' }) (openapi-fetch).
 (variable_declarator
   name: (identifier) @client.name
-  value: (call_expression
+  value: (_
     function: (identifier) @_c
-    arguments: (arguments
-      (object
-        (pair
+    arguments: (_
+      (_
+        (_
           key: (property_identifier) @_k
           value: (_) @client.base))))
   (#eq? @_c "createClient")
@@ -90,13 +90,13 @@
 ; const api = axios.create({ baseURL: '…' }), ky.create({ prefixUrl: '…' }), ky.extend(…).
 (variable_declarator
   name: (identifier) @client.name
-  value: (call_expression
-    function: (member_expression
+  value: (_
+    function: (_
       object: (identifier) @_a
       property: (property_identifier) @_c)
-    arguments: (arguments
-      (object
-        (pair
+    arguments: (_
+      (_
+        (_
           key: (property_identifier) @_k
           value: (_) @client.base))))
   (#any-of? @_a "axios" "ky")

@@ -1,20 +1,20 @@
 ; requests.get(url), httpx.post(url), client.get(url) on an httpx client.
-(call
-  function: (attribute
+(_
+  function: (_
     object: (identifier) @request.client
     attribute: (identifier) @request.method)
-  arguments: (argument_list . (_) @request.url)
+  arguments: (_ . (_) @request.url)
   (#any-of? @request.method "get" "post" "put" "delete" "patch" "head" "options")) @request
 
 ; client = httpx.Client(base_url="…") / httpx.AsyncClient(base_url=…).
 (assignment
   left: (identifier) @client.name
-  right: (call
-    function: (attribute
+  right: (_
+    function: (_
       object: (identifier) @_h
       attribute: (identifier) @_c)
-    arguments: (argument_list
-      (keyword_argument
+    arguments: (_
+      (_
         name: (identifier) @_kw
         value: (_) @client.base)))
   (#eq? @_h "httpx")

@@ -1,9 +1,9 @@
 ; router.get('/users/:id', handler) / router.post('/x', auth, async ctx => …): the last argument handles.
-(call_expression
-  function: (member_expression
+(_
+  function: (_
     object: (identifier) @route.router
     property: (property_identifier) @route.method)
-  arguments: (arguments
+  arguments: (_
     . [(string) (template_string) (identifier) (binary_expression) (member_expression)] @route.path
     (_) @route.handler .)
   (#any-of? @route.method "get" "post" "put" "delete" "del" "patch" "all" "head" "options")) @route
@@ -11,43 +11,43 @@
 ; const router = new Router(), new Router({ prefix: '/users' }).
 (variable_declarator
   name: (identifier) @router.name
-  value: (new_expression
+  value: (_
     constructor: (identifier) @_ctor)
   (#any-of? @_ctor "Router" "KoaRouter")) @router
 
 (variable_declarator
   name: (identifier) @router.name
-  value: (new_expression
+  value: (_
     constructor: (identifier) @_ctor
-    arguments: (arguments
-      (object
-        (pair
+    arguments: (_
+      (_
+        (_
           key: (property_identifier) @_k
           value: (_) @router.prefix))))
   (#any-of? @_ctor "Router" "KoaRouter")
   (#eq? @_k "prefix")) @router
 
 ; router.use('/api', users.routes()), app.use(router.routes()).
-(call_expression
-  function: (member_expression
+(_
+  function: (_
     object: (_) @mount.router
     property: (property_identifier) @_m)
-  arguments: (arguments
+  arguments: (_
     . [(string) (template_string) (identifier)] @mount.prefix
-    (call_expression
-      function: (member_expression
+    (_
+      function: (_
         object: (identifier) @mount.target
         property: (property_identifier) @_r)) .)
   (#eq? @_m "use")
   (#eq? @_r "routes")) @mount
 
-(call_expression
-  function: (member_expression
+(_
+  function: (_
     object: (_) @mount.router
     property: (property_identifier) @_m)
-  arguments: (arguments
-    . (call_expression
-      function: (member_expression
+  arguments: (_
+    . (_
+      function: (_
         object: (identifier) @mount.target
         property: (property_identifier) @_r)) .)
   (#eq? @_m "use")

@@ -1,38 +1,38 @@
 ; @Controller('users') class UsersController { … }, exported or not: a router over the class.
 (export_statement
   decorator: (decorator
-    (call_expression
+    (_
       function: (identifier) @_c
-      arguments: (arguments . (string) @router.prefix)))
+      arguments: (_ . (string) @router.prefix)))
   declaration: (class_declaration) @router.scope
   (#eq? @_c "Controller")) @router
 
 (export_statement
   decorator: (decorator
-    (call_expression
+    (_
       function: (identifier) @_c))
   declaration: (class_declaration) @router.scope
   (#eq? @_c "Controller")) @router
 
 (class_declaration
   decorator: (decorator
-    (call_expression
+    (_
       function: (identifier) @_c
-      arguments: (arguments . (string) @router.prefix)))
+      arguments: (_ . (string) @router.prefix)))
   (#eq? @_c "Controller")) @router.scope @router
 
 (class_declaration
   decorator: (decorator
-    (call_expression
+    (_
       function: (identifier) @_c))
   (#eq? @_c "Controller")) @router.scope @router
 
 ; @Get(':id') find() { … }, other decorators between.
 (class_body
   (decorator
-    (call_expression
+    (_
       function: (identifier) @route.method
-      arguments: (arguments . (string)? @route.path))) @route
+      arguments: (_ . (string)? @route.path))) @route
   .
   (decorator)?
   .

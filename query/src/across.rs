@@ -1,0 +1,63 @@
+//! The wire between code planes: which route of another plane serves each `Request` stand-in (a request
+//! no route of its own plane serves), computed from the stored facts when asked, so never staler than the
+//! planes. `wire`, `impact --across` and `trace` pair requests with routes alike through it.
+
+use std::collections::HashMap;
+
+use drsg_planes::routes::fit;
+use drsg_planes::{PlaneKind, Store};
+use serde_json::Value;
+
+use crate::Result;
+
+/// One `Route` or `Request` node: its id, its plane, method and path.
+struct End {
+    id: i64,
+    plane: i64,
+    method: String,
+    path: String,
+}
+
+/// Every code plane's routes and request stand-ins, and the route each stand-in fits best.
+pub(crate) struct Across {
+    served_by: HashMap<i64, i64>,
+    requested_by: HashMap<i64, Vec<i64>>,
+}
+
+impl Across {
+    pub(crate) fn load(store: &Store) -> Result<Across> {
+        let (mut routes, mut requests) = (Vec::new(), Vec::new());
+        for plane in store.planes()?.into_iter().filter(|p| p.meta.kind == PlaneKind::Code) {
+            for (label, into) in [("Route", &mut routes), ("Request", &mut requests)] {
+                for n in store.nodes_by_label(plane.id, label)? {
+                    let text = |k: &str| n.props.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+                    into.push(End { id: n.id, plane: plane.id, method: text("method"), path: text("path") });
+                }
+            }
+        }
+        let mut served_by = HashMap::new();
+        let mut requested_by: HashMap<i64, Vec<i64>> = HashMap::new();
+        for q in &requests {
+            let best = routes
+                .iter()
+                .filter(|r| r.plane != q.plane && (r.method == q.method || r.method == "ANY"))
+                .filter_map(|r| Some((fit(&r.path, &q.path)?, r.method == "ANY", r.id)))
+                .min();
+            if let Some((_, _, route)) = best {
+                served_by.insert(q.id, route);
+                requested_by.entry(route).or_default().push(q.id);
+            }
+        }
+        Ok(Across { served_by, requested_by })
+    }
+
+    /// The route of another plane that serves request stand-in `request`.
+    pub(crate) fn route_for(&self, request: i64) -> Option<i64> {
+        self.served_by.get(&request).copied()
+    }
+
+    /// The request stand-ins of other planes that route `route` serves.
+    pub(crate) fn requests_of(&self, route: i64) -> &[i64] {
+        self.requested_by.get(&route).map_or(&[], Vec::as_slice)
+    }
+}
