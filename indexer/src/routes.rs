@@ -172,7 +172,7 @@ pub(crate) fn layer(t: &Table) -> Layer {
                 },
             };
             let under = match router {
-                Some(router) => prefixes(&router, &routers, &mounts, 0),
+                Some(router) => prefixes(&router, &routers, &mounts, &mut Vec::new()),
                 None => vec![Vec::new()],
             };
             let handler = f.handler.as_ref().and_then(|h| scope.handler(fi as u32, f.line, h));
@@ -283,27 +283,43 @@ fn node(key: String, label: &str, path: &str, file: &str, line: u32, props: Valu
     .with_props(&crate::ops::obj(props))
 }
 
-/// Every full prefix of `router`: one per chain of mounts up to a router mounted nowhere.
+/// Every full prefix of `router`: one per chain of mounts up to a router mounted nowhere. A mount that
+/// would close a circle (Django's test URLconfs include each other) is left out, and a router's prefixes
+/// stop at [`MAX_PREFIXES`].
 fn prefixes(
     router: &RouterId,
     routers: &BTreeMap<RouterId, Vec<PathPart>>,
     mounts: &BTreeMap<RouterId, Vec<Mount>>,
-    depth: usize,
+    chain: &mut Vec<RouterId>,
 ) -> Vec<Vec<PathPart>> {
     let own = routers.get(router).cloned().unwrap_or_default();
-    let Some(parents) = mounts.get(router).filter(|_| depth < 8) else { return vec![own] };
+    let Some(parents) = mounts.get(router).filter(|_| chain.len() < 8) else { return vec![own] };
+    chain.push(router.clone());
     let mut out = Vec::new();
     for m in parents {
-        for mut above in prefixes(&m.parent, routers, mounts, depth + 1) {
+        if chain.contains(&m.parent) {
+            continue;
+        }
+        for mut above in prefixes(&m.parent, routers, mounts, chain) {
             join(&mut above, &m.prefix);
             if !m.replaces || m.prefix.is_empty() {
                 join(&mut above, &own);
             }
-            out.push(above);
+            if out.len() < MAX_PREFIXES {
+                out.push(above);
+            }
         }
+    }
+    chain.pop();
+    if out.is_empty() {
+        // Mounted only inside itself: where it would sit unmounted.
+        out.push(own);
     }
     out
 }
+
+/// The most prefixes one router's routes take.
+const MAX_PREFIXES: usize = 64;
 
 /// `rest` appended to the path `parts`, with a `/` between them (Django's `users/`, NestJS's `users` and
 /// ky's `users` are written without their leading one; a doubled one normalises away).

@@ -122,6 +122,25 @@ impl Store {
         }
     }
 
+    /// Edges of type `ty` leaving (`Direction::Out`) or entering (`Direction::In`) any of the nodes `ids`,
+    /// by id: one query per 400 nodes instead of one per node.
+    pub fn edges_at(&self, ids: &[i64], dir: Direction, ty: &str) -> Result<Vec<Edge>> {
+        let end = match dir {
+            Direction::Out => "src",
+            Direction::In => "dst",
+        };
+        let mut edges = Vec::new();
+        for chunk in ids.chunks(400) {
+            let placeholders: Vec<String> = (2..chunk.len() + 2).map(|i| format!("?{i}")).collect();
+            let from = format!("edges e WHERE e.type = ?1 AND e.{end} IN ({})", placeholders.join(", "));
+            let values =
+                std::iter::once(SqlValue::Text(ty.to_owned())).chain(chunk.iter().map(|&id| SqlValue::Integer(id)));
+            edges.extend(self.query_edges("reading edges at nodes", &from, params_from_iter(values))?);
+        }
+        edges.sort_by_key(|e| e.id);
+        Ok(edges)
+    }
+
     /// The edge with id `id`.
     pub fn edge(&self, id: i64) -> Result<Option<Edge>> {
         Ok(self.query_edges("reading an edge", "edges e WHERE e.id = ?1", [id])?.pop())

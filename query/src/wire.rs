@@ -5,10 +5,12 @@
 //! `Route`); a request no route of its plane serves ends at a `Request` stand-in, which is matched here,
 //! at each call, against the routes of the other planes, so the answer is never staler than the planes.
 
+use std::collections::HashMap;
+
 use drsg_planes::routes::{fit, normalise, same_path};
 
 use crate::across::Across;
-use drsg_planes::{Node, PlaneInfo, PlaneKind};
+use drsg_planes::{Direction, Node, PlaneInfo, PlaneKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -95,12 +97,41 @@ pub fn wire(s: &Session<'_>, p: &WireParams) -> Result<WireOutput> {
     let mut open: Vec<RequestOut> = Vec::new();
     for plane in &planes {
         let name = &plane.meta.name;
-        for r in s.store.nodes_by_label(plane.id, "Route")? {
-            let handler = match s.store.edges_out(r.id, Some("SERVES"))?.first() {
-                Some(e) => s.store.node(e.dst)?.as_ref().map(Place::of),
-                None => None,
-            };
-            let requests = callers(s, &r, name)?;
+        // The plane's wire edges and the symbols at their ends, read at once: one query per route took
+        // 0.7 s on a plane of 22,000 routes.
+        let route_nodes = s.store.nodes_by_label(plane.id, "Route")?;
+        let request_nodes = s.store.nodes_by_label(plane.id, "Request")?;
+        let ids: Vec<i64> = route_nodes.iter().chain(&request_nodes).map(|n| n.id).collect();
+        let route_ids: Vec<i64> = route_nodes.iter().map(|n| n.id).collect();
+        let mut edges = s.store.edges_at(&route_ids, Direction::Out, "SERVES")?;
+        edges.extend(s.store.edges_at(&ids, Direction::In, "REQUESTS")?);
+        let mut ends: Vec<i64> = edges.iter().map(|e| if e.ty == "SERVES" { e.dst } else { e.src }).collect();
+        ends.sort_unstable();
+        ends.dedup();
+        let symbols: HashMap<i64, Node> = s.store.nodes_by_ids(&ends)?.into_iter().map(|n| (n.id, n)).collect();
+        let mut handler_of: HashMap<i64, i64> = HashMap::new();
+        let mut requests_of: HashMap<i64, Vec<&drsg_planes::Edge>> = HashMap::new();
+        for e in &edges {
+            match e.ty.as_str() {
+                "SERVES" => {
+                    handler_of.entry(e.src).or_insert(e.dst);
+                }
+                _ => requests_of.entry(e.dst).or_default().push(e),
+            }
+        }
+        let callers_of = |target: &Node| -> Vec<RequestOut> {
+            let mut out: Vec<RequestOut> = requests_of
+                .get(&target.id)
+                .into_iter()
+                .flatten()
+                .filter_map(|e| Some(request_out(e, symbols.get(&e.src)?, target, name)))
+                .collect();
+            out.sort_by(|a, b| (&a.caller.key, a.line).cmp(&(&b.caller.key, b.line)));
+            out
+        };
+        for r in route_nodes {
+            let handler = handler_of.get(&r.id).and_then(|h| symbols.get(h)).map(Place::of);
+            let requests = callers_of(&r);
             routes.push(RouteOut {
                 method: text(&r, "method"),
                 path: text(&r, "path"),
@@ -113,8 +144,8 @@ pub fn wire(s: &Session<'_>, p: &WireParams) -> Result<WireOutput> {
                 requests,
             });
         }
-        for q in s.store.nodes_by_label(plane.id, "Request")? {
-            open.extend(callers(s, &q, name)?);
+        for q in request_nodes {
+            open.extend(callers_of(&q));
         }
     }
     // Requests no route of their own plane serves, matched against the other planes' routes.
@@ -198,20 +229,25 @@ pub(crate) fn requested_elsewhere(s: &Session<'_>, plane: &PlaneInfo, routes: &[
     Ok(out)
 }
 
+/// The request a `REQUESTS` edge from `caller` to `target` makes.
+fn request_out(e: &drsg_planes::Edge, caller: &Node, target: &Node, plane: &str) -> RequestOut {
+    let prop = |k: &str| e.props.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    RequestOut {
+        method: prop("method"),
+        path: target.props.get("path").and_then(Value::as_str).unwrap_or("").to_owned(),
+        raw: prop("raw"),
+        caller: Place::of(caller),
+        line: e.props.get("line").and_then(Value::as_u64).unwrap_or(0) as u32,
+        plane: plane.to_owned(),
+    }
+}
+
 /// The requests ending at `target` (a route or a request stand-in), one per calling site.
 fn callers(s: &Session<'_>, target: &Node, plane: &str) -> Result<Vec<RequestOut>> {
     let mut out = Vec::new();
     for e in s.store.edges_in(target.id, Some("REQUESTS"))? {
         let Some(caller) = s.store.node(e.src)? else { continue };
-        let prop = |k: &str| e.props.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-        out.push(RequestOut {
-            method: prop("method"),
-            path: target.props.get("path").and_then(Value::as_str).unwrap_or("").to_owned(),
-            raw: prop("raw"),
-            caller: Place::of(&caller),
-            line: e.props.get("line").and_then(Value::as_u64).unwrap_or(0) as u32,
-            plane: plane.to_owned(),
-        });
+        out.push(request_out(&e, &caller, target, plane));
     }
     out.sort_by(|a, b| (&a.caller.key, a.line).cmp(&(&b.caller.key, b.line)));
     Ok(out)

@@ -209,3 +209,17 @@ fn ky_generated_clients_and_axios_defaults() {
         ]
     );
 }
+
+#[test]
+fn urlconfs_including_each_other_give_each_route_a_bounded_set_of_prefixes() {
+    let (serves, _) = wiring(concat!(
+        "//- /a/__init__.py\n",
+        "//- /a/urls.py\nfrom django.urls import include, path\n\nfrom . import views\n\n",
+        "urlpatterns = [\n    path(\"b/\", include(\"b.urls\")),\n    path(\"x/\", views.x),\n]\n",
+        "//- /a/views.py\ndef x(request):\n    pass\n",
+        "//- /b/__init__.py\n",
+        "//- /b/urls.py\nfrom django.urls import include, path\n\nurlpatterns = [\n    path(\"a/\", include(\"a.urls\")),\n]\n",
+    ));
+    // Each mount that would close the circle is left out: the route sits under the other one's prefix.
+    assert_eq!(serves, ["ANY /a/x -> a.views.x"]);
+}
