@@ -176,10 +176,12 @@ impl Resolver<'_> {
                 let sep = separator(self.family.get());
                 Ok(Target::External(format!("{path}{sep}{name}")))
             }
-            Target::Sym(id) if !self.is_namespace_or_type(target) => {
-                // `connection.cursor()` on a module-level variable: its type is not recorded.
-                Err(Miss(Why::Untyped(*id)))
-            }
+            Target::Sym(id) if !self.is_namespace_or_type(target) => match self.variable_type(*id) {
+                // `app.route` on `app = Flask(__name__)` of another module: a member of its type.
+                Some(ty) if self.is_namespace_or_type(&ty) => self.member(&ty, name, depth + 1),
+                // `connection.cursor()` on a variable whose type nothing declares.
+                _ => Err(Miss(Why::Untyped(*id))),
+            },
             Target::Sym(id) => match self.member_of(*id, name, depth) {
                 Ok((t, _)) => Ok(t),
                 Err(absent) if absent.is_not_found() => Err(Miss(Why::NotFound(name.into(), *id))),

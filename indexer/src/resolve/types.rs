@@ -174,6 +174,19 @@ impl Resolver<'_> {
         (typed.ty.is_some() || typed.ok.is_some()).then_some(typed)
     }
 
+    /// The type of a module- or class-level variable, from the binding its first assignment records
+    /// (`app = Flask(__name__)`, `current_app: Flask = LocalProxy(…)`), read where it is defined.
+    pub(super) fn variable_type(&self, id: SymId) -> Option<Target> {
+        let sym = &self.t.syms[id as usize];
+        if sym.kind != SymKind::Def(DefKind::Var) {
+            return None;
+        }
+        let def = self.t.def_of(id)?;
+        let list = self.index[sym.file as usize].bindings.get(&(def.parent, def.name.clone()))?;
+        let &b = list.first()?;
+        self.binding_type(sym.file, b)
+    }
+
     /// The declared type of a field of a type (struct field, class property, `self.x = …` in a method).
     pub(super) fn field_type(&self, ty: &Target, field: &str) -> Option<Target> {
         let Target::Sym(id) = ty else { return None };

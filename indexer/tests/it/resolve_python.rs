@@ -187,6 +187,47 @@ def show():
     );
 }
 
+/// A module-level instance (`app = Flask()`, `current: Flask = Proxy()`) imported into another module
+/// has its class's members: the type comes from the assignment where the variable is defined.
+#[test]
+fn module_level_instances_imported_elsewhere_have_their_class_members() {
+    let ix = index(
+        r#"
+//- /pyproject.toml
+[project]
+name = "shop"
+//- /shop/__init__.py
+//- /shop/app.py
+class Flask:
+    def route(self, rule):
+        pass
+
+class Proxy:
+    pass
+
+app = Flask()
+current: Flask = Proxy()
+conn = object()
+//- /shop/views.py
+from shop.app import app, current, conn
+
+def show():
+    app.route("/")
+    current.route("/x")
+    conn.cursor()
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS shop.views.show -> shop.app.Flask.route L4 [import]",
+            "CALLS shop.views.show -> shop.app.Flask.route L5 [import]",
+            "CALLS shop.views.show -> ?cursor L6 (method call: receiver type unknown (`shop.app.conn` is a Var))",
+        ],
+    );
+}
+
 /// `from .context import context` in a package's `__init__.py` rebinds the package's attribute `context`
 /// from the submodule to the function, so `pkg.context(…)` calls the function. A module is never
 /// callable: a call that can only mean one is unresolved, not an edge to the module.
