@@ -188,13 +188,26 @@ impl Resolver<'_> {
     }
 
     /// The declared type of a field of a type (struct field, class property, `self.x = …` in a method).
+    /// A field a class does not assign is looked for in its bases (`self.json` set in `App.__init__`, read
+    /// on a `Flask`).
     pub(super) fn field_type(&self, ty: &Target, field: &str) -> Option<Target> {
+        self.field_type_in(ty, field, 0)
+    }
+
+    fn field_type_in(&self, ty: &Target, field: &str, depth: usize) -> Option<Target> {
         let Target::Sym(id) = ty else { return None };
         let sym = &self.t.syms[*id as usize];
         let di = sym.def?;
-        let list = self.index[sym.file as usize].bindings.get(&(Some(di), field.to_owned()))?;
-        let &b = list.last()?;
-        self.binding_type(sym.file, b)
+        if let Some(list) = self.index[sym.file as usize].bindings.get(&(Some(di), field.to_owned()))
+            && let Some(&b) = list.last()
+        {
+            return self.binding_type(sym.file, b);
+        }
+        if depth >= 8 {
+            return None;
+        }
+        let bases = self.supers.get(id).map(Vec::as_slice).unwrap_or(&[]);
+        bases.iter().find_map(|base| self.field_type_in(base, field, depth + 1))
     }
 
     /// Resolve the self type and trait of a Rust impl method.

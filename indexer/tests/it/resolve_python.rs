@@ -228,6 +228,35 @@ def show():
     );
 }
 
+/// `self.app = app` of a parameter `app: Flask` types the field, and a subclass reads the fields its base
+/// assigns (`self.app.route(…)` in a method of `RequestContext(AppContext)`).
+#[test]
+fn fields_typed_by_parameters_are_read_through_subclasses() {
+    let ix = index(
+        r#"
+//- /pyproject.toml
+[project]
+name = "shop"
+//- /shop/__init__.py
+//- /shop/app.py
+class Flask:
+    def route(self, rule):
+        pass
+//- /shop/ctx.py
+from shop.app import Flask
+
+class AppContext:
+    def __init__(self, app: Flask):
+        self.app = app
+
+class RequestContext(AppContext):
+    def push(self):
+        self.app.route("/")
+"#,
+    );
+    assert_has(&ix.calls(), &["CALLS shop.ctx.RequestContext.push -> shop.app.Flask.route L9 [receiver-type]"]);
+}
+
 /// `from .context import context` in a package's `__init__.py` rebinds the package's attribute `context`
 /// from the submodule to the function, so `pkg.context(…)` calls the function. A module is never
 /// callable: a call that can only mean one is unresolved, not an edge to the module.

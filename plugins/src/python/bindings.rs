@@ -9,11 +9,13 @@ use tree_sitter::Node;
 use super::syntax::{Field, Kind, child, first_named, kind, line, name_path, type_path};
 use crate::children::named_children;
 
-/// `c = Client()`, `c = await make()`, `c: Client = …`, `c: Client`, `self.c = Client()`; in a function, `x = …`
+/// `c = Client()`, `c = await make()`, `c: Client = …`, `c: Client`, `self.c = Client()`, `self.c = c` of a
+/// typed parameter or local `c`; in a function, `x = …`
 /// of any other value binds `x` with no type. Tuple targets are [`targets`]; subscripts and chained
 /// attributes are skipped; an annotation wins over the value.
 pub(super) fn assignment(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut FileFacts) {
     let Some(left) = child(node, Field::Left) else { return };
+    let own_scope = scope;
     let (name, scope) = match kind(left) {
         Kind::Identifier => (node_text(left, source), scope),
         Kind::Attribute => {
@@ -34,7 +36,13 @@ pub(super) fn assignment(node: Node<'_>, scope: Option<u32>, source: &str, facts
         _ => return,
     };
     let annotated = child(node, Field::Type).and_then(|ty| type_path(ty, source)).map(TypeHint::Annotated);
-    let hint = annotated.or_else(|| call_result(child(node, Field::Right)?, source));
+    let hint = annotated.or_else(|| call_result(child(node, Field::Right)?, source)).or_else(|| {
+        // `self.app = app` with a parameter `app: Flask`: the name's type where the assignment is.
+        let right = child(node, Field::Right).filter(|r| kind(*r) == Kind::Identifier)?;
+        let value = node_text(right, source);
+        let typed = facts.bindings.iter().rev().find(|b| b.scope == own_scope && b.name == value)?;
+        typed.hint.clone()
+    });
     if name.is_empty() || (hint.is_none() && (kind(left) != Kind::Identifier || !in_function(scope, facts))) {
         return;
     }
