@@ -334,6 +334,9 @@ pub enum TypeHint {
     /// Rust: a call chain, `Client::new(a)?.with(b)`: the innermost callee, then the steps on its
     /// result (as [`Qualifier::Expr`]'s `then`; never empty).
     CallChain(Vec<String>, Vec<String>),
+    /// Python: `x = self.app.session_interface`: the type of the last field, read field by field from the
+    /// enclosing class (the path starts with `self`).
+    Field(Vec<String>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -56,6 +56,14 @@ impl Resolver<'_> {
             }
             TypeHint::CallResult(path) => self.call_result_type(fi, b.scope, path, b.line.saturating_sub(1)),
             TypeHint::CallChain(path, then) => self.chain_type(fi, b.scope, path, then, b.line.saturating_sub(1)),
+            TypeHint::Field(path) => {
+                let (first, fields) = path.split_first()?;
+                if first != "self" {
+                    return None;
+                }
+                let class = self.enclosing_type(fi, b.scope)?;
+                fields.iter().try_fold(class, |ty, field| self.field_type(&ty, field))
+            }
         }
     }
 

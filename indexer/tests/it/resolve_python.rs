@@ -228,8 +228,9 @@ def show():
     );
 }
 
-/// `self.app = app` of a parameter `app: Flask` types the field, and a subclass reads the fields its base
-/// assigns (`self.app.route(…)` in a method of `RequestContext(AppContext)`).
+/// `self.app = app` of a parameter `app: Flask` types the field, a subclass reads the fields its base
+/// assigns (`self.app.route(…)` in a method of `RequestContext(AppContext)`), and `app = self.app` takes
+/// the field's type.
 #[test]
 fn fields_typed_by_parameters_are_read_through_subclasses() {
     let ix = index(
@@ -252,9 +253,17 @@ class AppContext:
 class RequestContext(AppContext):
     def push(self):
         self.app.route("/")
+        app = self.app
+        app.route("/x")
 "#,
     );
-    assert_has(&ix.calls(), &["CALLS shop.ctx.RequestContext.push -> shop.app.Flask.route L9 [receiver-type]"]);
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS shop.ctx.RequestContext.push -> shop.app.Flask.route L9 [receiver-type]",
+            "CALLS shop.ctx.RequestContext.push -> shop.app.Flask.route L11 [receiver-type]",
+        ],
+    );
 }
 
 /// `from .context import context` in a package's `__init__.py` rebinds the package's attribute `context`

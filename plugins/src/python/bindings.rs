@@ -36,13 +36,21 @@ pub(super) fn assignment(node: Node<'_>, scope: Option<u32>, source: &str, facts
         _ => return,
     };
     let annotated = child(node, Field::Type).and_then(|ty| type_path(ty, source)).map(TypeHint::Annotated);
-    let hint = annotated.or_else(|| call_result(child(node, Field::Right)?, source)).or_else(|| {
-        // `self.app = app` with a parameter `app: Flask`: the name's type where the assignment is.
-        let right = child(node, Field::Right).filter(|r| kind(*r) == Kind::Identifier)?;
-        let value = node_text(right, source);
-        let typed = facts.bindings.iter().rev().find(|b| b.scope == own_scope && b.name == value)?;
-        typed.hint.clone()
-    });
+    let hint = annotated
+        .or_else(|| call_result(child(node, Field::Right)?, source))
+        .or_else(|| {
+            // `self.app = app` with a parameter `app: Flask`: the name's type where the assignment is.
+            let right = child(node, Field::Right).filter(|r| kind(*r) == Kind::Identifier)?;
+            let value = node_text(right, source);
+            let typed = facts.bindings.iter().rev().find(|b| b.scope == own_scope && b.name == value)?;
+            typed.hint.clone()
+        })
+        .or_else(|| {
+            // `session = self.app.session_interface`: the field's type, read from the class.
+            let right = child(node, Field::Right).filter(|r| kind(*r) == Kind::Attribute)?;
+            let path = name_path(right, source)?;
+            (path.len() > 1 && path[0] == "self").then_some(TypeHint::Field(path))
+        });
     if name.is_empty() || (hint.is_none() && (kind(left) != Kind::Identifier || !in_function(scope, facts))) {
         return;
     }

@@ -109,6 +109,7 @@ fn render(facts: &FileFacts, show: &[Show]) -> String {
                 Some(TypeHint::Annotated(p)) => format!("annotated {}", p.join(".")),
                 Some(TypeHint::Constructed(p)) => format!("constructed {}", p.join(".")),
                 Some(TypeHint::CallResult(p)) => format!("call {}", p.join(".")),
+                Some(TypeHint::Field(p)) => format!("field {}", p.join(".")),
                 Some(TypeHint::CallChain(..)) => unreachable!("only Rust writes call chains"),
             };
             out.push(format!("bind {} scope={} L{} {hint}", b.name, qualified(facts, b.scope), b.line));

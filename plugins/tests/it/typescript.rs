@@ -91,7 +91,9 @@ fn render(facts: &FileFacts, what: &str) -> String {
                         Some(TypeHint::Annotated(p)) => format!("Annotated({})", p.join(".")),
                         Some(TypeHint::Constructed(p)) => format!("Constructed({})", p.join(".")),
                         Some(TypeHint::CallResult(p)) => format!("CallResult({})", p.join(".")),
-                        Some(TypeHint::CallChain(..)) => unreachable!("only Rust writes call chains"),
+                        Some(TypeHint::CallChain(..) | TypeHint::Field(..)) => {
+                            unreachable!("only Rust writes call chains, Python fields")
+                        }
                     };
                     out.push(format!("{} scope={} {} L{}", b.name, scope_name(facts, b.scope), hint, b.line));
                 }
