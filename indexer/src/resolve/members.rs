@@ -265,6 +265,17 @@ impl Resolver<'_> {
                         .max_by_key(|&i| self.t.def_of(i).map(|d| d.end_line - d.line).unwrap_or(0));
                     return Ok(best);
                 }
+                // TypeScript's merged declarations: in the value pass of a call, interfaces and type aliases
+                // step aside (`$constructor` the interface and `$constructor` the function).
+                if self.family(first.file) == Family::Js && self.wants_value(name) {
+                    let type_only = |i: SymId| {
+                        matches!(self.t.syms[i as usize].kind, SymKind::Def(DefKind::Interface | DefKind::TypeAlias))
+                    };
+                    let values: Vec<SymId> = many.iter().copied().filter(|&i| !type_only(i)).collect();
+                    if let [value] = values.as_slice() {
+                        return Ok(Some(*value));
+                    }
+                }
                 // Rust keeps modules apart from values and types: `mod search;` beside `fn search` is one
                 // module and one function. A path's head means the module; the value pass of a call
                 // (`wants_value`) the function.

@@ -3,7 +3,7 @@
 
 use drsg_parsers::{DefKind, Family, Qualifier, Ref};
 
-use super::{Found, Res, Resolution, Resolver, Shape, Strategy, Target, miss};
+use super::{Found, Miss, Res, Resolution, Resolver, Shape, Strategy, Target, Why, miss};
 use crate::builtins;
 use crate::table::{SymId, SymKind};
 
@@ -46,6 +46,20 @@ impl Resolver<'_> {
             Qualifier::Tokens => miss("its tokens do not read as Rust, so what it calls depends on the expansion"),
         };
         let mut result = run();
+        // TypeScript merges declarations: an interface and a function (or a const) share a name. A call
+        // means the value, so a tie between them is looked up again for a value.
+        if family == Family::Js
+            && Self::is_call_site(r.kind)
+            && matches!(&result, Err(Miss(Why::Text(why))) if why.contains("times in scope"))
+            && let Some(name) = r.path.last()
+        {
+            *self.value_name.borrow_mut() = Some(name.clone());
+            let again = run();
+            *self.value_name.borrow_mut() = None;
+            if again.is_ok() {
+                result = again;
+            }
+        }
         // A call never binds to a module. In Rust, `mod sleep; pub use sleep::sleep;` puts a module and
         // a function under one name; the call means the function, so resolve again skipping modules. In
         // Python, `from .context import context` in a package's `__init__.py` rebinds the package's

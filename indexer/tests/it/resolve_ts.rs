@@ -332,3 +332,31 @@ function respond(...values: unknown[]) {}
     );
     assert_none(&ix.calls(), "CALLS ky/src/handler.handler -> ?a");
 }
+
+/// TypeScript merges an interface and a function of one name (zod's `$constructor`): a call means the
+/// function, imported or not; a type position still means either, and stays a tie.
+#[test]
+fn a_call_of_a_merged_declaration_binds_to_its_value() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "z"}
+//- /src/core.ts
+export interface $constructor<T> { name: T }
+export function $constructor<T>(name: T): $constructor<T> { return { name }; }
+export function local() { return $constructor("a"); }
+//- /src/use.ts
+import { $constructor } from "./core";
+export function make() { return $constructor("x"); }
+"#,
+    );
+    let calls = ix.calls();
+    assert!(
+        calls.iter().any(|c| c.starts_with("CALLS z/src/use.make -> z/src/core.$constructor") && c.contains(" L2 ")),
+        "{calls:#?}"
+    );
+    assert!(
+        calls.iter().any(|c| c.starts_with("CALLS z/src/core.local -> z/src/core.$constructor") && c.contains(" L3 ")),
+        "{calls:#?}"
+    );
+}
