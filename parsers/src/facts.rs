@@ -190,6 +190,9 @@ pub struct Def {
     pub returns_ok: Option<Vec<String>>,
     /// Rust: a `mod foo;` declaration whose body lives in another file.
     pub external_body: bool,
+    /// Python: a `typing.overload` stub, which a call of the name never runs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub overload: bool,
     /// Rust: the type parameters a function's body can name, its own and its impl's or trait's
     /// (`T` in `fn f<T>()`, `S` in `impl<S> Router<S>`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -276,6 +276,13 @@ impl Resolver<'_> {
                         return Ok(Some(*value));
                     }
                 }
+                // Python's `typing.overload` stubs beside their implementation: the one not so decorated.
+                if self.family(first.file) == Family::Python {
+                    let mut run = many.iter().copied().filter(|&i| !self.t.def_of(i).is_some_and(|d| d.overload));
+                    if let (Some(implementation), None) = (run.next(), run.next()) {
+                        return Ok(Some(implementation));
+                    }
+                }
                 // Rust keeps modules apart from values and types: `mod search;` beside `fn search` is one
                 // module and one function. A path's head means the module; the value pass of a call
                 // (`wants_value`) the function.

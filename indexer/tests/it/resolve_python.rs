@@ -266,6 +266,44 @@ class RequestContext(AppContext):
     );
 }
 
+/// `@overload` stubs beside their implementation (`typing.overload`, `t.overload`): a call binds to the
+/// implementation; two undecorated definitions of one name stay a tie.
+#[test]
+fn calls_of_overloaded_functions_bind_to_the_implementation() {
+    let ix = index(
+        r#"
+//- /pyproject.toml
+[project]
+name = "shop"
+//- /shop/__init__.py
+//- /shop/util.py
+import typing as t
+from typing import overload
+
+@overload
+def get(x: int) -> int: ...
+@t.overload
+def get(x: str) -> str: ...
+def get(x):
+    return x
+
+def twice():
+    pass
+
+def twice():
+    pass
+
+def use():
+    get(1)
+    twice()
+"#,
+    );
+    let calls = ix.calls();
+    // The third `get` of the file (keyed `get#3`) is the implementation.
+    assert!(calls.iter().any(|c| c.starts_with("CALLS shop.util.use -> shop.util.get#3 L18 ")), "{calls:#?}");
+    assert_has(&calls, &["CALLS shop.util.use -> ?twice L19 (name `twice` defined 2 times in scope)"]);
+}
+
 /// `from .context import context` in a package's `__init__.py` rebinds the package's attribute `context`
 /// from the submodule to the function, so `pkg.context(…)` calls the function. A module is never
 /// callable: a call that can only mean one is unresolved, not an edge to the module.

@@ -131,6 +131,7 @@ pub(super) fn build(
             returns,
             returns_ok: None,
             external_body: false,
+            overload: context.decorated.get(&node.id()).is_some_and(|d| is_overload(*d, source)),
             generics: Vec::new(),
         });
         if matches!(kind, DefKind::Function | DefKind::Method | DefKind::Class) {
@@ -141,6 +142,16 @@ pub(super) fn build(
         }
     }
     spans
+}
+
+/// Whether a decorated definition is decorated `@overload` (`@typing.overload`, `@t.overload`).
+fn is_overload(decorated: Node<'_>, source: &str) -> bool {
+    named_children(decorated).filter(|d| d.kind() == "decorator").any(|d| {
+        first_named(d).is_some_and(|e| {
+            let text = node_text(e, source);
+            text == "overload" || text.ends_with(".overload")
+        })
+    })
 }
 
 fn def_name<'s>(node: Node<'_>, candidate: Candidate, source: &'s str) -> Option<&'s str> {

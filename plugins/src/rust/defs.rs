@@ -154,6 +154,7 @@ pub(super) fn build(
             returns,
             returns_ok,
             external_body,
+            overload: false,
             generics,
         });
         table.spans.push((node.start_byte(), node.end_byte()));

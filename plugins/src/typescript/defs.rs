@@ -141,6 +141,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
             returns,
             returns_ok: None,
             external_body: false,
+            overload: false,
             generics: Vec::new(),
         });
     }
