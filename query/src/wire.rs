@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use drsg_planes::routes::{fit, normalise, same_path};
+use drsg_planes::routes::{normalise, same_path};
 
 use crate::across::Across;
 use drsg_planes::{Direction, Node, PlaneInfo, PlaneKind};
@@ -94,7 +94,9 @@ pub fn wire(s: &Session<'_>, p: &WireParams) -> Result<WireOutput> {
     };
     let text = |n: &Node, k: &str| n.props.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
     let mut routes: Vec<RouteOut> = Vec::new();
-    let mut open: Vec<RequestOut> = Vec::new();
+    // Requests no route of their own plane serves, by their `Request` stand-in.
+    let mut open: Vec<(i64, RequestOut)> = Vec::new();
+    let mut route_at: HashMap<i64, usize> = HashMap::new();
     for plane in &planes {
         let name = &plane.meta.name;
         // The plane's wire edges and the symbols at their ends, read at once: one query per route took
@@ -132,6 +134,7 @@ pub fn wire(s: &Session<'_>, p: &WireParams) -> Result<WireOutput> {
         for r in route_nodes {
             let handler = handler_of.get(&r.id).and_then(|h| symbols.get(h)).map(Place::of);
             let requests = callers_of(&r);
+            route_at.insert(r.id, routes.len());
             routes.push(RouteOut {
                 method: text(&r, "method"),
                 path: text(&r, "path"),
@@ -145,20 +148,17 @@ pub fn wire(s: &Session<'_>, p: &WireParams) -> Result<WireOutput> {
             });
         }
         for q in request_nodes {
-            open.extend(callers_of(&q));
+            open.extend(callers_of(&q).into_iter().map(|out| (q.id, out)));
         }
     }
-    // Requests no route of their own plane serves, matched against the other planes' routes.
+    // Matched against the other planes' routes as `impact --across` and `trace` match them; a route of a
+    // plane not listed serves nothing here.
+    let across = if open.is_empty() { None } else { Some(Across::load(s.store)?) };
     let mut unmatched = Vec::new();
-    for q in open {
-        let served = routes
-            .iter_mut()
-            .filter(|r| r.plane != q.plane && (r.method == q.method || r.method == "ANY"))
-            .filter_map(|r| Some((fit(&r.path, &q.path)?, r.method == "ANY", r)))
-            .min_by_key(|(fit, any, _)| (*fit, *any))
-            .map(|(_, _, r)| r);
+    for (stand_in, q) in open {
+        let served = across.as_ref().and_then(|a| a.route_for(stand_in)).and_then(|r| route_at.get(&r));
         match served {
-            Some(r) => r.requests.push(q),
+            Some(&at) => routes[at].requests.push(q),
             None => unmatched.push(q),
         }
     }
