@@ -528,12 +528,7 @@ impl Scope<'_> {
         if let Some(base) = clients.get(&(fi, client.to_owned())) {
             return Some(base.clone());
         }
-        let builtin = match lang.family() {
-            Family::Js => ["fetch", "axios", "ky", "superagent"].contains(&client),
-            Family::Python => ["requests", "httpx"].contains(&client),
-            Family::Rust => client == "reqwest",
-        };
-        if builtin {
+        if drsg_parsers::wire::builtin_client(lang, client) {
             // `axios.defaults.baseURL = …` in one file sets the base of `axios` in every file.
             let default = clients.iter().find(|((_, name), _)| name == client).map(|(_, base)| base.clone());
             return Some(default.unwrap_or_default());

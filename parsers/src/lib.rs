@@ -6,6 +6,7 @@
 //! It knows nothing of keys, other files or storage: binding names across files is the indexer's job.
 
 pub mod facts;
+pub mod patterns;
 mod registry;
 mod runner;
 pub mod text;

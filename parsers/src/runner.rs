@@ -102,9 +102,7 @@ fn parse_text(plugin: &dyn Language, extractors: &[Extractor], lang: Lang, path:
         };
     };
     let mut facts = plugin.extract(lang, &tree, source, path);
-    for extractor in extractors.iter().filter(|e| e.takes(lang)) {
-        extractor.run(lang, &tree, source, path, &mut facts.wire);
-    }
+    crate::wire::run_all(extractors, lang, &tree, source, path, &facts.imports, &mut facts.wire);
     let (count, mut diagnostics) = syntax_errors(&tree);
     facts.parse_errors = count;
     diagnostics.append(&mut facts.diagnostics);

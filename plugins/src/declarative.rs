@@ -14,6 +14,9 @@
 //! mount = "replace"                 # a mount's prefix replaces the router's own (default: "prepend")
 //! start_depth = 1                   # patterns start no deeper than this (for top-level constructs)
 //! file_routes = "next"              # routes take their file's path (Next.js route files); no other file read
+//!
+//! [queries."methods.scm"]           # one query file's own triggers, on top of the plugin's
+//! triggers = [".get(", ".post("]
 //! ```
 
 use drsg_parsers::Lang;
@@ -39,8 +42,8 @@ pub fn builtin_extractors() -> Vec<Extractor> {
         plugin!("fastapi", ["routes.scm"]),
         plugin!("flask", ["routes.scm"]),
         plugin!("express", ["routes.scm"]),
-        plugin!("http-clients-js", ["requests.scm"]),
-        plugin!("http-clients-py", ["requests.scm"]),
+        plugin!("http-clients-js", ["fetch.scm", "methods.scm", "generated.scm", "clients.scm"]),
+        plugin!("http-clients-py", ["methods.scm", "clients.scm"]),
         plugin!("constants-py", ["constants.scm"]),
         plugin!("settings-py", ["settings.scm"]),
         plugin!("constants-js", ["constants.scm"]),
@@ -51,7 +54,7 @@ pub fn builtin_extractors() -> Vec<Extractor> {
         plugin!("nextjs", ["routes.scm"]),
         plugin!("django", ["routes.scm"]),
         plugin!("axum", ["routes.scm"]),
-        plugin!("actix-web", ["routes.scm"]),
+        plugin!("actix-web", ["routes.scm", "attributes.scm"]),
         plugin!("http-clients-rs", ["requests.scm"]),
     ];
     files
@@ -128,7 +131,23 @@ fn manifest(files: &PluginFiles) -> Result<Manifest, PluginError> {
             return Err(error(line_of("file_routes"), format!("`file_routes` is `next`, not `{other}`")));
         }
     };
+    let mut query_triggers = Vec::new();
+    if let Some(queries) = table.get("queries") {
+        let bad = || error(line_of("[queries"), "`queries` is a table of query files, each with `triggers`".to_owned());
+        for (file, entry) in queries.as_table().ok_or_else(bad)? {
+            if !files.queries.iter().any(|(q, _)| q.rsplit('/').next() == Some(file.as_str())) {
+                return Err(error(line_of(&format!("[queries.\"{file}")), format!("no query file `{file}`")));
+            }
+            let triggers = entry
+                .get("triggers")
+                .and_then(|t| t.as_array())
+                .and_then(|a| a.iter().map(|s| s.as_str().map(str::to_owned)).collect::<Option<Vec<_>>>())
+                .ok_or_else(bad)?;
+            query_triggers.push((file.clone(), triggers));
+        }
+    }
     Ok(Manifest {
+        query_triggers,
         file_routes,
         name,
         version: string("version").unwrap_or_else(|| "0".to_owned()),
@@ -154,6 +173,28 @@ mod tests {
             let checked = Extractor::checked(e.manifest.clone(), files.queries, grammar);
             assert!(checked.is_ok(), "{}: {}", e.name(), checked.err().map(|e| e.to_string()).unwrap_or_default());
         }
+    }
+
+    /// A query whose patterns may start at any node runs over the whole tree at about the cost of parsing it:
+    /// every built-in query names its patterns' root kinds, save those near the root and actix-web's
+    /// attributes, whose routes are a function and the attributes before it (siblings with no node of
+    /// their own).
+    #[test]
+    fn built_in_queries_start_at_named_kinds() {
+        let mut seen = Vec::new();
+        for e in builtin_extractors() {
+            for &lang in &e.manifest.langs {
+                for file in e.whole_tree(lang) {
+                    seen.push(file.to_owned());
+                    assert!(
+                        e.manifest.start_depth.is_some() || file == "actix-web/attributes.scm",
+                        "{file} ({}) has a pattern that may start at any node",
+                        lang.name()
+                    );
+                }
+            }
+        }
+        assert!(seen.iter().any(|f| f == "actix-web/attributes.scm"), "{seen:?}");
     }
 
     fn facts(path: &str, source: &str) -> Vec<WireFact> {
@@ -240,9 +281,6 @@ mod tests {
                 "Mount L8  /v1 on=app target=router",
                 "Request L11 DELETE /api/users/<id> on=fetch",
                 "Request L12 GET /users on=api",
-                // Any receiver matches the client query; the indexer keeps requests on proven clients only.
-                "Request L6 GET /users/:id on=router",
-                "Request L7 POST <API>/users on=router",
                 "Route L6 GET /users/:id on=router handler@6",
                 "Route L7 POST <API>/users on=router handler=createUser",
                 "Router L4   on=app",
@@ -283,6 +321,47 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "acme/routes.scm:2: unknown capture name `@route.verb` (see the capture vocabulary)"
+        );
+        let err = load(&files(&format!("{good}[queries.\"routs.scm\"]\ntriggers = [\"x\"]\n"), query)).err();
+        let err = err.expect("a query file it lacks");
+        assert_eq!(err.to_string(), "acme/plugin.toml:3: no query file `routs.scm`");
+        let err = load(&files(&format!("{good}[queries.\"routes.scm\"]\ntriggers = \"x\"\n"), query)).err();
+        assert!(err.expect("triggers not a list").to_string().contains("`queries` is a table of query files"));
+    }
+
+    /// A query file with triggers of its own runs only on the files holding one of them.
+    #[test]
+    fn a_query_file_runs_on_the_files_holding_its_own_triggers() {
+        let manifest = "name = \"acme\"\nlanguages = [\"python\"]\n[queries.\"serve.scm\"]\ntriggers = [\"serve(\"]\n";
+        let files = PluginFiles {
+            manifest: ("acme/plugin.toml".to_owned(), manifest.to_owned()),
+            queries: vec![
+                ("acme/serve.scm".to_owned(), "(call function: (identifier) @_f arguments: (_ . (string) @route.path) (#eq? @_f \"serve\")) @route\n".to_owned()),
+                ("acme/mount.scm".to_owned(), "(call function: (identifier) @_f arguments: (_ . (string) @mount.prefix) (#eq? @_f \"mount\")) @mount\n".to_owned()),
+            ],
+        };
+        let plugin = load(&files).expect("loads");
+        let registry = crate::builtin();
+        let (python, lang) = registry.for_path("a.py").expect("python");
+        let run = |source: &str| -> Vec<String> {
+            let facts = parse_file_with(python, std::slice::from_ref(&plugin), lang, "a.py", source).wire;
+            facts.iter().map(brief).collect()
+        };
+        assert_eq!(run("serve('/a')\nmount('/b')\n"), ["Route L1  /a on=-", "Mount L2  /b on=-"]);
+        // `serve (` holds no trigger of serve.scm: only the mount, whose file has none, is read.
+        assert_eq!(run("serve ('/a')\nmount('/b')\n"), ["Mount L2  /b on=-"]);
+    }
+
+    /// A call on a name is a request only when the name can be a client: a library's, one bound in the
+    /// file, or an imported one (`import { api } from './client'`), wherever the file's imports are.
+    #[test]
+    fn requests_are_read_on_imported_clients_and_never_on_other_names() {
+        let ts = "import { api } from './client';\nconst cache = new Map();\nexport function list() {\n  cache.get('/users');\n  return api.get('/users');\n}\n";
+        assert_eq!(briefs("src/users.ts", ts), ["Request L5 GET /users on=api"]);
+        let py = "from .http import client\nimport requests\n\ndef load(settings):\n    settings.get('/k')\n    requests.post('/login')\n    return client.get('/users')\n";
+        assert_eq!(
+            briefs("app/users.py", py),
+            ["Request L6 POST /login on=requests", "Request L7 GET /users on=client"]
         );
     }
 }

@@ -223,3 +223,21 @@ fn urlconfs_including_each_other_give_each_route_a_bounded_set_of_prefixes() {
     // Each mount that would close the circle is left out: the route sits under the other one's prefix.
     assert_eq!(serves, ["ANY /a/x -> a.views.x"]);
 }
+
+/// The most common front-end layout: one module makes the client, the others import it and call it, with
+/// no client library named in their own text; and an httpx client shared the same way in Python.
+#[test]
+fn clients_made_in_one_module_and_called_from_others() {
+    let (serves, requests) = wiring(concat!(
+        "//- /api/app.py\nfrom fastapi import FastAPI\napp = FastAPI()\n",
+        "@app.get(\"/api/users\")\ndef users():\n    return []\n",
+        "//- /web/src/client.ts\nimport axios from 'axios';\nexport const api = axios.create({ baseURL: '/api' });\n",
+        "//- /web/src/users.ts\nimport { api } from './client';\nconst cache = new Map<string, string>();\n",
+        "export function listUsers() {\n  cache.get('/users');\n  return api.get<string[]>('/users');\n}\n",
+        "//- /jobs/http.py\nimport httpx\nclient = httpx.Client(base_url=\"https://example.io/api\")\n",
+        "//- /jobs/sync.py\nfrom .http import client\n\ndef sync(settings):\n",
+        "    settings.get(\"/users\")\n    return client.get(\"/users\")\n",
+    ));
+    assert_eq!(serves, ["GET /api/users -> app.users"]);
+    assert_eq!(requests, ["repo/web/src/users.listUsers -> GET /api/users", "sync.sync -> GET /api/users"]);
+}

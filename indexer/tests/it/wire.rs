@@ -25,6 +25,8 @@ pub const FULL_STACK: &str = concat!(
     "export async function createItem() {\n  return fetch(\"/api/v1/items\", { method: \"POST\" });\n}\n\n",
     "export async function ping() {\n  return fetch(\"/health\");\n}\n\n",
     "export function notARequest(router: { get(p: string): void }) {\n  router.get(\"/items\");\n}\n",
+    "//- /frontend/src/cache.ts\nexport const cache = new Map<string, string>();\n",
+    "//- /frontend/src/cached.ts\nimport { cache } from \"./cache\";\n\nexport function cached() {\n  return cache.get(\"/items\");\n}\n",
 );
 
 #[test]
@@ -56,7 +58,8 @@ fn routes_are_served_by_their_handlers_and_requested_across_languages() {
         ],
         "{edges:#?}"
     );
-    // The ledger counts them, and what was left out: `router.get` on a parameter is no client's request.
+    // The ledger counts them, and what was left out: `cache.get` on an imported name that is no client.
+    // (`router.get` on a parameter is not even read as a request.)
     let plane = ix.store.plane("repo").expect("read").expect("plane");
     assert_eq!(
         plane.meta.ledger["wire"],

@@ -1,18 +1,5 @@
-; #[get("/users/{id}")] async fn show(…), up to two other attributes between.
-((attribute_item
-  (attribute
-    (identifier) @route.method
-    arguments: (token_tree . (string_literal) @route.path))) @route
-  .
-  (attribute_item)?
-  .
-  (attribute_item)?
-  .
-  (function_item) @route.handler
-  (#any-of? @route.method "get" "post" "put" "delete" "patch" "head" "options"))
-
 ; .route("/users", web::get().to(list)), web::resource("/users").route(web::post().to(create)).
-(_
+(call_expression
   function: (_
     field: (field_identifier) @_r)
   arguments: (_
@@ -28,7 +15,7 @@
   (#eq? @_to "to")
   (#any-of? @route.method "get" "post" "put" "delete" "patch" "head")) @route
 
-(_
+(call_expression
   function: (_
     value: (_
       function: (scoped_identifier

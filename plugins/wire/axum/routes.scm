@@ -1,5 +1,5 @@
 ; .route("/users/:id", get(show)), and the methods chained after it: get(list).post(create).
-(_
+(call_expression
   function: (_
     value: (_) @route.router
     field: (field_identifier) @_r)
@@ -11,7 +11,7 @@
   (#eq? @_r "route")
   (#match? @route.method "(^|::)(get|post|put|delete|patch|head|options|any)$")) @route
 
-(_
+(call_expression
   function: (_
     value: (_) @route.router
     field: (field_identifier) @_r)
@@ -24,7 +24,7 @@
   (#eq? @_r "route")
   (#any-of? @route.method "get" "post" "put" "delete" "patch" "head" "options")) @route
 
-(_
+(call_expression
   function: (_
     value: (_) @route.router
     field: (field_identifier) @_r)
@@ -44,12 +44,12 @@
   (#match? @_t "^(axum::)?Router")) @router.scope @router
 
 ; let app = Router::new()….
-(_
+(call_expression
   function: (scoped_identifier) @_new
   (#match? @_new "^(axum::)?Router::new$")) @router
 
 ; .nest("/api", api::routes()), .nest("/api", api), .merge(users::routes()).
-(_
+(call_expression
   function: (_
     value: (_) @mount.router
     field: (field_identifier) @_n)
@@ -59,7 +59,7 @@
       function: [(identifier) (scoped_identifier)] @mount.target))
   (#eq? @_n "nest")) @mount
 
-(_
+(call_expression
   function: (_
     value: (_) @mount.router
     field: (field_identifier) @_n)
@@ -68,7 +68,7 @@
     . (identifier) @mount.target)
   (#eq? @_n "nest")) @mount
 
-(_
+(call_expression
   function: (_
     value: (_) @mount.router
     field: (field_identifier) @_n)

@@ -6,7 +6,7 @@
   (#eq? @_u "urlpatterns")) @router
 
 ; path("users/<int:id>/", views.user), re_path(r"^users/$", views.users), url(…).
-(_
+(call
   function: (identifier) @_p
   arguments: (_
     . (string) @route.path
@@ -14,7 +14,7 @@
   (#any-of? @_p "path" "re_path" "url")) @route
 
 ; path("users/", views.UserList.as_view()).
-(_
+(call
   function: (identifier) @_p
   arguments: (_
     . (string) @route.path
@@ -26,7 +26,7 @@
   (#eq? @_a "as_view")) @route
 
 ; path("api/", include("app.urls")).
-(_
+(call
   function: (identifier) @_p
   arguments: (_
     . (string) @mount.prefix

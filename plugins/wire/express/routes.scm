@@ -1,5 +1,5 @@
 ; app.get('/users/:id', handler) / router.post('/x', auth, (req, res) => …): the last argument handles.
-(_
+(call_expression
   function: (_
     object: (identifier) @route.router
     property: (property_identifier) @route.method)
@@ -16,7 +16,7 @@
   (#match? @_ctor "^(express|express[.]Router|Router)$")) @router
 
 ; app.use('/api', router), Router().use('/api', api) (the chain named by what it is bound to).
-(_
+(call_expression
   function: (_
     object: (_) @mount.router
     property: (property_identifier) @_m)
@@ -26,7 +26,7 @@
   (#eq? @_m "use")) @mount
 
 ; app.use(routes), Router().use(tags).use(articles): a router mounted without a prefix.
-(_
+(call_expression
   function: (_
     object: (_) @mount.router
     property: (property_identifier) @_m)

@@ -29,14 +29,14 @@
   (#any-of? @_kw "prefix" "root_path")) @router
 
 ; app.include_router(users.router, prefix="/users").
-(_
+(call
   function: (_
     object: (_) @mount.router
     attribute: (identifier) @_m)
   arguments: (_ . (_) @mount.target)
   (#eq? @_m "include_router")) @mount
 
-(_
+(call
   function: (_
     object: (_) @mount.router
     attribute: (identifier) @_m)

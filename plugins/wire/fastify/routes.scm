@@ -1,5 +1,5 @@
 ; fastify.get('/users/:id', opts, handler): the last argument handles.
-(_
+(call_expression
   function: (_
     object: (identifier) @route.router
     property: (property_identifier) @route.method)
@@ -9,7 +9,7 @@
   (#any-of? @route.method "get" "post" "put" "delete" "patch" "all" "head" "options")) @route
 
 ; fastify.route({ method: 'GET', url: '/x', handler }).
-(_
+(call_expression
   function: (_
     object: (identifier) @route.router
     property: (property_identifier) @_r)
@@ -21,7 +21,7 @@
   (#eq? @_m "method")
   (#eq? @_u "url")) @route
 
-(_
+(call_expression
   function: (_
     object: (identifier) @route.router
     property: (property_identifier) @_r)
@@ -52,7 +52,7 @@
    parameters: (formal_parameters . (required_parameter pattern: (identifier) @router.name)))] @router.scope @router
 
 ; app.register(routes, { prefix: '/v1' }), app.register(async (api) => { … }, { prefix }), app.register(routes).
-(_
+(call_expression
   function: (_
     object: (identifier) @mount.router
     property: (property_identifier) @_m)
@@ -65,7 +65,7 @@
   (#eq? @_m "register")
   (#eq? @_k "prefix")) @mount
 
-(_
+(call_expression
   function: (_
     object: (identifier) @mount.router
     property: (property_identifier) @_m)

@@ -53,14 +53,14 @@
   (#eq? @_kw "url_prefix")) @router
 
 ; app.register_blueprint(bp, url_prefix="/api").
-(_
+(call
   function: (_
     object: (_) @mount.router
     attribute: (identifier) @_m)
   arguments: (_ . (_) @mount.target)
   (#eq? @_m "register_blueprint")) @mount
 
-(_
+(call
   function: (_
     object: (_) @mount.router
     attribute: (identifier) @_m)

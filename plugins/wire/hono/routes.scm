@@ -1,5 +1,5 @@
 ; app.get('/users/:id', handler) / app.post('/x', validator, (c) => …): the last argument handles.
-(_
+(call_expression
   function: (_
     object: (_) @route.router
     property: (property_identifier) @route.method)
@@ -27,7 +27,7 @@
   (#eq? @_b "basePath")) @router
 
 ; app.route('/books', books).
-(_
+(call_expression
   function: (_
     object: (_) @mount.router
     property: (property_identifier) @_m)

@@ -1,5 +1,5 @@
 ; reqwest::get(url).
-(_
+(call_expression
   function: (scoped_identifier
     path: (identifier) @request.client
     name: (identifier) @request.method)
@@ -8,7 +8,7 @@
   (#eq? @request.method "get")) @request
 
 ; client.get(url), client.post(format!("{}/users", base)) on a reqwest client.
-(_
+(call_expression
   function: (_
     value: (identifier) @request.client
     field: (field_identifier) @request.method)

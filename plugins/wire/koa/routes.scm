@@ -1,5 +1,5 @@
 ; router.get('/users/:id', handler) / router.post('/x', auth, async ctx => …): the last argument handles.
-(_
+(call_expression
   function: (_
     object: (identifier) @route.router
     property: (property_identifier) @route.method)
@@ -28,7 +28,7 @@
   (#eq? @_k "prefix")) @router
 
 ; router.use('/api', users.routes()), app.use(router.routes()).
-(_
+(call_expression
   function: (_
     object: (_) @mount.router
     property: (property_identifier) @_m)
@@ -41,7 +41,7 @@
   (#eq? @_m "use")
   (#eq? @_r "routes")) @mount
 
-(_
+(call_expression
   function: (_
     object: (_) @mount.router
     property: (property_identifier) @_m)

@@ -25,14 +25,18 @@
 //! A router, route, mount or client named by a call chain (`Router().use(a)`, `Router::new().route(…)`)
 //! takes the name the chain is bound to (`const api = …`, `export default …`), or none.
 
+mod paths;
+
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Query, QueryCursor, Tree};
+use tree_sitter::{Node, Query, QueryCursor, QueryMatch, Tree};
 
-use crate::facts::Lang;
+use crate::facts::{Family, Import, Lang};
+pub use paths::path_parts;
+use paths::{merge_text, methods};
 
 /// What a fact is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -176,6 +180,8 @@ pub struct Manifest {
     pub langs: Vec<Lang>,
     /// Strings a file must hold for the queries to run (any one of them); empty: always run.
     pub triggers: Vec<String>,
+    /// Strings a file must hold, besides, for one query file to run, by the file's name (`methods.scm`).
+    pub query_triggers: Vec<(String, Vec<String>)>,
     /// The method of a route or request whose query captures none (Flask's `route`, `fetch`).
     pub default_method: Option<String>,
     /// A mount's prefix replaces the mounted router's own (Flask's `url_prefix`) instead of preceding it.
@@ -233,13 +239,25 @@ impl FileRoutes {
     }
 }
 
-/// A declarative plugin: its manifest and queries, compiled for a dialect when first used.
+/// A declarative plugin: its manifest and queries, each compiled for a dialect when first needed.
 pub struct Extractor {
     pub manifest: Manifest,
     /// `(file, text)` of each query, for the plane's fingerprint.
     pub sources: Vec<(String, String)>,
+    /// Each query's own triggers (after the plugin's); empty: none.
+    triggers: Vec<Vec<String>>,
     grammar: fn(Lang) -> tree_sitter::Language,
-    compiled: [OnceLock<Vec<Query>>; 4],
+    /// Per query, per dialect slot: the query compiled (`None` when it does not compile).
+    compiled: Vec<[OnceLock<Option<Compiled>>; 4]>,
+}
+
+/// A plugin's query compiled for a dialect, with the node kinds its patterns start at.
+struct Compiled {
+    query: Query,
+    /// The kind ids every pattern starts at, sorted, when each pattern names its root's kind; `None` when
+    /// some pattern may start at any node (`(_ …)`, `((a) . (b))`), or the plugin gives a start depth,
+    /// and the query cursor walks the whole tree.
+    roots: Option<Vec<u16>>,
 }
 
 impl Extractor {
@@ -249,7 +267,15 @@ impl Extractor {
         sources: Vec<(String, String)>,
         grammar: fn(Lang) -> tree_sitter::Language,
     ) -> Extractor {
-        Extractor { manifest, sources, grammar, compiled: Default::default() }
+        let triggers = sources
+            .iter()
+            .map(|(file, _)| {
+                let base = file.rsplit('/').next().unwrap_or(file);
+                manifest.query_triggers.iter().find(|(q, _)| q == base).map(|(_, t)| t.clone()).unwrap_or_default()
+            })
+            .collect();
+        let compiled = sources.iter().map(|_| Default::default()).collect();
+        Extractor { manifest, sources, triggers, grammar, compiled }
     }
 
     /// A plugin whose queries are compiled now for each of its languages, with every capture name checked
@@ -261,37 +287,45 @@ impl Extractor {
     ) -> Result<Extractor, PluginError> {
         let extractor = Extractor::new(manifest, sources, grammar);
         for &lang in &extractor.manifest.langs {
-            let queries = extractor.compile(lang)?;
-            let _ = extractor.compiled[lang_index(lang)].set(queries);
+            for (i, slots) in extractor.compiled.iter().enumerate() {
+                let _ = slots[lang_index(lang)].set(Some(extractor.compile(i, lang)?));
+            }
         }
         Ok(extractor)
     }
 
-    fn compile(&self, lang: Lang) -> Result<Vec<Query>, PluginError> {
-        let mut out = Vec::new();
-        for (file, text) in &self.sources {
-            let query = Query::new(&(self.grammar)(lang), text).map_err(|e| PluginError {
-                file: file.clone(),
-                line: e.row as u32 + 1,
-                message: format!("does not compile for {}: {}", lang.name(), e.message.trim()),
-            })?;
-            for capture in query.capture_names() {
-                if !capture.starts_with('_') && !VOCABULARY.contains(capture) {
-                    let line = text.lines().position(|l| l.contains(&format!("@{capture}"))).map_or(0, |i| i + 1);
-                    return Err(PluginError {
-                        file: file.clone(),
-                        line: line as u32,
-                        message: format!("unknown capture name `@{capture}` (see the capture vocabulary)"),
-                    });
-                }
+    fn compile(&self, i: usize, lang: Lang) -> Result<Compiled, PluginError> {
+        let grammar = (self.grammar)(lang);
+        let (file, text) = &self.sources[i];
+        let query = Query::new(&grammar, text).map_err(|e| PluginError {
+            file: file.clone(),
+            line: e.row as u32 + 1,
+            message: format!("does not compile for {}: {}", lang.name(), e.message.trim()),
+        })?;
+        for capture in query.capture_names() {
+            if !capture.starts_with('_') && !VOCABULARY.contains(capture) {
+                let line = text.lines().position(|l| l.contains(&format!("@{capture}"))).map_or(0, |i| i + 1);
+                return Err(PluginError {
+                    file: file.clone(),
+                    line: line as u32,
+                    message: format!("unknown capture name `@{capture}` (see the capture vocabulary)"),
+                });
             }
-            out.push(query);
         }
-        Ok(out)
+        let roots = if self.manifest.start_depth.is_some() { None } else { roots(&query, text, &grammar) };
+        Ok(Compiled { query, roots })
     }
 
     pub fn name(&self) -> &str {
         &self.manifest.name
+    }
+
+    /// The files of the queries that run over the whole tree of a `lang` file, not from the shared walk.
+    pub fn whole_tree(&self, lang: Lang) -> Vec<&str> {
+        (0..self.sources.len())
+            .filter(|&i| self.query(i, lang).is_some_and(|c| c.roots.is_none()))
+            .map(|i| self.sources[i].0.as_str())
+            .collect()
     }
 
     /// Whether this plugin reads files of `lang`.
@@ -299,45 +333,53 @@ impl Extractor {
         self.manifest.langs.contains(&lang)
     }
 
-    /// The facts its queries find in `tree`, the syntax tree of the file at `path`.
-    pub fn run(&self, lang: Lang, tree: &Tree, source: &str, path: &str, out: &mut Vec<WireFact>) {
+    /// Whether the file at `path` holding `source` is one this plugin reads: `None` when not, else the
+    /// route path the file itself gives (Next.js's route files), if any.
+    fn reads(&self, source: &str, path: &str) -> Option<Option<Vec<PathPart>>> {
         let triggers = &self.manifest.triggers;
         if !triggers.is_empty() && !triggers.iter().any(|t| source.contains(t.as_str())) {
-            return;
+            return None;
         }
-        let file_path = match self.manifest.file_routes {
-            Some(rule) => match rule.path_of(path) {
-                Some(p) => Some(p),
-                None => return,
-            },
-            None => None,
-        };
+        match self.manifest.file_routes {
+            Some(rule) => rule.path_of(path).map(Some),
+            None => Some(None),
+        }
+    }
+
+    /// The queries that read `source`: those whose own triggers it holds, or that have none.
+    fn queries<'a>(&'a self, lang: Lang, source: &'a str) -> impl Iterator<Item = &'a Compiled> + 'a {
+        (0..self.sources.len())
+            .filter(|&i| self.triggers[i].is_empty() || self.triggers[i].iter().any(|t| source.contains(t.as_str())))
+            .filter_map(move |i| self.query(i, lang))
+    }
+
+    fn query(&self, i: usize, lang: Lang) -> Option<&Compiled> {
         // A built-in plugin's queries are compiled by a test; a user plugin's were checked when loaded.
-        let queries = self.compiled[lang_index(lang)].get_or_init(|| self.compile(lang).unwrap_or_default());
-        let start = out.len();
-        for query in queries {
-            let names = query.capture_names();
-            let mut cursor = QueryCursor::new();
-            cursor.set_max_start_depth(self.manifest.start_depth);
-            let mut matches = cursor.matches(query, tree.root_node(), source.as_bytes());
-            while let Some(m) = matches.next() {
-                let mut by_name: HashMap<&str, Node<'_>> = HashMap::new();
-                for c in m.captures() {
-                    by_name.entry(names[c.index as usize]).or_insert(c.node);
-                }
-                if let Some(fact) = self.fact(&by_name, source) {
-                    if fact.kind == WireKind::Request
-                        && let Some(node) = by_name.get("request")
-                        && let Some(client) = wrapper(*node, &fact, source)
-                    {
-                        out.push(client);
-                    }
-                    out.push(fact);
-                }
-            }
+        self.compiled[i][lang_index(lang)].get_or_init(|| self.compile(i, lang).ok()).as_ref()
+    }
+
+    /// The fact of one match (and the client a request helper makes), appended to `out`.
+    fn collect(&self, m: &QueryMatch<'_, '_>, query: &Query, source: &str, out: &mut Vec<WireFact>) {
+        let names = query.capture_names();
+        let mut by_name: HashMap<&str, Node<'_>> = HashMap::new();
+        for c in m.captures() {
+            by_name.entry(names[c.index as usize]).or_insert(c.node);
         }
-        // Patterns for one construct with and without an optional part match it twice: keep the fuller.
-        let mine = out.split_off(start);
+        if let Some(fact) = self.fact(&by_name, source) {
+            if fact.kind == WireKind::Request
+                && let Some(node) = by_name.get("request")
+                && let Some(client) = wrapper(*node, &fact, source)
+            {
+                out.push(client);
+            }
+            out.push(fact);
+        }
+    }
+
+    /// This plugin's facts of one file, `mine`, appended to `out`: of two matches of one construct (patterns
+    /// with and without an optional part) the fuller kept, the file's own path and the default method
+    /// filled in.
+    fn finish(&self, mine: Vec<WireFact>, file_path: Option<Vec<PathPart>>, out: &mut Vec<WireFact>) {
         let mut kept: Vec<WireFact> = Vec::with_capacity(mine.len());
         for fact in mine {
             let same = |k: &WireFact| {
@@ -438,6 +480,130 @@ impl Extractor {
     }
 }
 
+/// The facts the plugins of `extractors` that read `lang` find in `tree`, the syntax tree of the file at
+/// `path`.
+///
+/// Tree-sitter's query cursor does its bookkeeping at every node it passes, and a pattern rooted at any
+/// node (`(_ function: …)`) is tried at every one: over the whole tree, a plugin's query cost as much as
+/// parsing the file. Queries whose patterns all name their root's kind run instead from one walk of the
+/// tree shared by every plugin, started only at nodes of those kinds and no deeper; the others (and those
+/// with a start depth, which stop near the root) run over the whole tree.
+///
+/// A request made on a name is kept only when the name can be an HTTP client: a library's own
+/// ([`builtin_client`]), a client bound in this file, or a name this file imports (which the indexer then
+/// proves or drops). `settings.get("key")` and `@app.get("/x")` are no requests.
+pub fn run_all(
+    extractors: &[Extractor],
+    lang: Lang,
+    tree: &Tree,
+    source: &str,
+    path: &str,
+    imports: &[Import],
+    out: &mut Vec<WireFact>,
+) {
+    let start = out.len();
+    let mut cursor = QueryCursor::new();
+    let bytes = source.as_bytes();
+    // Per plugin that reads the file: the plugin, the file's own route path, its facts so far.
+    type Reading<'e> = (&'e Extractor, Option<Vec<PathPart>>, Vec<WireFact>);
+    let mut active: Vec<Reading<'_>> = Vec::new();
+    // (root kind id, plugin, query) for the queries run from the walk.
+    let mut starts: Vec<(u16, usize, &Compiled)> = Vec::new();
+    for extractor in extractors.iter().filter(|e| e.takes(lang)) {
+        let Some(file_path) = extractor.reads(source, path) else { continue };
+        let at = active.len();
+        let mut facts = Vec::new();
+        for compiled in extractor.queries(lang, source) {
+            match &compiled.roots {
+                Some(roots) => starts.extend(roots.iter().map(|&kind| (kind, at, compiled))),
+                None => {
+                    cursor.set_max_start_depth(extractor.manifest.start_depth);
+                    let mut matches = cursor.matches(&compiled.query, tree.root_node(), bytes);
+                    while let Some(m) = matches.next() {
+                        extractor.collect(m, &compiled.query, source, &mut facts);
+                    }
+                }
+            }
+        }
+        active.push((extractor, file_path, facts));
+    }
+    if !starts.is_empty() {
+        starts.sort_by_key(|s| s.0);
+        cursor.set_max_start_depth(Some(0));
+        let mut walk = tree.walk();
+        'walk: loop {
+            let node = walk.node();
+            let kind = node.kind_id();
+            let from = starts.partition_point(|s| s.0 < kind);
+            for &(_, at, compiled) in starts[from..].iter().take_while(|s| s.0 == kind) {
+                let (extractor, _, facts) = &mut active[at];
+                let mut matches = cursor.matches(&compiled.query, node, bytes);
+                while let Some(m) = matches.next() {
+                    extractor.collect(m, &compiled.query, source, facts);
+                }
+            }
+            if walk.goto_first_child() {
+                continue;
+            }
+            while !walk.goto_next_sibling() {
+                if !walk.goto_parent() {
+                    break 'walk;
+                }
+            }
+        }
+    }
+    for (extractor, file_path, facts) in active {
+        extractor.finish(facts, file_path, out);
+    }
+    let clients: Vec<String> =
+        out[start..].iter().filter(|f| f.kind == WireKind::Client).filter_map(|f| f.name.clone()).collect();
+    let mut i = start;
+    while i < out.len() {
+        let f = &out[i];
+        let keep = f.kind != WireKind::Request
+            || f.name.as_deref().is_none_or(|c| {
+                builtin_client(lang, c) || clients.iter().any(|k| k == c) || imports.iter().any(|m| m.alias == c)
+            });
+        if keep {
+            i += 1;
+        } else {
+            out.remove(i);
+        }
+    }
+}
+
+/// Whether `name` is an HTTP client library's own (`fetch`, `axios`, `requests`, `reqwest`), a client in
+/// every file that names it.
+pub fn builtin_client(lang: Lang, name: &str) -> bool {
+    match lang.family() {
+        Family::Js => ["fetch", "axios", "ky", "superagent"].contains(&name),
+        Family::Python => ["requests", "httpx"].contains(&name),
+        Family::Rust => name == "reqwest",
+    }
+}
+
+/// The node kinds the patterns of `query` (compiled from `text`) start at; `None` when some pattern may
+/// start elsewhere than at a named kind.
+fn roots(query: &Query, text: &str, grammar: &tree_sitter::Language) -> Option<Vec<u16>> {
+    let mut out = Vec::new();
+    for pattern in 0..query.pattern_count() {
+        if !query.is_pattern_rooted(pattern) {
+            return None;
+        }
+        let source = text.get(query.start_byte_for_pattern(pattern)..query.end_byte_for_pattern(pattern))?;
+        for name in crate::patterns::pattern_roots(source)? {
+            // 0 is no kind at all.
+            match grammar.id_for_node_kind(name, true) {
+                0 => return None,
+                id => out.push(id),
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Some(out)
+}
+
 /// The line a construct is on: a call in a chain (`Router::new()\n.route(…)\n.route(…)`) is on its
 /// method's line, not the chain's first.
 fn own_line(node: Node<'_>) -> u32 {
@@ -519,169 +685,4 @@ fn bound_name(node: Node<'_>, source: &str) -> Option<String> {
         }
     }
     None
-}
-
-/// The methods a node names: `get` → GET, `"POST"`, `["GET", "POST"]`; `route`, `api_route`, `all`,
-/// `use` → ANY.
-fn methods(node: Node<'_>, source: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![node];
-    while let Some(n) = stack.pop() {
-        match n.kind() {
-            "list" | "array" | "tuple" | "set" => {
-                let mut cursor = n.walk();
-                let children: Vec<Node<'_>> = n.named_children(&mut cursor).collect();
-                stack.extend(children.into_iter().rev());
-            }
-            _ => {
-                let raw = string_text(n, source).unwrap_or_else(|| source[n.byte_range()].to_owned());
-                let m = raw.trim().to_ascii_uppercase();
-                let m = match m.as_str() {
-                    "ROUTE" | "API_ROUTE" | "ALL" | "USE" | "METHOD" => "ANY".to_owned(),
-                    "DEL" => "DELETE".to_owned(),
-                    _ => m,
-                };
-                if !m.is_empty() && m.chars().all(|c| c.is_ascii_alphabetic() || c == '_') {
-                    out.push(m);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The text of a plain string literal (Python, TypeScript), without quotes; `None` for other nodes.
-fn string_text(node: Node<'_>, source: &str) -> Option<String> {
-    if node.kind() != "string" {
-        return None;
-    }
-    let parts = path_parts(node, source);
-    parts
-        .iter()
-        .map(|p| match p {
-            PathPart::Text(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect::<Option<String>>()
-}
-
-/// A path expression in parts: string literals (with their interpolations), concatenations, names.
-pub fn path_parts(node: Node<'_>, source: &str) -> Vec<PathPart> {
-    let text = |n: Node<'_>| source[n.byte_range()].to_owned();
-    let mut out = Vec::new();
-    match node.kind() {
-        "string" | "template_string" | "string_literal" | "raw_string_literal" => {
-            let mut cursor = node.walk();
-            let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-            if children.is_empty() {
-                // `''`, or a grammar that keeps the text in the node itself.
-                let raw = text(node);
-                let inner = raw.trim_matches(|c| c == '"' || c == '\'' || c == '`');
-                if !inner.is_empty() {
-                    out.push(PathPart::Text(inner.to_owned()));
-                }
-            }
-            for child in children {
-                match child.kind() {
-                    "string_content" | "string_fragment" | "escape_sequence" => out.push(PathPart::Text(text(child))),
-                    "interpolation" | "template_substitution" => {
-                        let mut c = child.walk();
-                        let inner: Vec<Node<'_>> = child.named_children(&mut c).collect();
-                        match inner.first() {
-                            Some(e) if matches!(e.kind(), "identifier" | "attribute" | "member_expression") => {
-                                out.push(PathPart::Name(text(*e)));
-                            }
-                            _ => out.push(PathPart::Param),
-                        }
-                    }
-                    // Python's string_start / string_end and TypeScript's quotes carry no text.
-                    _ => {}
-                }
-            }
-        }
-        "concatenated_string" => {
-            let mut cursor = node.walk();
-            for child in node.named_children(&mut cursor) {
-                out.extend(path_parts(child, source));
-            }
-        }
-        "binary_operator" | "binary_expression" => {
-            let (l, r) = (node.child_by_field_name("left"), node.child_by_field_name("right"));
-            let plus = node.child_by_field_name("operator").map(text).as_deref() == Some("+");
-            match (l, r, plus) {
-                (Some(l), Some(r), true) => {
-                    out.extend(path_parts(l, source));
-                    out.extend(path_parts(r, source));
-                }
-                _ => out.push(PathPart::Unknown(text(node))),
-            }
-        }
-        "parenthesized_expression" => {
-            let mut cursor = node.walk();
-            let inner: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-            match inner.as_slice() {
-                [one] => out.extend(path_parts(*one, source)),
-                _ => out.push(PathPart::Unknown(text(node))),
-            }
-        }
-        "identifier" | "attribute" | "member_expression" => out.push(PathPart::Name(text(node))),
-        "macro_invocation" if node.child_by_field_name("macro").map(text).as_deref() == Some("format") => {
-            out.extend(format_parts(node, source));
-        }
-        _ => out.push(PathPart::Unknown(text(node))),
-    }
-    merge_text(out)
-}
-
-/// Rust's `format!("{}/users/{id}", base)` in parts: its placeholders named (`{id}`) or parameters, one
-/// before the first `/` unknown (a base URL held elsewhere).
-fn format_parts(node: Node<'_>, source: &str) -> Vec<PathPart> {
-    let mut cursor = node.walk();
-    let tokens = node.named_children(&mut cursor).find(|c| c.kind() == "token_tree");
-    let Some(template) = tokens.and_then(|t| {
-        let mut c = t.walk();
-        t.named_children(&mut c).find(|n| n.kind() == "string_literal")
-    }) else {
-        return vec![PathPart::Unknown(source[node.byte_range()].to_owned())];
-    };
-    let raw: String = path_parts(template, source)
-        .into_iter()
-        .map(|p| match p {
-            PathPart::Text(t) => t,
-            _ => String::new(),
-        })
-        .collect();
-    let mut out = Vec::new();
-    let mut rest = raw.as_str();
-    while let Some(open) = rest.find('{') {
-        if rest[open..].starts_with("{{") {
-            out.push(PathPart::Text(rest[..open + 1].to_owned()));
-            rest = &rest[open + 2..];
-            continue;
-        }
-        out.push(PathPart::Text(rest[..open].to_owned()));
-        let close = rest[open..].find('}').map_or(rest.len(), |c| open + c);
-        let inner = rest[open + 1..close].split(':').next().unwrap_or("");
-        let before_path = !out.iter().any(|p| matches!(p, PathPart::Text(t) if t.contains('/')));
-        out.push(match (inner.is_empty(), before_path) {
-            (_, true) => PathPart::Unknown(format!("{{{inner}}}")),
-            (true, false) => PathPart::Param,
-            (false, false) => PathPart::Name(inner.to_owned()),
-        });
-        rest = &rest[(close + 1).min(rest.len())..];
-    }
-    out.push(PathPart::Text(rest.to_owned()));
-    merge_text(out.into_iter().filter(|p| !matches!(p, PathPart::Text(t) if t.is_empty())).collect())
-}
-
-/// Adjacent text parts joined.
-fn merge_text(parts: Vec<PathPart>) -> Vec<PathPart> {
-    let mut out: Vec<PathPart> = Vec::with_capacity(parts.len());
-    for p in parts {
-        match (out.last_mut(), p) {
-            (Some(PathPart::Text(a)), PathPart::Text(b)) => a.push_str(&b),
-            (_, p) => out.push(p),
-        }
-    }
-    out
 }
