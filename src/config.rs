@@ -5,6 +5,7 @@
 //! ```toml
 //! [plugins]
 //! dir = "tools/drsg-plugins"   # relative to drsg.toml; one folder per plugin (plugin.toml + *.scm)
+//! builtin = false              # leave the built-in declarative plugins out (default: true)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -23,12 +24,20 @@ pub fn set_explicit(path: Option<PathBuf>) {
 }
 
 /// What a `drsg.toml` says.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Config {
     /// The file read, if any.
     pub file: Option<PathBuf>,
     /// The folder of the repository's declarative plugins.
     pub plugins_dir: Option<PathBuf>,
+    /// Whether the built-in declarative plugins run (`[plugins] builtin`, default true).
+    pub builtin_plugins: bool,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config { file: None, plugins_dir: None, builtin_plugins: true }
+    }
 }
 
 /// The config for the tree at `root`: `--config`'s file, else `drsg.toml` at `root`, else at the root
@@ -53,7 +62,12 @@ pub fn for_root(root: &Path) -> anyhow::Result<Config> {
         Some(toml::Value::String(dir)) => Some(file.parent().unwrap_or(Path::new(".")).join(dir)),
         Some(_) => anyhow::bail!("{}: `[plugins] dir` must be a string", file.display()),
     };
-    Ok(Config { file: Some(file), plugins_dir })
+    let builtin_plugins = match table.get("plugins").and_then(|p| p.get("builtin")) {
+        None => true,
+        Some(toml::Value::Boolean(on)) => *on,
+        Some(_) => anyhow::bail!("{}: `[plugins] builtin` must be true or false", file.display()),
+    };
+    Ok(Config { file: Some(file), plugins_dir, builtin_plugins })
 }
 
 /// The declarative plugins of `config`'s folder, one per sub-folder holding a `plugin.toml`, and why each

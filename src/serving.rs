@@ -28,6 +28,7 @@ pub fn registry_for(root: &Path) -> &'static drsg_parsers::Registry {
                 for why in refused {
                     eprintln!("warning: plugin refused: {why}; the other plugins are loaded");
                 }
+                let registry = if config.builtin_plugins { registry } else { registry.without_extractors() };
                 registry.with_extractors(loaded)
             }
             Err(err) => {

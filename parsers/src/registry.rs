@@ -32,6 +32,12 @@ impl Registry {
         self
     }
 
+    /// The registry without its declarative plugins.
+    pub fn without_extractors(mut self) -> Registry {
+        self.extractors.clear();
+        self
+    }
+
     /// The declarative plugins.
     pub fn extractors(&self) -> &[Extractor] {
         &self.extractors

@@ -178,3 +178,27 @@ fn a_user_plugin_adds_a_framework_and_a_changed_plugin_set_is_said_until_rebuild
     let out = drsg(&db, &["wire"], fx.path());
     assert!(String::from_utf8_lossy(&out.stderr).contains("drsg.toml:1:"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn the_built_in_plugins_can_be_left_out() {
+    let fx = Fixture::inline(concat!(
+        "//- /drsg.toml\n[plugins]\nbuiltin = false\n",
+        "//- /app.py\nfrom flask import Flask\napp = Flask(__name__)\n\n\n@app.route(\"/hello\")\ndef hello():\n    return 'hi'\n",
+    ));
+    let db = fx.outside().join("p.drsg");
+    let out = drsg(&db, &["index", fx.path().to_str().unwrap()], fx.outside());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = drsg(&db, &["wire", "/hello"], fx.path());
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    // With them (another config), the same tree serves the route.
+    let on = fx.outside().join("on.toml");
+    std::fs::write(&on, "[plugins]\nbuiltin = true\n").unwrap();
+    let db = fx.outside().join("q.drsg");
+    let out = drsg(&db, &["index", fx.path().to_str().unwrap(), "--config", on.to_str().unwrap()], fx.outside());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&drsg(&db, &["wire", "/hello"], fx.path()).stdout).into_owned();
+    assert!(text.starts_with("GET /hello → app.hello"), "{text}");
+    std::fs::write(fx.path().join("drsg.toml"), "[plugins]\nbuiltin = \"no\"\n").unwrap();
+    let out = drsg(&db, &["wire"], fx.path());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`[plugins] builtin` must be true or false"));
+}
