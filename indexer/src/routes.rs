@@ -219,6 +219,13 @@ pub(crate) fn layer(t: &Table) -> Layer {
             (at, method.to_owned(), path.to_owned())
         })
         .collect();
+    // Proxies in the tree (a dev server's or gateway's rewrite, `{ "^/api": "" }`): a request no route
+    // serves as written may be served as the proxy forwards it.
+    let rewrites: Vec<(String, String)> = files
+        .iter()
+        .flat_map(|&fi| facts(fi).filter(|f| f.kind == WireKind::Rewrite))
+        .filter_map(|f| Some((normalise(&literal(&f.path)?), f.target.clone().unwrap_or_default())))
+        .collect();
     let mut stand_ins: BTreeMap<String, usize> = BTreeMap::new();
     for &fi in &files {
         let file = &t.files[fi];
@@ -240,13 +247,17 @@ pub(crate) fn layer(t: &Table) -> Layer {
             let path = scope.assemble(fi as u32, &parts, true);
             out.counts.unknown_paths += u64::from(path.unknown);
             let methods = if f.methods.is_empty() { vec!["GET".to_owned()] } else { f.methods.clone() };
+            let via = rewritten(&path.path, &rewrites);
             for method in methods {
-                let served_by = route_paths
-                    .iter()
-                    .filter(|(_, m, _)| m == &method || m == "ANY")
-                    .filter_map(|(at, m, p)| Some((fit(p, &path.path)?, m == "ANY", at)))
-                    .min_by_key(|(fit, any, _)| (*fit, *any))
-                    .map(|(_, _, at)| *at);
+                let best = |path: &str| {
+                    route_paths
+                        .iter()
+                        .filter(|(_, m, _)| m == &method || m == "ANY")
+                        .filter_map(|(at, m, p)| Some((fit(p, path)?, m == "ANY", at)))
+                        .min_by_key(|(fit, any, _)| (*fit, *any))
+                        .map(|(_, _, at)| *at)
+                };
+                let served_by = best(&path.path).or_else(|| via.iter().find_map(|p| best(p)));
                 out.counts.requests += 1;
                 let target = match served_by {
                     Some(at) => at,
@@ -254,8 +265,12 @@ pub(crate) fn layer(t: &Table) -> Layer {
                         out.counts.requests_unserved += 1;
                         let key = format!("request:{method} {}", path.path);
                         *stand_ins.entry(key.clone()).or_insert_with(|| {
-                            let props =
-                                json!({"method": method, "path": path.path, "unknown": path.unknown.then_some(true)});
+                            let props = json!({
+                                "method": method,
+                                "path": path.path,
+                                "unknown": path.unknown.then_some(true),
+                                "via": (!via.is_empty()).then_some(&via),
+                            });
                             out.nodes.push(node(key, "Request", &path.path, &file.path, f.line, props));
                             out.nodes.len() - 1
                         })
@@ -267,6 +282,23 @@ pub(crate) fn layer(t: &Table) -> Layer {
         }
     }
     out.counts.routes = routes.len() as u64;
+    out
+}
+
+/// The paths a request of `path` reaches through the tree's proxies: each rewrite whose prefix starts it
+/// (whole segments), with the prefix replaced (`/api/users` through `{ "^/api": "" }` is `/users`).
+fn rewritten(path: &str, rewrites: &[(String, String)]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (from, to) in rewrites {
+        let Some(rest) = path.strip_prefix(from.as_str()) else { continue };
+        if !(rest.is_empty() || rest.starts_with('/')) || from == "/" {
+            continue;
+        }
+        let p = normalise(&format!("{to}{rest}"));
+        if p != path && !out.contains(&p) {
+            out.push(p);
+        }
+    }
     out
 }
 

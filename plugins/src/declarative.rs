@@ -56,6 +56,7 @@ pub fn builtin_extractors() -> Vec<Extractor> {
         plugin!("axum", ["routes.scm"]),
         plugin!("actix-web", ["routes.scm", "attributes.scm"]),
         plugin!("http-clients-rs", ["requests.scm"]),
+        plugin!("proxies-js", ["rewrites.scm"]),
     ];
     files
         .iter()
@@ -352,12 +353,24 @@ mod tests {
         assert_eq!(run("serve ('/a')\nmount('/b')\n"), ["Mount L2  /b on=-"]);
     }
 
+    #[test]
+    fn proxy_rewrites_from_http_proxy_middleware_and_vite() {
+        let setup = "module.exports = function(app) {\n  app.use('/api', createProxyMiddleware({\n    target: 'http://backend:8000',\n    pathRewrite: { '^/api': '' },\n  }));\n};\n";
+        assert_eq!(briefs("src/setupProxy.js", setup), ["Rewrite L4  /api on=- target="]);
+        let vite = "export default defineConfig({\n  server: { proxy: { '/api': {\n    target: 'http://localhost:8000',\n    rewrite: (path) => path.replace(/^\\/api/, '/v1'),\n  } } },\n});\n";
+        assert_eq!(briefs("vite.config.ts", vite), ["Rewrite L4  /api on=- target=/v1"]);
+        // A pattern that is more than a literal prefix is no rewrite drsg can follow.
+        let wild = "app.use(proxy({ pathRewrite: { '^/api/(.*)': '/$1' } }));\n";
+        assert_eq!(briefs("src/setupProxy.js", wild), Vec::<String>::new());
+    }
+
     /// A call on a name is a request only when the name can be a client: a library's, one bound in the
     /// file, or an imported one (`import { api } from './client'`), wherever the file's imports are.
     #[test]
     fn requests_are_read_on_imported_clients_and_never_on_other_names() {
-        let ts = "import { api } from './client';\nconst cache = new Map();\nexport function list() {\n  cache.get('/users');\n  return api.get('/users');\n}\n";
-        assert_eq!(briefs("src/users.ts", ts), ["Request L5 GET /users on=api"]);
+        let ts = "import { api } from './client';\nimport { store } from './store';\nconst cache = new Map();\nexport function list(key: string) {\n  cache.get('/users');\n  store.get(key);\n  return api.get('/users');\n}\n";
+        // `cache` is bound here and is no client; `store` is imported, but `key` is no URL.
+        assert_eq!(briefs("src/users.ts", ts), ["Request L7 GET /users on=api"]);
         let py = "from .http import client\nimport requests\n\ndef load(settings):\n    settings.get('/k')\n    requests.post('/login')\n    return client.get('/users')\n";
         assert_eq!(
             briefs("app/users.py", py),

@@ -1,6 +1,7 @@
 //! The wire between code planes: which route of another plane serves each `Request` stand-in (a request
 //! no route of its own plane serves), computed from the stored facts when asked, so never staler than the
-//! planes. `wire`, `impact --across` and `trace` pair requests with routes alike through it.
+//! planes. `wire`, `impact --across` and `trace` pair requests with routes alike through it. A request
+//! that no route fits as written is tried as its plane's proxies forward it (its `via` paths).
 
 use std::collections::HashMap;
 
@@ -16,6 +17,8 @@ struct End {
     plane: i64,
     method: String,
     path: String,
+    /// The paths a request also reaches through its plane's proxies.
+    via: Vec<String>,
 }
 
 /// Every code plane's routes and request stand-ins, and the route each stand-in fits best.
@@ -31,18 +34,26 @@ impl Across {
             for (label, into) in [("Route", &mut routes), ("Request", &mut requests)] {
                 for n in store.nodes_by_label(plane.id, label)? {
                     let text = |k: &str| n.props.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-                    into.push(End { id: n.id, plane: plane.id, method: text("method"), path: text("path") });
+                    let via = n
+                        .props
+                        .get("via")
+                        .and_then(Value::as_array)
+                        .map_or_else(Vec::new, |v| v.iter().filter_map(Value::as_str).map(str::to_owned).collect());
+                    into.push(End { id: n.id, plane: plane.id, method: text("method"), path: text("path"), via });
                 }
             }
         }
         let mut served_by = HashMap::new();
         let mut requested_by: HashMap<i64, Vec<i64>> = HashMap::new();
         for q in &requests {
-            let best = routes
-                .iter()
-                .filter(|r| r.plane != q.plane && (r.method == q.method || r.method == "ANY"))
-                .filter_map(|r| Some((fit(&r.path, &q.path)?, r.method == "ANY", r.id)))
-                .min();
+            let best_for = |path: &str| {
+                routes
+                    .iter()
+                    .filter(|r| r.plane != q.plane && (r.method == q.method || r.method == "ANY"))
+                    .filter_map(|r| Some((fit(&r.path, path)?, r.method == "ANY", r.id)))
+                    .min()
+            };
+            let best = best_for(&q.path).or_else(|| q.via.iter().find_map(|p| best_for(p)));
             if let Some((_, _, route)) = best {
                 served_by.insert(q.id, route);
                 requested_by.entry(route).or_default().push(q.id);

@@ -202,3 +202,20 @@ fn the_built_in_plugins_can_be_left_out() {
     let out = drsg(&db, &["wire"], fx.path());
     assert!(String::from_utf8_lossy(&out.stderr).contains("`[plugins] builtin` must be true or false"));
 }
+
+#[test]
+fn a_front_end_plane_behind_a_dev_proxy_pairs_with_the_back_end_plane() {
+    let fx = Fixture::inline(concat!(
+        "//- /backend/app.py\nfrom flask import Flask\napp = Flask(__name__)\n\n\n@app.route(\"/users\")\ndef users():\n    return []\n",
+        "//- /frontend/src/setupProxy.js\nmodule.exports = (app) => {\n",
+        "  app.use('/api', createProxyMiddleware({ target: 'http://backend', pathRewrite: { '^/api': '' } }));\n};\n",
+        "//- /frontend/src/App.js\nexport function load() {\n  return fetch('/api/users');\n}\n",
+    ));
+    let db = fx.outside().join("two.drsg");
+    for (dir, plane) in [("backend", "api"), ("frontend", "web")] {
+        let out = drsg(&db, &["index", fx.path().join(dir).to_str().unwrap(), "--plane", plane], fx.outside());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let answer = json(&drsg(&db, &["wire", "--json"], fx.path()));
+    assert_eq!(summary(&answer), ["GET /users → app.users (api) ← frontend/src/App.load (web)"]);
+}

@@ -241,3 +241,21 @@ fn clients_made_in_one_module_and_called_from_others() {
     assert_eq!(serves, ["GET /api/users -> app.users"]);
     assert_eq!(requests, ["repo/web/src/users.listUsers -> GET /api/users", "sync.sync -> GET /api/users"]);
 }
+
+/// A Create React App front end whose dev proxy strips `/api` before the Rust back end sees the path
+/// (awesome-compose's react-rust-postgres): the request is served as the proxy forwards it.
+#[test]
+fn a_dev_proxy_that_strips_a_prefix_pairs_requests_with_the_routes_behind_it() {
+    let (serves, requests) = wiring(concat!(
+        "//- /backend/src/main.rs\nuse actix_web::{get, App, HttpServer, Responder};\n",
+        "#[get(\"/users\")]\nasync fn list_users() -> impl Responder { \"[]\" }\n",
+        "//- /frontend/src/setupProxy.js\nconst { createProxyMiddleware } = require('http-proxy-middleware');\n",
+        "module.exports = function(app) {\n  app.use('/api', createProxyMiddleware({ target: 'http://backend:8000', pathRewrite: { '^/api': '' } }));\n};\n",
+        "//- /frontend/src/App.js\nexport function App() {\n  fetch('/api/users');\n  fetch('/api/orders');\n}\n",
+    ));
+    assert_eq!(serves, ["GET /users -> backend::src::main::list_users"]);
+    assert_eq!(
+        requests,
+        ["repo/frontend/src/App.App -> request:GET /api/orders", "repo/frontend/src/App.App -> GET /users"]
+    );
+}

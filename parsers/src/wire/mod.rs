@@ -20,6 +20,7 @@
 //! | `@request`, `@request.method`, `@request.url`, `@request.client` | a request; `client` is what it is made on |
 //! | `@client`, `@client.name`, `@client.base` | a client bound to a name, with its base URL |
 //! | `@constant`, `@constant.name`, `@constant.value` | a string constant |
+//! | `@rewrite`, `@rewrite.from`, `@rewrite.to` | a proxy forwards paths starting with `from` (a string or a regular expression such as `^/api`) with that part replaced by `to` |
 //! | `@_…` | a helper capture, for predicates only |
 //!
 //! A router, route, mount or client named by a call chain (`Router().use(a)`, `Router::new().route(…)`)
@@ -47,6 +48,9 @@ pub enum WireKind {
     Request,
     Client,
     Constant,
+    /// A proxy's rewrite of the paths it forwards: `path` is the prefix it replaces, `target` the text put
+    /// in its place.
+    Rewrite,
 }
 
 impl WireKind {
@@ -58,6 +62,7 @@ impl WireKind {
             "request" => WireKind::Request,
             "client" => WireKind::Client,
             "constant" => WireKind::Constant,
+            "rewrite" => WireKind::Rewrite,
             _ => return None,
         })
     }
@@ -170,6 +175,9 @@ pub const VOCABULARY: &[&str] = &[
     "constant",
     "constant.name",
     "constant.value",
+    "rewrite",
+    "rewrite.from",
+    "rewrite.to",
 ];
 
 /// What a plugin's manifest says, besides its queries.
@@ -436,9 +444,13 @@ impl Extractor {
             WireKind::Request => "url",
             WireKind::Client => "base",
             WireKind::Constant => "value",
+            WireKind::Rewrite => "from",
         };
         if let Some(p) = part(path_field) {
-            fact.path = path_parts(p, source);
+            fact.path = match kind {
+                WireKind::Rewrite => vec![PathPart::Text(paths::prefix_pattern(p, source)?)],
+                _ => path_parts(p, source),
+            };
         }
         let named = match kind {
             WireKind::Route | WireKind::Mount => part("router"),
@@ -459,6 +471,9 @@ impl Extractor {
             }
             _ => text(t),
         });
+        if kind == WireKind::Rewrite {
+            fact.target = Some(part("to").and_then(|n| paths::string_text(n, source)).unwrap_or_default());
+        }
         if let Some(scope) = part("scope") {
             fact.scoped = true;
             fact.line = scope.start_position().row as u32 + 1;
@@ -562,7 +577,9 @@ pub fn run_all(
         let f = &out[i];
         let keep = f.kind != WireKind::Request
             || f.name.as_deref().is_none_or(|c| {
-                builtin_client(lang, c) || clients.iter().any(|k| k == c) || imports.iter().any(|m| m.alias == c)
+                builtin_client(lang, c)
+                    || clients.iter().any(|k| k == c)
+                    || (imports.iter().any(|m| m.alias == c) && looks_like_a_url(&f.path))
             });
         if keep {
             i += 1;
@@ -570,6 +587,20 @@ pub fn run_all(
             out.remove(i);
         }
     }
+}
+
+/// Whether a request's URL looks like one, for a call on an imported name that may be no client at all
+/// (`cache.get(key)`, `settings.get("DEBUG")`): a literal part holding a `/` or a scheme, or a constant's
+/// name (`USERS_URL`).
+fn looks_like_a_url(path: &[PathPart]) -> bool {
+    path.iter().any(|p| match p {
+        PathPart::Text(t) => t.contains('/') || t.starts_with("http"),
+        PathPart::Name(n) => {
+            let last = n.rsplit('.').next().unwrap_or(n);
+            last.chars().any(|c| c.is_ascii_uppercase()) && !last.chars().any(|c| c.is_ascii_lowercase())
+        }
+        _ => false,
+    })
 }
 
 /// Whether `name` is an HTTP client library's own (`fetch`, `axios`, `requests`, `reqwest`), a client in

@@ -34,7 +34,7 @@ pub(super) fn methods(node: Node<'_>, source: &str) -> Vec<String> {
 }
 
 /// The text of a plain string literal (Python, TypeScript), without quotes; `None` for other nodes.
-fn string_text(node: Node<'_>, source: &str) -> Option<String> {
+pub(super) fn string_text(node: Node<'_>, source: &str) -> Option<String> {
     if node.kind() != "string" {
         return None;
     }
@@ -46,6 +46,18 @@ fn string_text(node: Node<'_>, source: &str) -> Option<String> {
             _ => None,
         })
         .collect::<Option<String>>()
+}
+
+/// The path prefix a proxy's rewrite matches: the text of a string or regular expression anchored at the
+/// start (`"^/api"`, `/^\/api/` → `/api`); `None` for a pattern that is more than a literal prefix.
+pub(super) fn prefix_pattern(node: Node<'_>, source: &str) -> Option<String> {
+    let raw = match node.kind() {
+        "regex" => source[node.child_by_field_name("pattern")?.byte_range()].replace("\\/", "/"),
+        _ => string_text(node, source)?,
+    };
+    let literal = raw.strip_prefix('^').unwrap_or(&raw).trim_end_matches('/');
+    let plain = literal.chars().all(|c| c.is_alphanumeric() || matches!(c, '/' | '-' | '_'));
+    (plain && !literal.is_empty()).then(|| literal.to_owned())
 }
 
 /// A path expression in parts: string literals (with their interpolations), concatenations, names.
