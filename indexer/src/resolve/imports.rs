@@ -27,22 +27,22 @@ impl Resolver<'_> {
 
     /// What an import binds (a module for globs and namespace imports). Memoised; cycles are misses.
     pub(super) fn resolve_import(&self, fi: u32, ii: u32) -> Res<Target> {
-        // The value pass of a call (see `resolve_ref`) may bind an import differently, so it neither
-        // reads nor fills the memo (the nesting bound still stops cycles).
-        let value_name = self.value_name.borrow().clone();
-        if let Some(value_name) = value_name {
+        // A lookup wanting a value or a type (see `resolve_ref`) may bind an import differently, so it
+        // neither reads nor fills the memo (the nesting bound still stops cycles).
+        let wanted = self.wanted.borrow().clone();
+        if let Some((name, want)) = wanted {
             // Through an alias (`from pkg import f as g`, `use m::f as g`) the value is the imported name.
             let imp = &self.t.files[fi as usize].facts.imports[ii as usize];
-            if imp.alias == value_name {
+            if imp.alias == name {
                 let imported = match &imp.name {
                     Some(name) => name.as_str(),
                     None => imp.source.rsplit(['.', ':']).next().unwrap_or(&imp.source),
                 };
-                *self.value_name.borrow_mut() = Some(imported.to_owned());
+                *self.wanted.borrow_mut() = Some((imported.to_owned(), want));
             }
             self.family.set(self.family(fi));
             let result = self.nested(|| self.resolve_import_uncached(fi, ii));
-            *self.value_name.borrow_mut() = Some(value_name);
+            *self.wanted.borrow_mut() = Some((name, want));
             return result;
         }
         let memo_key = (fi, ii);

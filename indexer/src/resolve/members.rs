@@ -265,15 +265,17 @@ impl Resolver<'_> {
                         .max_by_key(|&i| self.t.def_of(i).map(|d| d.end_line - d.line).unwrap_or(0));
                     return Ok(best);
                 }
-                // TypeScript's merged declarations: in the value pass of a call, interfaces and type aliases
-                // step aside (`$constructor` the interface and `$constructor` the function).
-                if self.family(first.file) == Family::Js && self.wants_value(name) {
+                // TypeScript's merged declarations (`$constructor` the interface and `$constructor` the
+                // function): an annotation means the interface or type alias; anything else, a call or a
+                // step of an expression path (`schemas.ZodType.init`), the value.
+                if self.family(first.file) == Family::Js {
                     let type_only = |i: SymId| {
                         matches!(self.t.syms[i as usize].kind, SymKind::Def(DefKind::Interface | DefKind::TypeAlias))
                     };
-                    let values: Vec<SymId> = many.iter().copied().filter(|&i| !type_only(i)).collect();
-                    if let [value] = values.as_slice() {
-                        return Ok(Some(*value));
+                    let wants_type = self.wants_type(name);
+                    let meant: Vec<SymId> = many.iter().copied().filter(|&i| type_only(i) == wants_type).collect();
+                    if let [one] = meant.as_slice() {
+                        return Ok(Some(*one));
                     }
                 }
                 // Python's `typing.overload` stubs beside their implementation: the one not so decorated.

@@ -209,9 +209,18 @@ pub struct Resolver<'t> {
     file_crates: Vec<std::cell::OnceCell<Option<String>>>,
     /// The language family being resolved: it decides how external paths are joined.
     family: std::cell::Cell<Family>,
-    /// Rust keeps modules and values in separate namespaces: while a call `x::name(…)` that first
-    /// bound to a module `name` is resolved again, lookups of `name` skip modules (see `resolve_ref`).
-    value_name: RefCell<Option<String>>,
+    /// The meaning a lookup of a name wants, when one name has several: Rust keeps modules and values in
+    /// separate namespaces, so while a call `x::name(…)` that first bound to a module `name` is resolved
+    /// again, lookups of `name` skip modules (see `resolve_ref`); TypeScript merges an interface and a
+    /// value of one name, a call meaning the value and an annotation the type.
+    wanted: RefCell<Option<(String, Want)>>,
+}
+
+/// What a lookup of a name wants (see `Resolver::wanted`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Want {
+    Value,
+    Type,
 }
 
 const MAX_DEPTH: usize = 12;
@@ -255,7 +264,7 @@ impl<'t> Resolver<'t> {
             import_memo: RefCell::new(HashMap::new()),
             depth: std::cell::Cell::new(0),
             family: std::cell::Cell::new(Family::Rust),
-            value_name: RefCell::new(None),
+            wanted: RefCell::new(None),
             file_crates: vec![std::cell::OnceCell::new(); t.files.len()],
         }
     }
@@ -274,15 +283,27 @@ impl<'t> Resolver<'t> {
 
     /// Whether lookups of `name` skip modules (the value pass of a call, see `resolve_ref`).
     fn wants_value(&self, name: &str) -> bool {
-        self.value_name.borrow().as_deref() == Some(name)
+        matches!(self.wanted.borrow().as_ref(), Some((n, Want::Value)) if n == name)
+    }
+
+    fn wants_type(&self, name: &str) -> bool {
+        matches!(self.wanted.borrow().as_ref(), Some((n, Want::Type)) if n == name)
+    }
+
+    /// Runs `lookup` wanting `want` of `name` (and what an alias of it imports), then restores the wish.
+    fn wanting<T>(&self, name: &str, want: Want, lookup: impl FnOnce() -> T) -> T {
+        let saved = self.wanted.borrow_mut().replace((name.to_owned(), want));
+        let out = lookup();
+        *self.wanted.borrow_mut() = saved;
+        out
     }
 
     /// Runs a lookup of a path's head or middle segment, which names a namespace or a type, so the
     /// value pass does not apply to it.
     fn as_namespace<T>(&self, lookup: impl FnOnce() -> T) -> T {
-        let saved = self.value_name.borrow_mut().take();
+        let saved = self.wanted.borrow_mut().take();
         let out = lookup();
-        *self.value_name.borrow_mut() = saved;
+        *self.wanted.borrow_mut() = saved;
         out
     }
 

@@ -1,9 +1,9 @@
 //! References: how one reference binds, by its qualifier (a plain path, `self.`, `super.`, the result of
 //! a call), and macros, which Rust scopes textually and crate-wide once exported.
 
-use drsg_parsers::{DefKind, Family, Qualifier, Ref};
+use drsg_parsers::{DefKind, Family, Qualifier, Ref, RefKind};
 
-use super::{Found, Miss, Res, Resolution, Resolver, Shape, Strategy, Target, Why, miss};
+use super::{Found, Miss, Res, Resolution, Resolver, Shape, Strategy, Target, Want, Why, miss};
 use crate::builtins;
 use crate::table::{SymId, SymKind};
 
@@ -45,7 +45,11 @@ impl Resolver<'_> {
             Qualifier::Expr { call: None, .. } => miss("method call: receiver type unknown"),
             Qualifier::Tokens => miss("its tokens do not read as Rust, so what it calls depends on the expansion"),
         };
-        let mut result = run();
+        // An annotation means a type: of an interface and a value of one name, the interface.
+        let mut result = match (family, r.kind, r.path.last()) {
+            (Family::Js, RefKind::Type, Some(name)) => self.wanting(name, Want::Type, run),
+            _ => run(),
+        };
         // TypeScript merges declarations: an interface and a function (or a const) share a name. A call
         // means the value, so a tie between them is looked up again for a value.
         if family == Family::Js
@@ -53,9 +57,7 @@ impl Resolver<'_> {
             && matches!(&result, Err(Miss(Why::Text(why))) if why.contains("times in scope"))
             && let Some(name) = r.path.last()
         {
-            *self.value_name.borrow_mut() = Some(name.clone());
-            let again = run();
-            *self.value_name.borrow_mut() = None;
+            let again = self.wanting(name, Want::Value, run);
             if again.is_ok() {
                 result = again;
             }
@@ -77,9 +79,7 @@ impl Resolver<'_> {
             && let Some(name) = r.path.last()
         {
             let module = self.describe(target);
-            *self.value_name.borrow_mut() = Some(name.clone());
-            let again = run();
-            *self.value_name.borrow_mut() = None;
+            let again = self.wanting(name, Want::Value, run);
             result = match again {
                 Ok((t, by)) if !self.is_module(&t) => Ok((t, by)),
                 _ if Self::is_call_site(r.kind) => miss(format!(

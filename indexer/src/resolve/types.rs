@@ -4,7 +4,7 @@
 
 use drsg_parsers::{DefKind, Family, Inherit, TypeHint};
 
-use super::{Miss, Res, Resolver, Shape, Target, Why};
+use super::{Miss, Res, Resolver, Shape, Target, Want, Why};
 use crate::table::{SymId, SymKind, separator};
 
 /// Where a call chain's type was lost: at its first call, or at a step of its `then`.
@@ -51,9 +51,8 @@ impl Resolver<'_> {
         let b = &self.t.files[fi as usize].facts.bindings[bi as usize];
         match b.hint.as_ref()? {
             // Names in a binding's own initialiser are looked up before it (`let x = x.y()` is not recursive).
-            TypeHint::Annotated(path) | TypeHint::Constructed(path) => {
-                self.resolve_type_path(fi, b.scope, path, b.line.saturating_sub(1))
-            }
+            TypeHint::Annotated(path) => self.annotated_type(fi, b.scope, path, b.line.saturating_sub(1)),
+            TypeHint::Constructed(path) => self.resolve_type_path(fi, b.scope, path, b.line.saturating_sub(1)),
             TypeHint::CallResult(path) => self.call_result_type(fi, b.scope, path, b.line.saturating_sub(1)),
             TypeHint::CallChain(path, then) => self.chain_type(fi, b.scope, path, then, b.line.saturating_sub(1)),
             TypeHint::Field(path) => {
@@ -64,6 +63,16 @@ impl Resolver<'_> {
                 let class = self.enclosing_type(fi, b.scope)?;
                 fields.iter().try_fold(class, |ty, field| self.field_type(&ty, field))
             }
+        }
+    }
+
+    /// A type an annotation names (of a TypeScript interface and a value of one name, the interface).
+    fn annotated_type(&self, fi: u32, scope: Option<u32>, path: &[String], line: u32) -> Option<Target> {
+        match path.last() {
+            Some(name) if self.family(fi) == Family::Js => {
+                self.wanting(name, Want::Type, || self.resolve_type_path(fi, scope, path, line))
+            }
+            _ => self.resolve_type_path(fi, scope, path, line),
         }
     }
 
@@ -176,7 +185,7 @@ impl Resolver<'_> {
             if path.len() == 1 && path[0] == "Self" {
                 return self.enclosing_type(sym.file, Some(di));
             }
-            self.resolve_type_path(sym.file, def.parent, path, def.line)
+            self.annotated_type(sym.file, def.parent, path, def.line)
         };
         let typed = Typed { ty: declared(&def.returns), ok: declared(&def.returns_ok) };
         (typed.ty.is_some() || typed.ok.is_some()).then_some(typed)
@@ -186,7 +195,7 @@ impl Resolver<'_> {
     /// (`app = Flask(__name__)`, `current_app: Flask = LocalProxy(…)`), read where it is defined.
     pub(super) fn variable_type(&self, id: SymId) -> Option<Target> {
         let sym = &self.t.syms[id as usize];
-        if sym.kind != SymKind::Def(DefKind::Var) {
+        if !matches!(sym.kind, SymKind::Def(DefKind::Var | DefKind::Const)) {
             return None;
         }
         let def = self.t.def_of(id)?;

@@ -360,3 +360,48 @@ export function make() { return $constructor("x"); }
         "{calls:#?}"
     );
 }
+
+/// zod's shape: a namespace import of a barrel that re-exports with `export *` a function merged with an
+/// interface, and a const of the same name as an interface, typed by that interface: the call through the
+/// namespace means the function, a step of an expression path the const, and its member the interface's.
+#[test]
+fn merged_declarations_through_namespaces_and_export_star() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "z"}
+//- /src/core/core.ts
+export interface $constructor<T> {
+  init(inst: T, def: unknown): void;
+}
+export function $constructor<T>(name: string, init: (inst: T, def: unknown) => void): $constructor<T> {
+  return { init };
+}
+//- /src/core/index.ts
+export * from "./core";
+//- /src/schemas.ts
+import * as core from "./core/index";
+export interface ZodType { kind: string }
+export const ZodType: core.$constructor<ZodType> = core.$constructor("ZodType", (inst, def) => {});
+//- /src/iso.ts
+import * as core from "./core/index";
+import * as schemas from "./schemas";
+export const Iso = core.$constructor("Iso", (inst, def) => {
+  schemas.ZodType.init(inst, def);
+});
+export function kindOf(t: schemas.ZodType) { return t.kind; }
+"#,
+    );
+    // The interface is `$constructor`, the function (declared second) `$constructor#2`.
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS z/src/iso.Iso -> z/src/core/core.$constructor#2 L3 [import]",
+            "CALLS z/src/iso.Iso -> z/src/core/core.$constructor.init L4 [import]",
+            "CALLS z/src/schemas.ZodType#2 -> z/src/core/core.$constructor#2 L3 [import]",
+        ],
+    );
+    // An annotation means the interface.
+    let refs = ix.edges_of(&["REFERENCES"]);
+    assert!(refs.iter().any(|e| e.starts_with("REFERENCES z/src/iso.kindOf -> z/src/schemas.ZodType ")), "{refs:#?}");
+}
