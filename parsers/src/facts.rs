@@ -197,6 +197,11 @@ pub struct Def {
     /// (`T` in `fn f<T>()`, `S` in `impl<S> Router<S>`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generics: Vec<String>,
+    /// TypeScript: each parameter typed as a function (`init: (source: Observable<T>, subscriber:
+    /// Subscriber<R>) => void`), by its index: the types that function type gives its own parameters
+    /// (`this` left out; `None` where none is a plain type). A callback passed there takes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub callbacks: Vec<(u32, Vec<Option<Vec<String>>>)>,
 }
 
 /// The `impl` a Rust method sits in: `impl Type` or `impl Trait for Type`.
@@ -340,6 +345,10 @@ pub enum TypeHint {
     /// Python: `x = self.app.session_interface`: the type of the last field, read field by field from the
     /// enclosing class (the path starts with `self`).
     Field(Vec<String>),
+    /// TypeScript: an untyped parameter of a function passed as argument `arg` of a call of `callee` (or of
+    /// `new callee(…)`): the type the callee's declared parameter gives parameter `param` of that function
+    /// (`new Observable((subscriber) => …)`, `operate((source, subscriber) => …)`).
+    Callback { callee: Vec<String>, new: bool, arg: u32, param: u32 },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

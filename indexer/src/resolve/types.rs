@@ -55,6 +55,9 @@ impl Resolver<'_> {
             TypeHint::Constructed(path) => self.resolve_type_path(fi, b.scope, path, b.line.saturating_sub(1)),
             TypeHint::CallResult(path) => self.call_result_type(fi, b.scope, path, b.line.saturating_sub(1)),
             TypeHint::CallChain(path, then) => self.chain_type(fi, b.scope, path, then, b.line.saturating_sub(1)),
+            TypeHint::Callback { callee, new, arg, param } => {
+                self.callback_param_type(fi, b.scope, callee, *new, *arg, *param, b.line)
+            }
             TypeHint::Field(path) => {
                 let (first, fields) = path.split_first()?;
                 if first != "self" {
@@ -64,6 +67,38 @@ impl Resolver<'_> {
                 fields.iter().try_fold(class, |ty, field| self.field_type(&ty, field))
             }
         }
+    }
+
+    /// The type a callee's declared parameter `arg`, a function type, gives parameter `param` of the
+    /// function passed there (`operate((source, subscriber) => …)`; with `new`, the class's constructor).
+    #[allow(clippy::too_many_arguments)]
+    fn callback_param_type(
+        &self,
+        fi: u32,
+        scope: Option<u32>,
+        callee: &[String],
+        new: bool,
+        arg: u32,
+        param: u32,
+        line: u32,
+    ) -> Option<Target> {
+        let name = callee.last()?;
+        let found = self.wanting(name, Want::Value, || self.resolve_plain(fi, scope, callee, line, Shape::Path));
+        let Ok((Target::Sym(id), _)) = found else { return None };
+        let function = if new {
+            let kind = self.t.syms[id as usize].kind;
+            if kind != SymKind::Def(DefKind::Class) {
+                return None;
+            }
+            *self.t.members(id, "constructor").first()?
+        } else {
+            id
+        };
+        let sym = &self.t.syms[function as usize];
+        let def = self.t.def_of(function)?;
+        let (_, types) = def.callbacks.iter().find(|(i, _)| *i == arg)?;
+        let path = types.get(param as usize)?.as_ref()?;
+        self.annotated_type(sym.file, sym.def, path, def.line)
     }
 
     /// A type an annotation names (of a TypeScript interface and a value of one name, the interface).

@@ -25,12 +25,13 @@ fn surface(facts: &FileFacts) -> HashMap<&str, Vec<String>> {
     let defs = &facts.defs;
     for def in defs {
         let fingerprint = format!(
-            "def {:?} {:?} {:?} {:?} {:?} {} {} in {}",
+            "def {:?} {:?} {:?} {:?} {:?} {:?} {} {} in {}",
             def.kind,
             def.signature,
             def.visibility,
             def.impl_block,
             def.returns,
+            def.callbacks,
             def.external_body,
             def.is_test,
             def_path(defs, def.parent)
@@ -187,7 +188,8 @@ pub(super) fn passes_on(facts: &FileFacts, names: &Names<'_>, add: &mut dyn FnMu
     for def in defs {
         let returns = def.returns.iter().flatten();
         let block = def.impl_block.iter().flat_map(|b| b.self_ty.iter().chain(b.trait_.iter().flatten()));
-        if any_in(returns.chain(block), names) {
+        let callbacks = def.callbacks.iter().flat_map(|(_, types)| types.iter().flatten().flatten());
+        if any_in(returns.chain(block).chain(callbacks), names) {
             add(&def.name);
         }
     }
@@ -238,6 +240,7 @@ fn hint_path(hint: &Option<TypeHint>) -> &[String] {
     match hint {
         Some(TypeHint::Annotated(p) | TypeHint::Constructed(p) | TypeHint::CallResult(p) | TypeHint::Field(p)) => p,
         Some(TypeHint::CallChain(call, _)) => call,
+        Some(TypeHint::Callback { callee, .. }) => callee,
         None => &[],
     }
 }
@@ -272,7 +275,8 @@ fn mentions(facts: &FileFacts) -> impl Iterator<Item = &str> {
     });
     let defs = facts.defs.iter().flat_map(|d| {
         let block = d.impl_block.iter().flat_map(|b| strs(&b.self_ty).chain(b.trait_.iter().flat_map(|t| strs(t))));
-        d.returns.iter().chain(&d.returns_ok).flat_map(|r| strs(r)).chain(block)
+        let callbacks = d.callbacks.iter().flat_map(|(_, types)| types.iter().flatten().flat_map(|t| strs(t)));
+        d.returns.iter().chain(&d.returns_ok).flat_map(|r| strs(r)).chain(block).chain(callbacks)
     });
     refs.chain(imports).chain(exports).chain(inherits).chain(bindings).chain(defs)
 }

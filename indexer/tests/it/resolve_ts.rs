@@ -405,3 +405,56 @@ export function kindOf(t: schemas.ZodType) { return t.kind; }
     let refs = ix.edges_of(&["REFERENCES"]);
     assert!(refs.iter().any(|e| e.starts_with("REFERENCES z/src/iso.kindOf -> z/src/schemas.ZodType ")), "{refs:#?}");
 }
+
+/// rxjs's shape: a callback's untyped parameters take the types the callee's declared parameter gives
+/// them, for a function (`operate((source, subscriber) => …)`) and a class's constructor (`new
+/// Observable((subscriber) => …)`, `new Observable(subscriber => …)`).
+#[test]
+fn callback_parameters_are_typed_by_the_callees_declared_parameter() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "rx"}
+//- /src/Subscriber.ts
+export class Subscriber<T> {
+  next(value: T): void {}
+  complete(): void {}
+}
+//- /src/Observable.ts
+import { Subscriber } from "./Subscriber";
+export class Observable<T> {
+  constructor(subscribe?: (this: Observable<T>, subscriber: Subscriber<T>) => void) {}
+  subscribe(s: Subscriber<T>): void {}
+}
+export function operate<T, R>(init: (source: Observable<T>, subscriber: Subscriber<R>) => void, label?: T) {}
+//- /src/of.ts
+import { Observable, operate } from "./Observable";
+export function of(value: number) {
+  return new Observable<number>((subscriber) => {
+    subscriber.next(value);
+    subscriber.complete();
+  });
+}
+export function take() {
+  return operate((source, subscriber) => {
+    source.subscribe(subscriber);
+  });
+}
+export function single() {
+  return new Observable<number>(subscriber => subscriber.complete());
+}
+export function unknown(list: number[]) {
+  list.forEach((item) => item.toFixed());
+}
+"#,
+    );
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS rx/src/of.of -> rx/src/Subscriber.Subscriber.next L4 [receiver-type]",
+            "CALLS rx/src/of.of -> rx/src/Subscriber.Subscriber.complete L5 [receiver-type]",
+            "CALLS rx/src/of.take -> rx/src/Observable.Observable.subscribe L10 [receiver-type]",
+            "CALLS rx/src/of.single -> rx/src/Subscriber.Subscriber.complete L14 [receiver-type]",
+        ],
+    );
+}

@@ -156,6 +156,7 @@ pub(super) fn build(
             external_body,
             overload: false,
             generics,
+            callbacks: Vec::new(),
         });
         table.spans.push((node.start_byte(), node.end_byte()));
         table.by_node.insert(node.id(), index);

@@ -127,6 +127,10 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
         if matches!(d.kind, DefKind::Class | DefKind::Interface) {
             heritage(d.node, source, index, &d.name, &mut inherits);
         }
+        let callbacks = match d.kind {
+            DefKind::Function | DefKind::Method => callbacks(d.node, source, |t| scopes.is_type_param(Some(index), t)),
+            _ => Vec::new(),
+        };
         defs.push(Def {
             kind: d.kind,
             name: d.name,
@@ -143,6 +147,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
             external_body: false,
             overload: false,
             generics: Vec::new(),
+            callbacks,
         });
     }
     Built { defs, scopes, exports, inherits, module_doc }
@@ -383,6 +388,37 @@ impl<'t> Ctx<'_, 't> {
             signature_only: false,
         })
     }
+}
+
+/// The parameters of the function made at `node` (a declaration, a method, or a declarator, field or
+/// assignment holding an arrow function) whose type is a function type, by their index (`this` left out):
+/// the types that function type gives its own parameters, type parameters (`T`) left out.
+fn callbacks(node: Node<'_>, source: &str, type_param: impl Fn(&str) -> bool) -> Vec<(u32, Vec<Option<Vec<String>>>)> {
+    let function = [Field::Value, Field::Right]
+        .into_iter()
+        .filter_map(|f| node.field(f))
+        .chain(std::iter::once(node))
+        .find(|n| n.field(Field::Parameters).is_some());
+    let Some(parameters) = function.and_then(|f| f.field(Field::Parameters)) else { return Vec::new() };
+    let is_this = |p: Node<'_>| p.field(Field::Pattern).is_some_and(|p| p.kind_name() == "this");
+    let mut out = Vec::new();
+    for (index, parameter) in syntax::named_children(parameters).filter(|p| !is_this(*p)).enumerate() {
+        let Some(ty) = parameter.field(Field::Type).and_then(|t| t.named_child(0)) else { continue };
+        let Some(inner) = (ty.kind_name() == "function_type").then(|| ty.field(Field::Parameters)).flatten() else {
+            continue;
+        };
+        let types: Vec<Option<Vec<String>>> = syntax::named_children(inner)
+            .filter(|p| !is_this(*p))
+            .map(|p| {
+                let path = p.field(Field::Type).and_then(|t| type_path(t, source))?;
+                (!(path.len() == 1 && type_param(&path[0]))).then_some(path)
+            })
+            .collect();
+        if types.iter().any(Option::is_some) {
+            out.push((index as u32, types));
+        }
+    }
+    out
 }
 
 /// `require("m")` or `require("m").x`: an import, not a definition or a call.

@@ -25,6 +25,7 @@ crate::fields::fields!(pub(super) enum Field in [
     Object = "object",
     Operator = "operator",
     Parameter = "parameter",
+    Parameters = "parameters",
     Pattern = "pattern",
     Property = "property",
     ReturnType = "return_type",

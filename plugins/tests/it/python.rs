@@ -111,6 +111,7 @@ fn render(facts: &FileFacts, show: &[Show]) -> String {
                 Some(TypeHint::CallResult(p)) => format!("call {}", p.join(".")),
                 Some(TypeHint::Field(p)) => format!("field {}", p.join(".")),
                 Some(TypeHint::CallChain(..)) => unreachable!("only Rust writes call chains"),
+                Some(TypeHint::Callback { .. }) => unreachable!("only TypeScript writes callbacks"),
             };
             out.push(format!("bind {} scope={} L{} {hint}", b.name, qualified(facts, b.scope), b.line));
         }

@@ -91,6 +91,13 @@ fn render(facts: &FileFacts, what: &str) -> String {
                         Some(TypeHint::Annotated(p)) => format!("Annotated({})", p.join(".")),
                         Some(TypeHint::Constructed(p)) => format!("Constructed({})", p.join(".")),
                         Some(TypeHint::CallResult(p)) => format!("CallResult({})", p.join(".")),
+                        Some(TypeHint::Callback { callee, new, arg, param }) => {
+                            format!(
+                                "Callback({}{} arg {arg} param {param})",
+                                if *new { "new " } else { "" },
+                                callee.join(".")
+                            )
+                        }
                         Some(TypeHint::CallChain(..) | TypeHint::Field(..)) => {
                             unreachable!("only Rust writes call chains, Python fields")
                         }
@@ -1021,9 +1028,9 @@ function run(plain, { a, b: renamed, c = 1, ...others }, [first, , second] = [],
         inner scope=run Untyped L4
         later scope=run Untyped L5
         item scope=run Untyped L6
-        x scope=run Untyped L8
-        y scope=run Untyped L9
-        index scope=run Untyped L9
+        x scope=run Callback(items.map arg 0 param 0) L8
+        y scope=run Callback(items.forEach arg 0 param 0) L9
+        index scope=run Callback(items.forEach arg 0 param 1) L9
         err scope=run Untyped L10
         ",
     );
