@@ -458,3 +458,52 @@ export function unknown(list: number[]) {
         ],
     );
 }
+
+/// `Foo | null` and `Foo | undefined` annotate a `Foo`; a union of two types annotates neither.
+#[test]
+fn a_type_or_nothing_is_the_type() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "u"}
+//- /src/sub.ts
+export class Sub { complete(): void {} }
+export class Other { complete(): void {} }
+export function f(s: Sub | null, t?: (Sub | undefined), u?: Sub | Other) {
+  s!.complete();
+  t?.complete();
+  u?.complete();
+}
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS u/src/sub.f -> u/src/sub.Sub.complete L4 [receiver-type]",
+            "CALLS u/src/sub.f -> u/src/sub.Sub.complete L5 [receiver-type]",
+        ],
+    );
+    assert!(!calls.iter().any(|c| c.contains(" L6 ") && c.contains("-> u/src/sub.")), "{calls:#?}");
+}
+
+/// A function held by a `const` inside a function is a local function: its calls bind to it.
+#[test]
+fn local_arrow_functions_are_functions() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "l"}
+//- /src/op.ts
+export function retry(count: number) {
+  const subscribeForRetry = () => {
+    count--;
+  };
+  const limit = count;
+  subscribeForRetry();
+  return limit;
+}
+"#,
+    );
+    assert_has(&ix.calls(), &["CALLS l/src/op.retry -> l/src/op.retry.subscribeForRetry L6 [scope]"]);
+}

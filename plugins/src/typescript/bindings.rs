@@ -24,6 +24,10 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
 
     for &(declarator, name) in &cap.bind_variables {
         let scope = scopes.enclosing_except(declarator.start_byte(), declarator.id());
+        // A local function (`const emit = (x) => …` in a function) is a definition, no binding.
+        if in_function(scope) && scopes.def_of_node(declarator.id()).is_some() {
+            continue;
+        }
         // A `const`/`let` is in scope in its own initialiser (a callback there may read it; a direct read is
         // an error), so its names count from their own line.
         if name.kind_name() != "identifier" {

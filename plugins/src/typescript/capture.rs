@@ -128,6 +128,9 @@ pub(super) enum ImportSite<'t> {
 pub(super) struct Captured<'t> {
     pub defs: Vec<(DefSite, Node<'t>, Node<'t>)>,
     pub var_declarations: Vec<Node<'t>>,
+    /// Variable declarations inside functions and blocks: their declarators holding a function are local
+    /// functions.
+    pub local_declarations: Vec<Node<'t>>,
     /// Inner declaration node id → what wraps it.
     pub wrappers: HashMap<usize, Wrapper>,
     /// Declaration node ids under `export default`.
@@ -256,6 +259,8 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                     Cap::DefVars => {
                         if at_module_level(start) {
                             out.var_declarations.push(node);
+                        } else {
+                            out.local_declarations.push(node);
                         }
                     }
                     Cap::WrapAmbient => {

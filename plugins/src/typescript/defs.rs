@@ -85,7 +85,10 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
         }
     }
     for &declaration in &cap.var_declarations {
-        ctx.variables(declaration, &mut pending);
+        ctx.variables(declaration, false, &mut pending);
+    }
+    for &declaration in &cap.local_declarations {
+        ctx.variables(declaration, true, &mut pending);
     }
     for &(assignment, name, value) in &cap.cjs_members {
         if let Some(def) = ctx.commonjs_member(assignment, name, value) {
@@ -297,8 +300,9 @@ impl<'t> Ctx<'_, 't> {
         type_path(function.field(Field::ReturnType)?, self.source)
     }
 
-    /// Each declarator of a module-level `const`/`let`/`var` declaration.
-    fn variables(&mut self, declaration: Node<'t>, out: &mut Vec<Pending<'t>>) {
+    /// Each declarator of a module-level `const`/`let`/`var` declaration; of a declaration inside a function
+    /// or block (`local`), each declarator holding a function (`const emit = (x) => …`), a local function.
+    fn variables(&mut self, declaration: Node<'t>, local: bool, out: &mut Vec<Pending<'t>>) {
         let (anchor, sig_start, exported) = self.anchor(declaration);
         let source = self.source;
         let keyword = declaration.child(0).map_or("", |k| node_text(k, source));
@@ -322,6 +326,9 @@ impl<'t> Ctx<'_, 't> {
             }
             let function = value
                 .filter(|v| matches!(v.kind_name(), "arrow_function" | "function_expression" | "generator_function"));
+            if local && function.is_none() {
+                continue;
+            }
             let to = function.and_then(|f| f.field(Field::Body)).map_or(declarator.end_byte(), |b| b.start_byte());
             let declared = self.source.get(declarator.start_byte()..to).unwrap_or("");
             let signature = collapse(format!("{prefix}{keyword} {declared}").trim_end(), 200);

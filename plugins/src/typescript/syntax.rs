@@ -162,6 +162,19 @@ pub(super) fn type_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
         match node.kind_name() {
             "type_annotation" => node = node.named_child(0)?,
             "generic_type" => node = node.field(Field::Name)?,
+            "parenthesized_type" => node = node.named_child(0)?,
+            // `Foo | null`, `Foo | undefined`: the one type that is not nothing.
+            "union_type" => {
+                let mut some = named_children(node).filter(|t| {
+                    let text = node_text(*t, source);
+                    !matches!(t.kind_name(), "literal_type" | "predefined_type")
+                        || !matches!(text, "null" | "undefined" | "void")
+                });
+                match (some.next(), some.next()) {
+                    (Some(one), None) => node = one,
+                    _ => return None,
+                }
+            }
             "type_identifier" => return Some(vec![node_text(node, source).to_owned()]),
             "nested_type_identifier" => return Some(dotted(node_text(node, source))),
             _ => return None,

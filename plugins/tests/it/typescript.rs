@@ -274,6 +274,7 @@ function f() { const notADef = 1; let alsoNot = 2; }
         "defs sigs",
         "
         Function handler L1-1 public parent=- ret=Promise
+        Function inner L1-1 private parent=handler
         Function legacy L2-2 private parent=-
         Const MAX L3-3 public parent=-
         Function build L3-3 public parent=-
@@ -281,6 +282,7 @@ function f() { const notADef = 1; let alsoNot = 2; }
         Var flag L5-5 private parent=-
         Function f L7-7 private parent=-
         handler: export const handler = async (req: Req): Promise<Res> =>
+        inner: const inner = () =>
         legacy: const legacy = function (a)
         MAX: export const MAX = 10
         build: export const build = () =>
@@ -487,7 +489,7 @@ const h = (): Map<string, Client> => new Map();
         Function c L3-3 private parent=- ret=Promise
         Function d L4-4 private parent=-
         Function e L5-5 private parent=-
-        Function f L6-6 private parent=-
+        Function f L6-6 private parent=- ret=Client
         Function g L7-7 private parent=-
         Function h L8-8 private parent=- ret=Map
         ",
