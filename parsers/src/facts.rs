@@ -342,8 +342,8 @@ pub enum TypeHint {
     /// Rust: a call chain, `Client::new(a)?.with(b)`: the innermost callee, then the steps on its
     /// result (as [`Qualifier::Expr`]'s `then`; never empty).
     CallChain(Vec<String>, Vec<String>),
-    /// Python: `x = self.app.session_interface`: the type of the last field, read field by field from the
-    /// enclosing class (the path starts with `self`).
+    /// Python: `x = self.app.session_interface`; TypeScript: `const { source } = this`: the type of the last
+    /// field, read field by field from the enclosing class (the path starts with `self` or `this`).
     Field(Vec<String>),
     /// TypeScript: an untyped parameter of a function passed as argument `arg` of a call of `callee` (or of
     /// `new callee(…)`): the type the callee's declared parameter gives parameter `param` of that function

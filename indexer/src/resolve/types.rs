@@ -60,7 +60,7 @@ impl Resolver<'_> {
             }
             TypeHint::Field(path) => {
                 let (first, fields) = path.split_first()?;
-                if first != "self" {
+                if first != "self" && first != "this" {
                     return None;
                 }
                 let class = self.enclosing_type(fi, b.scope)?;

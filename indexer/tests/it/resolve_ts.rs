@@ -507,3 +507,32 @@ export function retry(count: number) {
     );
     assert_has(&ix.calls(), &["CALLS l/src/op.retry -> l/src/op.retry.subscribeForRetry L6 [scope]"]);
 }
+
+/// `const { source, other: o } = this` binds names typed by the fields they read.
+#[test]
+fn names_destructured_from_this_have_their_fields_types() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "d"}
+//- /src/sub.ts
+export class Sub { complete(): void {} }
+export class Holder {
+  source: Sub = new Sub();
+  other: Sub | null = null;
+  close() {
+    const { source, other: o } = this;
+    source.complete();
+    o!.complete();
+  }
+}
+"#,
+    );
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS d/src/sub.Holder.close -> d/src/sub.Sub.complete L7 [receiver-type]",
+            "CALLS d/src/sub.Holder.close -> d/src/sub.Sub.complete L8 [receiver-type]",
+        ],
+    );
+}

@@ -32,7 +32,13 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
         // an error), so its names count from their own line.
         if name.kind_name() != "identifier" {
             if in_function(scope) {
+                let from_this = declarator.field(Field::Value).is_some_and(|v| v.kind_name() == "this");
+                let start = out.len();
                 pattern_names(name, scope, source, &mut out);
+                // `const { source, operator: op } = this`: each name holds the field it is read from.
+                if from_this && name.kind_name() == "object_pattern" {
+                    this_fields(name, source, &mut out[start..]);
+                }
             }
             continue;
         }
@@ -161,6 +167,25 @@ fn value_hint(value: Node<'_>, source: &str) -> Option<TypeHint> {
                 return type_path(value.named_child(0)?.named_child(0)?, source).map(TypeHint::Annotated);
             }
             _ => return None,
+        }
+    }
+}
+
+/// The names an object pattern destructuring `this` binds at its top level, typed by the fields they read:
+/// `{ source }` and `{ operator: op }` (not `{ a = 1 }`, whose default may hold another type).
+fn this_fields(pattern: Node<'_>, source: &str, bound: &mut [(usize, Binding)]) {
+    for property in named_children(pattern) {
+        let (field, name) = match property.kind_name() {
+            "shorthand_property_identifier_pattern" => (property, property),
+            "pair_pattern" => match (property.field(Field::Key), property.field(Field::Value)) {
+                (Some(key), Some(value)) if value.kind_name() == "identifier" => (key, value),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let field = drsg_parsers::text::node_text(field, source);
+        if let Some((_, b)) = bound.iter_mut().find(|(at, _)| *at == name.start_byte()) {
+            b.hint = Some(TypeHint::Field(vec!["this".to_owned(), field.to_owned()]));
         }
     }
 }
