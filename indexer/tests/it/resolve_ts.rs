@@ -536,3 +536,24 @@ export class Holder {
         ],
     );
 }
+
+/// rxjs's `Observer<T>`: an interface's property of a function type (`next: (value: T) => void`) is a
+/// method of it, which a call on an `Observer` binds to.
+#[test]
+fn an_interface_property_of_a_function_type_is_a_method() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "o"}
+//- /src/types.ts
+export interface Observer<T> {
+  next: (value: T) => void;
+  closed?: boolean;
+}
+export function emit(o: Observer<number>) {
+  o.next(1);
+}
+"#,
+    );
+    assert_has(&ix.calls(), &["CALLS o/src/types.emit -> o/src/types.Observer.next L6 [receiver-type]"]);
+}

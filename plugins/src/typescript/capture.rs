@@ -458,13 +458,17 @@ fn at_module_level(start: Start<'_>) -> bool {
 }
 
 /// What a method, method signature or abstract method signature defines, by the body it stands in: a
-/// class's method or method signature, an interface's method; nothing elsewhere (an object literal's
-/// method, a type literal's signature).
+/// class's method or method signature, an interface's method (also a property of a function type);
+/// nothing elsewhere (an object literal's method, a type literal's signature).
 fn member_site(node: Node<'_>, parent: Option<Node<'_>>) -> Option<DefSite> {
     match (node.kind_name(), parent?.kind_name()) {
         ("method_definition", "class_body") => Some(DefSite::Method),
         ("method_signature" | "abstract_method_signature", "class_body") => Some(DefSite::MethodSignature),
         ("method_signature", "interface_body") => Some(DefSite::InterfaceMethod),
+        ("property_signature", "interface_body") => {
+            let ty = node.field(Field::Type).and_then(|t| t.named_child(0));
+            ty.is_some_and(|t| t.kind_name() == "function_type").then_some(DefSite::InterfaceMethod)
+        }
         _ => None,
     }
 }
