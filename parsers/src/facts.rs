@@ -202,6 +202,10 @@ pub struct Def {
     /// (`this` left out; `None` where none is a plain type). A callback passed there takes them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub callbacks: Vec<(u32, Vec<Option<Vec<String>>>)>,
+    /// TypeScript: a declared return type that is an object type (`): { status: ParseStatus; ctx: Ctx }`):
+    /// its properties' types, by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub returns_fields: Vec<(String, Vec<String>)>,
 }
 
 /// The `impl` a Rust method sits in: `impl Type` or `impl Trait for Type`.
@@ -349,6 +353,9 @@ pub enum TypeHint {
     /// `new callee(…)`): the type the callee's declared parameter gives parameter `param` of that function
     /// (`new Observable((subscriber) => …)`, `operate((source, subscriber) => …)`).
     Callback { callee: Vec<String>, new: bool, arg: u32, param: u32 },
+    /// TypeScript: a name destructured from a call's result (`const { status } = this.params(input)`): the
+    /// type the callee's declared object return type gives that property.
+    Destructured { call: Vec<String>, field: String },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -55,6 +55,7 @@ impl Resolver<'_> {
             TypeHint::Constructed(path) => self.resolve_type_path(fi, b.scope, path, b.line.saturating_sub(1)),
             TypeHint::CallResult(path) => self.call_result_type(fi, b.scope, path, b.line.saturating_sub(1)),
             TypeHint::CallChain(path, then) => self.chain_type(fi, b.scope, path, then, b.line.saturating_sub(1)),
+            TypeHint::Destructured { call, field } => self.destructured_type(fi, b.scope, call, field, b.line),
             TypeHint::Callback { callee, new, arg, param } => {
                 self.callback_param_type(fi, b.scope, callee, *new, *arg, *param, b.line)
             }
@@ -67,6 +68,29 @@ impl Resolver<'_> {
                 fields.iter().try_fold(class, |ty, field| self.field_type(&ty, field))
             }
         }
+    }
+
+    /// The type of property `field` of what `call(…)` returns, when the callee declares an object type.
+    fn destructured_type(
+        &self,
+        fi: u32,
+        scope: Option<u32>,
+        call: &[String],
+        field: &str,
+        line: u32,
+    ) -> Option<Target> {
+        let found = match call.split_first()? {
+            (this, rest) if this == "this" => self.resolve_on_self(fi, scope, rest),
+            _ => {
+                let name = call.last()?;
+                self.wanting(name, Want::Value, || self.resolve_plain(fi, scope, call, line, Shape::Path))
+            }
+        };
+        let Ok((Target::Sym(callee), _)) = found else { return None };
+        let sym = &self.t.syms[callee as usize];
+        let def = self.t.def_of(callee)?;
+        let (_, path) = def.returns_fields.iter().find(|(name, _)| name == field)?;
+        self.annotated_type(sym.file, sym.def, path, def.line)
     }
 
     /// The type a callee's declared parameter `arg`, a function type, gives parameter `param` of the

@@ -25,13 +25,14 @@ fn surface(facts: &FileFacts) -> HashMap<&str, Vec<String>> {
     let defs = &facts.defs;
     for def in defs {
         let fingerprint = format!(
-            "def {:?} {:?} {:?} {:?} {:?} {:?} {} {} in {}",
+            "def {:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {} in {}",
             def.kind,
             def.signature,
             def.visibility,
             def.impl_block,
             def.returns,
             def.callbacks,
+            def.returns_fields,
             def.external_body,
             def.is_test,
             def_path(defs, def.parent)
@@ -189,7 +190,8 @@ pub(super) fn passes_on(facts: &FileFacts, names: &Names<'_>, add: &mut dyn FnMu
         let returns = def.returns.iter().flatten();
         let block = def.impl_block.iter().flat_map(|b| b.self_ty.iter().chain(b.trait_.iter().flatten()));
         let callbacks = def.callbacks.iter().flat_map(|(_, types)| types.iter().flatten().flatten());
-        if any_in(returns.chain(block).chain(callbacks), names) {
+        let fields = def.returns_fields.iter().flat_map(|(_, path)| path);
+        if any_in(returns.chain(block).chain(callbacks).chain(fields), names) {
             add(&def.name);
         }
     }
@@ -241,6 +243,7 @@ fn hint_path(hint: &Option<TypeHint>) -> &[String] {
         Some(TypeHint::Annotated(p) | TypeHint::Constructed(p) | TypeHint::CallResult(p) | TypeHint::Field(p)) => p,
         Some(TypeHint::CallChain(call, _)) => call,
         Some(TypeHint::Callback { callee, .. }) => callee,
+        Some(TypeHint::Destructured { call, .. }) => call,
         None => &[],
     }
 }
@@ -276,7 +279,8 @@ fn mentions(facts: &FileFacts) -> impl Iterator<Item = &str> {
     let defs = facts.defs.iter().flat_map(|d| {
         let block = d.impl_block.iter().flat_map(|b| strs(&b.self_ty).chain(b.trait_.iter().flat_map(|t| strs(t))));
         let callbacks = d.callbacks.iter().flat_map(|(_, types)| types.iter().flatten().flat_map(|t| strs(t)));
-        d.returns.iter().chain(&d.returns_ok).flat_map(|r| strs(r)).chain(block).chain(callbacks)
+        let fields = d.returns_fields.iter().flat_map(|(_, path)| strs(path));
+        d.returns.iter().chain(&d.returns_ok).flat_map(|r| strs(r)).chain(block).chain(callbacks).chain(fields)
     });
     refs.chain(imports).chain(exports).chain(inherits).chain(bindings).chain(defs)
 }

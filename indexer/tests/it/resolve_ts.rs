@@ -557,3 +557,38 @@ export function emit(o: Observer<number>) {
     );
     assert_has(&ix.calls(), &["CALLS o/src/types.emit -> o/src/types.Observer.next L6 [receiver-type]"]);
 }
+
+/// zod's `const { ctx, status } = this._processInputParams(input)`: names destructured from a call whose
+/// declared result is an object type take its properties' types.
+#[test]
+fn names_destructured_from_a_calls_object_result_have_its_property_types() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "p"}
+//- /src/parse.ts
+export class ParseStatus { dirty(): void {} }
+export function params(): { status: ParseStatus; count: number } {
+  return { status: new ParseStatus(), count: 0 };
+}
+export class ZodType {
+  _processInputParams(input: unknown): { status: ParseStatus } {
+    return { status: new ParseStatus() };
+  }
+  _parse(input: unknown) {
+    const { status } = this._processInputParams(input);
+    status.dirty();
+    const { status: other, count } = params();
+    other.dirty();
+  }
+}
+"#,
+    );
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS p/src/parse.ZodType._parse -> p/src/parse.ParseStatus.dirty L11 [receiver-type]",
+            "CALLS p/src/parse.ZodType._parse -> p/src/parse.ParseStatus.dirty L13 [receiver-type]",
+        ],
+    );
+}

@@ -134,6 +134,7 @@ pub(super) fn build(
             overload: context.decorated.get(&node.id()).is_some_and(|d| is_overload(*d, source)),
             generics: Vec::new(),
             callbacks: Vec::new(),
+            returns_fields: Vec::new(),
         });
         if matches!(kind, DefKind::Function | DefKind::Method | DefKind::Class) {
             spans.push(Span { start: node.start_byte(), end: node.end_byte(), def: index });

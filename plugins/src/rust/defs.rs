@@ -157,6 +157,7 @@ pub(super) fn build(
             overload: false,
             generics,
             callbacks: Vec::new(),
+            returns_fields: Vec::new(),
         });
         table.spans.push((node.start_byte(), node.end_byte()));
         table.by_node.insert(node.id(), index);

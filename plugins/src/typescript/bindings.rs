@@ -32,12 +32,22 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
         // an error), so its names count from their own line.
         if name.kind_name() != "identifier" {
             if in_function(scope) {
-                let from_this = declarator.field(Field::Value).is_some_and(|v| v.kind_name() == "this");
                 let start = out.len();
                 pattern_names(name, scope, source, &mut out);
-                // `const { source, operator: op } = this`: each name holds the field it is read from.
-                if from_this && name.kind_name() == "object_pattern" {
-                    this_fields(name, source, &mut out[start..]);
+                // `const { source, operator: op } = this`: each name holds the field it is read from;
+                // `const { status } = this.params(input)`: the property of the call's declared result.
+                let value = declarator.field(Field::Value).map(syntax::unwrap_await);
+                let from = match value {
+                    Some(v) if v.kind_name() == "this" => Some(Destructured::This),
+                    Some(v) if v.kind_name() == "call_expression" => {
+                        v.field(Field::Function).and_then(|f| syntax::maker_path(f, source)).map(Destructured::Call)
+                    }
+                    _ => None,
+                };
+                if let Some(from) = from
+                    && name.kind_name() == "object_pattern"
+                {
+                    property_hints(name, source, &from, &mut out[start..]);
                 }
             }
             continue;
@@ -171,9 +181,15 @@ fn value_hint(value: Node<'_>, source: &str) -> Option<TypeHint> {
     }
 }
 
-/// The names an object pattern destructuring `this` binds at its top level, typed by the fields they read:
-/// `{ source }` and `{ operator: op }` (not `{ a = 1 }`, whose default may hold another type).
-fn this_fields(pattern: Node<'_>, source: &str, bound: &mut [(usize, Binding)]) {
+/// What an object pattern destructures: `this`, or the result of a call of a path.
+enum Destructured {
+    This,
+    Call(Vec<String>),
+}
+
+/// The names an object pattern binds at its top level, typed by the property of `from` they read: `{ source }`
+/// and `{ operator: op }` (not `{ a = 1 }`, whose default may hold another type).
+fn property_hints(pattern: Node<'_>, source: &str, from: &Destructured, bound: &mut [(usize, Binding)]) {
     for property in named_children(pattern) {
         let (field, name) = match property.kind_name() {
             "shorthand_property_identifier_pattern" => (property, property),
@@ -185,7 +201,10 @@ fn this_fields(pattern: Node<'_>, source: &str, bound: &mut [(usize, Binding)]) 
         };
         let field = drsg_parsers::text::node_text(field, source);
         if let Some((_, b)) = bound.iter_mut().find(|(at, _)| *at == name.start_byte()) {
-            b.hint = Some(TypeHint::Field(vec!["this".to_owned(), field.to_owned()]));
+            b.hint = Some(match from {
+                Destructured::This => TypeHint::Field(vec!["this".to_owned(), field.to_owned()]),
+                Destructured::Call(call) => TypeHint::Destructured { call: call.clone(), field: field.to_owned() },
+            });
         }
     }
 }

@@ -130,9 +130,11 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
         if matches!(d.kind, DefKind::Class | DefKind::Interface) {
             heritage(d.node, source, index, &d.name, &mut inherits);
         }
-        let callbacks = match d.kind {
-            DefKind::Function | DefKind::Method => callbacks(d.node, source, |t| scopes.is_type_param(Some(index), t)),
-            _ => Vec::new(),
+        let (callbacks, returns_fields) = match d.kind {
+            DefKind::Function | DefKind::Method => {
+                (callbacks(d.node, source, |t| scopes.is_type_param(Some(index), t)), returns_fields(d.node, source))
+            }
+            _ => (Vec::new(), Vec::new()),
         };
         defs.push(Def {
             kind: d.kind,
@@ -151,6 +153,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
             overload: false,
             generics: Vec::new(),
             callbacks,
+            returns_fields,
         });
     }
     Built { defs, scopes, exports, inherits, module_doc }
@@ -397,16 +400,38 @@ impl<'t> Ctx<'_, 't> {
     }
 }
 
+/// The function made at `node`: a declaration or method itself, or the function a declarator, field or
+/// assignment holds.
+fn function_at(node: Node<'_>) -> Option<Node<'_>> {
+    [Field::Value, Field::Right]
+        .into_iter()
+        .filter_map(|f| node.field(f))
+        .chain(std::iter::once(node))
+        .find(|n| n.field(Field::Parameters).is_some())
+}
+
+/// The properties of the object type the function at `node` declares it returns (`): { status:
+/// ParseStatus; ctx: ParseContext }`), with their types.
+fn returns_fields(node: Node<'_>, source: &str) -> Vec<(String, Vec<String>)> {
+    let object = function_at(node)
+        .and_then(|f| f.field(Field::ReturnType))
+        .and_then(|t| t.named_child(0))
+        .filter(|t| t.kind_name() == "object_type");
+    let Some(object) = object else { return Vec::new() };
+    syntax::named_children(object)
+        .filter(|p| p.kind_name() == "property_signature")
+        .filter_map(|p| {
+            let name = p.field(Field::Name).filter(|n| n.kind_name() == "property_identifier")?;
+            Some((node_text(name, source).to_owned(), type_path(p.field(Field::Type)?, source)?))
+        })
+        .collect()
+}
+
 /// The parameters of the function made at `node` (a declaration, a method, or a declarator, field or
 /// assignment holding an arrow function) whose type is a function type, by their index (`this` left out):
 /// the types that function type gives its own parameters, type parameters (`T`) left out.
 fn callbacks(node: Node<'_>, source: &str, type_param: impl Fn(&str) -> bool) -> Vec<(u32, Vec<Option<Vec<String>>>)> {
-    let function = [Field::Value, Field::Right]
-        .into_iter()
-        .filter_map(|f| node.field(f))
-        .chain(std::iter::once(node))
-        .find(|n| n.field(Field::Parameters).is_some());
-    let Some(parameters) = function.and_then(|f| f.field(Field::Parameters)) else { return Vec::new() };
+    let Some(parameters) = function_at(node).and_then(|f| f.field(Field::Parameters)) else { return Vec::new() };
     let is_this = |p: Node<'_>| p.field(Field::Pattern).is_some_and(|p| p.kind_name() == "this");
     let mut out = Vec::new();
     for (index, parameter) in syntax::named_children(parameters).filter(|p| !is_this(*p)).enumerate() {

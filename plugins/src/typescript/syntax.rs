@@ -139,6 +139,18 @@ pub(super) fn plain_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
     }
 }
 
+/// The expression `await` (or parentheses) wrap: `await this.load()` → `this.load()`.
+pub(super) fn unwrap_await(node: Node<'_>) -> Node<'_> {
+    let mut node = node;
+    while matches!(node.kind_name(), "await_expression" | "parenthesized_expression") {
+        match node.named_child(0) {
+            Some(inner) => node = inner,
+            None => break,
+        }
+    }
+    node
+}
+
 /// The path of the callee or constructor a receiver expression was made by, for `Qualifier::Expr`:
 /// `make` → `["make"]`, `this.make` → `["this", "make"]`.
 pub(super) fn maker_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {

@@ -111,7 +111,9 @@ fn render(facts: &FileFacts, show: &[Show]) -> String {
                 Some(TypeHint::CallResult(p)) => format!("call {}", p.join(".")),
                 Some(TypeHint::Field(p)) => format!("field {}", p.join(".")),
                 Some(TypeHint::CallChain(..)) => unreachable!("only Rust writes call chains"),
-                Some(TypeHint::Callback { .. }) => unreachable!("only TypeScript writes callbacks"),
+                Some(TypeHint::Callback { .. } | TypeHint::Destructured { .. }) => {
+                    unreachable!("only TypeScript writes callbacks and destructured results")
+                }
             };
             out.push(format!("bind {} scope={} L{} {hint}", b.name, qualified(facts, b.scope), b.line));
         }

@@ -123,7 +123,9 @@ fn render_bindings(facts: &FileFacts) -> Vec<String> {
                 Some(TypeHint::CallResult(p)) => format!("CallResult({})", join(p)),
                 Some(TypeHint::CallChain(p, then)) => format!("CallChain({} then {})", join(p), then.join(" ")),
                 Some(TypeHint::Field(_)) => unreachable!("only Python writes fields"),
-                Some(TypeHint::Callback { .. }) => unreachable!("only TypeScript writes callbacks"),
+                Some(TypeHint::Callback { .. } | TypeHint::Destructured { .. }) => {
+                    unreachable!("only TypeScript writes callbacks and destructured results")
+                }
             };
             format!("{} {} L{} in={}", b.name, hint, b.line, scope_name(facts, b.scope))
         })

@@ -98,9 +98,11 @@ fn render(facts: &FileFacts, what: &str) -> String {
                                 callee.join(".")
                             )
                         }
-                        Some(TypeHint::CallChain(..) | TypeHint::Field(..)) => {
-                            unreachable!("only Rust writes call chains, Python fields")
+                        Some(TypeHint::Destructured { call, field }) => {
+                            format!("Destructured({}.{field})", call.join("."))
                         }
+                        Some(TypeHint::Field(p)) => format!("Field({})", p.join(".")),
+                        Some(TypeHint::CallChain(..)) => unreachable!("only Rust writes call chains"),
                     };
                     out.push(format!("{} scope={} {} L{}", b.name, scope_name(facts, b.scope), hint, b.line));
                 }
