@@ -592,3 +592,24 @@ export class ZodType {
         ],
     );
 }
+
+/// `const destination = this.destination` takes the field's type.
+#[test]
+fn a_local_read_from_a_field_has_its_type() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "f"}
+//- /src/sub.ts
+export class Sink { next(): void {} }
+export class Subscriber {
+  protected destination: Sink = new Sink();
+  emit() {
+    const destination = this.destination;
+    destination.next();
+  }
+}
+"#,
+    );
+    assert_has(&ix.calls(), &["CALLS f/src/sub.Subscriber.emit -> f/src/sub.Sink.next L6 [receiver-type]"]);
+}

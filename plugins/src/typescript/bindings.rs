@@ -172,6 +172,14 @@ fn value_hint(value: Node<'_>, source: &str) -> Option<TypeHint> {
             }
             // `x as Client`
             "as_expression" => return type_path(value.named_child(1)?, source).map(TypeHint::Annotated),
+            // `const destination = this.destination`: the field's type.
+            "member_expression" if value.field(Field::Object).is_some_and(|o| o.kind_name() == "this") => {
+                let property = value.field(Field::Property).filter(|p| p.kind_name() == "property_identifier")?;
+                return Some(TypeHint::Field(vec![
+                    "this".to_owned(),
+                    drsg_parsers::text::node_text(property, source).to_owned(),
+                ]));
+            }
             // `<Client>x`
             "type_assertion" => {
                 return type_path(value.named_child(0)?.named_child(0)?, source).map(TypeHint::Annotated);
