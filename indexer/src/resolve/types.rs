@@ -70,6 +70,22 @@ impl Resolver<'_> {
         }
     }
 
+    /// The tree symbol a call of `path` runs (`this.m` on the enclosing type), its value when a type shares
+    /// its name.
+    fn callee(&self, fi: u32, scope: Option<u32>, path: &[String], line: u32) -> Option<SymId> {
+        let found = match path.split_first()? {
+            (this, rest) if this == "this" => self.resolve_on_self(fi, scope, rest),
+            (_, _) => {
+                let name = path.last()?;
+                self.wanting(name, Want::Value, || self.resolve_plain(fi, scope, path, line, Shape::Path))
+            }
+        };
+        match found {
+            Ok((Target::Sym(id), _)) => Some(id),
+            _ => None,
+        }
+    }
+
     /// The type of property `field` of what `call(…)` returns, when the callee declares an object type.
     fn destructured_type(
         &self,
@@ -79,14 +95,7 @@ impl Resolver<'_> {
         field: &str,
         line: u32,
     ) -> Option<Target> {
-        let found = match call.split_first()? {
-            (this, rest) if this == "this" => self.resolve_on_self(fi, scope, rest),
-            _ => {
-                let name = call.last()?;
-                self.wanting(name, Want::Value, || self.resolve_plain(fi, scope, call, line, Shape::Path))
-            }
-        };
-        let Ok((Target::Sym(callee), _)) = found else { return None };
+        let callee = self.callee(fi, scope, call, line)?;
         let sym = &self.t.syms[callee as usize];
         let def = self.t.def_of(callee)?;
         let (_, path) = def.returns_fields.iter().find(|(name, _)| name == field)?;
@@ -106,9 +115,7 @@ impl Resolver<'_> {
         param: u32,
         line: u32,
     ) -> Option<Target> {
-        let name = callee.last()?;
-        let found = self.wanting(name, Want::Value, || self.resolve_plain(fi, scope, callee, line, Shape::Path));
-        let Ok((Target::Sym(id), _)) = found else { return None };
+        let id = self.callee(fi, scope, callee, line)?;
         let function = if new {
             let kind = self.t.syms[id as usize].kind;
             if kind != SymKind::Def(DefKind::Class) {

@@ -570,23 +570,18 @@ pub fn run_all(
     for (extractor, file_path, facts) in active {
         extractor.finish(facts, file_path, out);
     }
+    let mut mine = out.split_off(start);
     let clients: Vec<String> =
-        out[start..].iter().filter(|f| f.kind == WireKind::Client).filter_map(|f| f.name.clone()).collect();
-    let mut i = start;
-    while i < out.len() {
-        let f = &out[i];
-        let keep = f.kind != WireKind::Request
+        mine.iter().filter(|f| f.kind == WireKind::Client).filter_map(|f| f.name.clone()).collect();
+    mine.retain(|f| {
+        f.kind != WireKind::Request
             || f.name.as_deref().is_none_or(|c| {
                 builtin_client(lang, c)
                     || clients.iter().any(|k| k == c)
                     || (imports.iter().any(|m| m.alias == c) && looks_like_a_url(&f.path))
-            });
-        if keep {
-            i += 1;
-        } else {
-            out.remove(i);
-        }
-    }
+            })
+    });
+    out.extend(mine);
 }
 
 /// Whether a request's URL looks like one, for a call on an imported name that may be no client at all

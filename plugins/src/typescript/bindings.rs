@@ -7,7 +7,7 @@ use crate::kinds::KindName;
 use drsg_parsers::{Binding, Def, DefKind, TypeHint};
 use tree_sitter::Node;
 
-use super::capture::Captured;
+use super::capture::{Captured, Passed};
 use super::defs::is_require_call;
 use super::scope::Scopes;
 use super::syntax::{self, Field, plain_path, type_path};
@@ -62,7 +62,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
         }
     }
 
-    for &(parameter, pattern, ty) in &cap.bind_parameters {
+    for &(parameter, pattern, ty, passed) in &cap.bind_parameters {
         let scope = scopes.innermost(parameter.start_byte());
         if pattern.kind_name() != "identifier" {
             if in_function(scope) {
@@ -84,24 +84,20 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
         if path.is_some() || in_function(scope) {
             let hint = match path {
                 Some(path) => Some(TypeHint::Annotated(path)),
-                None => parameter.parent().and_then(|list| {
-                    let index = syntax::named_children(list).position(|p| p.id() == parameter.id())?;
-                    callback_hint(list.parent()?, index as u32, source)
-                }),
+                None => passed.and_then(|p| callback_hint(p, source)),
             };
             out.push((parameter.start_byte(), Binding { name: text(pattern), scope, line, hint }));
         }
     }
 
-    for &target in &cap.bind_targets {
+    for &(target, passed) in &cap.bind_targets {
         let scope = scopes.innermost(target.start_byte());
         if !in_function(scope) {
             continue;
         }
         // `subscriber => …` passed to a call: its one parameter.
-        let callback =
-            target.parent().filter(|f| f.kind_name() == "arrow_function" && target.kind_name() == "identifier");
-        match callback.and_then(|f| callback_hint(f, 0, source)) {
+        let passed = passed.filter(|_| target.kind_name() == "identifier");
+        match passed.and_then(|p| callback_hint(p, source)) {
             Some(hint) => {
                 let b = Binding { name: text(target), scope, line: syntax::line(target), hint: Some(hint) };
                 out.push((target.start_byte(), b));
@@ -137,23 +133,18 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
 }
 
 /// What an initialiser says about the value's type: `new C()`, `make()`, `await make()`, `x as C`.
-/// The type of parameter `param` of `function` when it is passed to a call (`operate((source, subscriber)
-/// => …)`, `new Observable((subscriber) => …)`): what the callee's declared parameter says, found when
-/// resolving.
-fn callback_hint(function: Node<'_>, param: u32, source: &str) -> Option<TypeHint> {
-    if !matches!(function.kind_name(), "arrow_function" | "function_expression") {
-        return None;
-    }
-    let arguments = function.parent().filter(|a| a.kind_name() == "arguments")?;
-    let call = arguments.parent()?;
+/// The type of a parameter of a function passed to a call (`operate((source, subscriber) => …)`, `new
+/// Observable((subscriber) => …)`): what the callee's declared parameter says, found when resolving.
+fn callback_hint(passed: Passed<'_>, source: &str) -> Option<TypeHint> {
+    let call = passed.arguments.parent()?;
     let (callee, new) = match call.kind_name() {
         "call_expression" => (call.field(Field::Function)?, false),
         "new_expression" => (call.field(Field::Constructor)?, true),
         _ => return None,
     };
     let callee = plain_path(callee, source)?;
-    let arg = syntax::named_children(arguments).position(|a| a.id() == function.id())? as u32;
-    Some(TypeHint::Callback { callee, new, arg, param })
+    let arg = syntax::named_children(passed.arguments).position(|a| a.id() == passed.function.id())? as u32;
+    Some(TypeHint::Callback { callee, new, arg, param: passed.param })
 }
 
 fn value_hint(value: Node<'_>, source: &str) -> Option<TypeHint> {

@@ -158,11 +158,11 @@ pub(super) struct Captured<'t> {
     pub annotations: Vec<(usize, usize)>,
     /// `(declarator, name)`; the name is an identifier or a destructuring pattern.
     pub bind_variables: Vec<(Node<'t>, Node<'t>)>,
-    /// `(parameter, pattern, type annotation)`.
-    pub bind_parameters: Vec<(Node<'t>, Node<'t>, Option<Node<'t>>)>,
-    /// Names or patterns bound untyped: an arrow function's lone parameter (`x => …`), the variables of
-    /// `for (const x of …)`, a `catch (e)` parameter.
-    pub bind_targets: Vec<Node<'t>>,
+    /// `(parameter, pattern, type annotation, where its function is passed)`.
+    pub bind_parameters: Vec<(Node<'t>, Node<'t>, Option<Node<'t>>, Option<Passed<'t>>)>,
+    /// Names or patterns bound untyped: an arrow function's lone parameter (`x => …`, with where the
+    /// function is passed), the variables of `for (const x of …)`, a `catch (e)` parameter.
+    pub bind_targets: Vec<(Node<'t>, Option<Passed<'t>>)>,
     /// `(field, name)`.
     pub bind_fields: Vec<(Node<'t>, Node<'t>)>,
     pub jsx_names: Vec<Node<'t>>,
@@ -326,7 +326,7 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                     Cap::BindParameter => {
                         let ty = node.field(Field::Type).filter(|ty| ty.kind_name() == "type_annotation");
                         if let Some(pattern) = node.field(Field::Pattern).filter(|p| p.kind_name() != "this") {
-                            out.bind_parameters.push((node, pattern, ty));
+                            out.bind_parameters.push((node, pattern, ty, passed(node, start.parent, start.above)));
                         }
                     }
                     Cap::BindTarget => {
@@ -336,7 +336,12 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                             "for_in_statement" => node.field(Field::DeclarationKind).and(node.field(Field::Left)),
                             _ => node.field(Field::Parameter),
                         };
-                        out.bind_targets.extend(target);
+                        // `subscriber => …` passed to a call: its one parameter.
+                        let passed = start
+                            .parent
+                            .filter(|a| node.kind_name() == "arrow_function" && a.kind_name() == "arguments")
+                            .map(|arguments| Passed { arguments, function: node, param: 0 });
+                        out.bind_targets.extend(target.map(|t| (t, passed)));
                     }
                     Cap::BindField => {
                         let in_class = start.parent.is_some_and(|parent| parent.kind_name() == "class_body");
@@ -455,6 +460,27 @@ fn at_module_level(start: Start<'_>) -> bool {
             | [Some("statement_block"), Some("internal_module" | "module"), _]
             | [Some("export_statement"), Some("statement_block"), Some("internal_module" | "module")]
     )
+}
+
+/// A function passed as an argument (`operate((source, subscriber) => …)`), read off the walk's ancestors
+/// of one of its parameters: the argument list, the function, and the parameter's index.
+#[derive(Clone, Copy)]
+pub(super) struct Passed<'t> {
+    pub arguments: Node<'t>,
+    pub function: Node<'t>,
+    pub param: u32,
+}
+
+/// Where the function of a parameter whose parent is `list` is passed, if it is an argument.
+fn passed<'t>(parameter: Node<'t>, list: Option<Node<'t>>, above: [Option<Node<'t>>; 2]) -> Option<Passed<'t>> {
+    let [function, arguments] = above;
+    let (list, function, arguments) = (list?, function?, arguments?);
+    let function_kind = matches!(function.kind_name(), "arrow_function" | "function_expression");
+    if list.kind_name() != "formal_parameters" || !function_kind || arguments.kind_name() != "arguments" {
+        return None;
+    }
+    let param = named_children(list).position(|p| p.id() == parameter.id())? as u32;
+    Some(Passed { arguments, function, param })
 }
 
 /// What a method, method signature or abstract method signature defines, by the body it stands in: a
