@@ -60,10 +60,11 @@ pub struct FileFacts {
     pub diagnostics: Vec<Diagnostic>,
     /// The file's own doc (Rust `//!`, a Python module docstring, a leading JSDoc).
     pub module_doc: Option<String>,
-    /// Rust: the first and last lines of the macro invocations outside any function whose arguments were
-    /// read (`rgtest!(name, |dir: Dir| { … })`); a binding read from one means something only within it.
+    /// The first and last lines of blocks outside any function whose bindings mean something only within
+    /// them: Rust macro invocations whose arguments were read (`rgtest!(name, |dir: Dir| { … })`),
+    /// TypeScript functions passed as arguments (`export const S = make((inst) => …)`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub macro_blocks: Vec<(u32, u32)>,
+    pub local_blocks: Vec<(u32, u32)>,
     /// Rust: the calls written in each `macro_rules!` body, which an invocation in another file runs
     /// (the file's own invocations are expanded where they are).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -194,14 +195,20 @@ pub struct Def {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub overload: bool,
     /// Rust: the type parameters a function's body can name, its own and its impl's or trait's
-    /// (`T` in `fn f<T>()`, `S` in `impl<S> Router<S>`).
+    /// (`T` in `fn f<T>()`, `S` in `impl<S> Router<S>`). TypeScript: a function's own type parameters, in
+    /// order (what a call's type arguments bind).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generics: Vec<String>,
     /// TypeScript: each parameter typed as a function (`init: (source: Observable<T>, subscriber:
     /// Subscriber<R>) => void`), by its index: the types that function type gives its own parameters
-    /// (`this` left out; `None` where none is a plain type). A callback passed there takes them.
+    /// (`this` left out; `None` where none is a plain type; a type parameter of the function's own, one of
+    /// `generics`, kept). A callback passed there takes them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub callbacks: Vec<(u32, Vec<Option<Vec<String>>>)>,
+    pub callbacks: Vec<(u32, TypeList)>,
+    /// TypeScript: the type arguments of the declared return type that are one of the function's own type
+    /// parameters, by position (`): Ctor<T, D>` gives `[T, D]`): what an annotated result binds them to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub returns_args: Vec<Option<String>>,
     /// TypeScript: a declared return type that is an object type (`): { status: ParseStatus; ctx: Ctx }`):
     /// its properties' types, by name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -351,11 +358,33 @@ pub enum TypeHint {
     Field(Vec<String>),
     /// TypeScript: an untyped parameter of a function passed as argument `arg` of a call of `callee` (or of
     /// `new callee(…)`): the type the callee's declared parameter gives parameter `param` of that function
-    /// (`new Observable((subscriber) => …)`, `operate((source, subscriber) => …)`).
-    Callback { callee: Vec<String>, new: bool, arg: u32, param: u32 },
+    /// (`new Observable((subscriber) => …)`, `operate((source, subscriber) => …)`); where that type is a type
+    /// parameter of the callee's, what the site binds it to (`make<Foo>(…)`, `const x: Ctor<Foo> = make(…)`).
+    Callback { callee: Vec<String>, new: bool, arg: u32, param: u32, bound: TypeArgs },
     /// TypeScript: a name destructured from a call's result (`const { status } = this.params(input)`): the
     /// type the callee's declared object return type gives that property.
     Destructured { call: Vec<String>, field: String },
+}
+
+/// Type paths by position (type arguments, a function type's parameters); `None` where one is no plain type.
+pub type TypeList = Vec<Option<Vec<String>>>;
+
+/// What a call site says about a generic callee's type parameters, as types written at the site.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypeArgs {
+    /// `f<A, B>(…)`: the callee's type parameters by position (`None` where an argument is no plain type).
+    pub explicit: TypeList,
+    /// `const x: Ctor<A> = f(…)`: the annotation the call's result meets, its path and its type arguments;
+    /// matched against the callee's declared return type.
+    pub expected: Option<(Vec<String>, TypeList)>,
+}
+
+impl TypeArgs {
+    /// Every type path written at the site.
+    pub fn paths(&self) -> impl Iterator<Item = &Vec<String>> {
+        let expected = self.expected.iter().flat_map(|(head, args)| std::iter::once(head).chain(args.iter().flatten()));
+        self.explicit.iter().flatten().chain(expected)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

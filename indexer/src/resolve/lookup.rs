@@ -9,12 +9,7 @@ use crate::builtins;
 use crate::table::SymId;
 
 impl Resolver<'_> {
-    /// Look a bare name up from a scope: enclosing functions, the namespace, then the language's builtins.
-    pub(super) fn lookup_name(&self, fi: u32, scope: Option<u32>, name: &str, line: u32) -> Res<Found> {
-        self.lookup(fi, scope, name, line, true)
-    }
-
-    /// Look a name up as [`Self::lookup_name`] does, past the functions' locals: the head of a Rust path
+    /// Look a name up as [`Self::lookup`] does, past the functions' locals: the head of a Rust path
     /// (`task::spawn`, a `use`) and a macro's name never name a local value.
     pub(super) fn lookup_item(&self, fi: u32, scope: Option<u32>, name: &str, line: u32) -> Res<(Target, Strategy)> {
         match self.lookup(fi, scope, name, line, false)? {
@@ -23,6 +18,8 @@ impl Resolver<'_> {
         }
     }
 
+    /// Look a bare name up from a scope: enclosing functions (their locals when `locals`), the namespace,
+    /// then the language's builtins.
     pub(super) fn lookup(&self, fi: u32, scope: Option<u32>, name: &str, line: u32, locals: bool) -> Res<Found> {
         let file = &self.t.files[fi as usize];
         let family = file.lang.family();
@@ -62,7 +59,7 @@ impl Resolver<'_> {
                     }
                 }
                 DefKind::Module => {
-                    if let Some(found) = locals.then(|| self.macro_local(fi, Some(di), name, line)).flatten() {
+                    if let Some(found) = locals.then(|| self.block_local(fi, Some(di), name, line)).flatten() {
                         return Ok(found);
                     }
                     if let Some(sym) = self.t.sym_of_def(fi, di) {
@@ -77,11 +74,16 @@ impl Resolver<'_> {
                         return self.builtin_or_miss(fi, name);
                     }
                 }
-                _ => {}
+                // A callback passed in a constant's value or a class body (`const S = make((inst) => …)`).
+                _ => {
+                    if let Some(found) = locals.then(|| self.block_local(fi, Some(di), name, line)).flatten() {
+                        return Ok(found);
+                    }
+                }
             }
             cur = def.parent;
         }
-        if let Some(found) = locals.then(|| self.macro_local(fi, None, name, line)).flatten() {
+        if let Some(found) = locals.then(|| self.block_local(fi, None, name, line)).flatten() {
             return Ok(found);
         }
         let module = self.t.file_module[fi as usize];
@@ -92,11 +94,12 @@ impl Resolver<'_> {
         }
     }
 
-    /// A binding read from the arguments of a macro invocation outside any function, in the same
-    /// invocation as the use at `line` (`rgtest!(name, |dir: Dir| { dir.create(…) })`), in namespace `scope`.
-    fn macro_local(&self, fi: u32, scope: Option<u32>, name: &str, line: u32) -> Option<Found> {
+    /// A binding of a block outside any function, in the same block as the use at `line` (a macro
+    /// invocation's arguments, `rgtest!(name, |dir: Dir| { dir.create(…) })`, or a function passed as an
+    /// argument, `make((inst) => inst.check())`), in namespace `scope`.
+    fn block_local(&self, fi: u32, scope: Option<u32>, name: &str, line: u32) -> Option<Found> {
         let file = &self.t.files[fi as usize];
-        let &(first, _) = file.facts.macro_blocks.iter().find(|&&(first, last)| first <= line && line <= last)?;
+        let &(first, _) = file.facts.local_blocks.iter().find(|&&(first, last)| first <= line && line <= last)?;
         let list = self.index[fi as usize].bindings.get(&(scope, name.to_owned()))?;
         let line_of = |b: u32| file.facts.bindings[b as usize].line;
         let best = list.iter().filter(|&&b| (first..=line).contains(&line_of(b))).max_by_key(|&&b| (line_of(b), b))?;

@@ -132,6 +132,9 @@ enum Shape {
     /// `a::b()`, a type, a macro's path, a base: the head is an item, never a local; an unknown one is an
     /// extern crate.
     Path,
+    /// A type an annotation names: a [`Shape::Path`] whose head is never a local, in any language (a
+    /// TypeScript callback's parameter does not hide the interface its constant shares a name with).
+    Type,
     /// A callee path a binding's type comes from (`let x = c.make();`, `let x = Client::new();`), which the
     /// facts keep without telling `.` from `::`: a local first, an unknown head an extern crate.
     Either,

@@ -155,6 +155,7 @@ impl Resolver<'_> {
     ) -> Res<(Target, Strategy)> {
         let Some(head) = path.first() else { return miss("empty reference") };
         let family = self.family(fi);
+        let (shape, no_locals) = if shape == Shape::Type { (Shape::Path, true) } else { (shape, false) };
         let special = family == Family::Rust && matches!(head.as_str(), "crate" | "self" | "super" | "Self");
         // A type parameter shadows the items of its name.
         if family == Family::Rust && path.len() > 1 && self.is_type_parameter(fi, scope, head) {
@@ -165,10 +166,10 @@ impl Resolver<'_> {
         } else {
             let found = if path.len() > 1 {
                 // `c.connect()` starts at a local; `task::spawn()` at an item, whatever locals share its name.
-                let locals = family != Family::Rust || shape != Shape::Path;
+                let locals = !no_locals && (family != Family::Rust || shape != Shape::Path);
                 self.as_namespace(|| self.lookup(fi, scope, head, line, locals))
             } else {
-                self.lookup_name(fi, scope, head, line)
+                self.lookup(fi, scope, head, line, !no_locals)
             };
             match found {
                 Ok(Found::Target(target, by)) => (target, by),

@@ -2,7 +2,7 @@
 //! constructor calls, recorded return types); and the self types, traits and parents of Rust impls and
 //! classes, resolved before any reference.
 
-use drsg_parsers::{DefKind, Family, Inherit, TypeHint};
+use drsg_parsers::{DefKind, Family, Inherit, InheritKind, TypeArgs, TypeHint};
 
 use super::{Miss, Res, Resolver, Shape, Target, Want, Why};
 use crate::table::{SymId, SymKind, separator};
@@ -42,6 +42,14 @@ struct Typed {
     ok: Option<Target>,
 }
 
+/// Where a binding is written: its file, its scope and its line.
+#[derive(Debug, Clone, Copy)]
+struct Site {
+    fi: u32,
+    scope: Option<u32>,
+    line: u32,
+}
+
 impl Resolver<'_> {
     pub(super) fn binding_type(&self, fi: u32, bi: u32) -> Option<Target> {
         self.nested(|| self.binding_type_inner(fi, bi).ok_or_else(|| Miss(Why::Text(String::new())))).ok()
@@ -56,8 +64,9 @@ impl Resolver<'_> {
             TypeHint::CallResult(path) => self.call_result_type(fi, b.scope, path, b.line.saturating_sub(1)),
             TypeHint::CallChain(path, then) => self.chain_type(fi, b.scope, path, then, b.line.saturating_sub(1)),
             TypeHint::Destructured { call, field } => self.destructured_type(fi, b.scope, call, field, b.line),
-            TypeHint::Callback { callee, new, arg, param } => {
-                self.callback_param_type(fi, b.scope, callee, *new, *arg, *param, b.line)
+            TypeHint::Callback { callee, new, arg, param, bound } => {
+                let at = Site { fi, scope: b.scope, line: b.line };
+                self.callback_param_type(at, callee, *new, *arg, *param, bound)
             }
             TypeHint::Field(path) => {
                 let (first, fields) = path.split_first()?;
@@ -104,17 +113,20 @@ impl Resolver<'_> {
 
     /// The type a callee's declared parameter `arg`, a function type, gives parameter `param` of the
     /// function passed there (`operate((source, subscriber) => …)`; with `new`, the class's constructor).
-    #[allow(clippy::too_many_arguments)]
+    /// A type parameter of the callee's own takes the type the site binds it to: its type argument
+    /// (`make<Foo>(…)`), else the argument at its place in the annotation the result meets when that
+    /// annotation names the callee's declared return type (`const x: Ctor<Foo> = make(…)` with `make<T>():
+    /// Ctor<T>`); nothing else infers it.
     fn callback_param_type(
         &self,
-        fi: u32,
-        scope: Option<u32>,
+        at: Site,
         callee: &[String],
         new: bool,
         arg: u32,
         param: u32,
-        line: u32,
+        bound: &TypeArgs,
     ) -> Option<Target> {
+        let Site { fi, scope, line } = at;
         let id = self.callee(fi, scope, callee, line)?;
         let function = if new {
             let kind = self.t.syms[id as usize].kind;
@@ -129,7 +141,24 @@ impl Resolver<'_> {
         let def = self.t.def_of(function)?;
         let (_, types) = def.callbacks.iter().find(|(i, _)| *i == arg)?;
         let path = types.get(param as usize)?.as_ref()?;
-        self.annotated_type(sym.file, sym.def, path, def.line)
+        let generic = match path.as_slice() {
+            [t] => def.generics.iter().position(|g| g == t).map(|k| (t, k)),
+            _ => None,
+        };
+        let Some((t, k)) = generic else { return self.annotated_type(sym.file, sym.def, path, def.line) };
+        let written = match bound.explicit.get(k) {
+            Some(explicit) => explicit.as_ref(),
+            None => {
+                let (head, args) = bound.expected.as_ref()?;
+                let returns = def.returns.as_ref()?;
+                if head.last() != returns.last() {
+                    return None;
+                }
+                let at = def.returns_args.iter().position(|a| a.as_ref() == Some(t))?;
+                args.get(at)?.as_ref()
+            }
+        }?;
+        self.annotated_type(fi, scope, written, line)
     }
 
     /// A type an annotation names (of a TypeScript interface and a value of one name, the interface).
@@ -144,7 +173,7 @@ impl Resolver<'_> {
 
     /// A path naming a type: a type symbol or an external type.
     fn resolve_type_path(&self, fi: u32, scope: Option<u32>, path: &[String], line: u32) -> Option<Target> {
-        let (target, _) = self.resolve_plain(fi, scope, path, line, Shape::Path).ok()?;
+        let (target, _) = self.resolve_plain(fi, scope, path, line, Shape::Type).ok()?;
         match &target {
             Target::Sym(id) if self.t.syms[*id as usize].kind.is_type() => Some(target),
             Target::External(_) => Some(target),
@@ -317,6 +346,16 @@ impl Resolver<'_> {
             None => (self.resolve_plain(fi, None, &inh.child, inh.line, Shape::Path).ok().map(|(t, _)| t), None),
         };
         let Some(Target::Sym(child)) = child else { return None };
-        Some((child, self.resolve_plain(fi, scope, &inh.target, inh.line, Shape::Path).map(|(t, _)| t)))
+        let target = || self.resolve_plain(fi, scope, &inh.target, inh.line, Shape::Path).map(|(t, _)| t);
+        // What an interface extends and a class implements is a type (of an interface and a value of one
+        // name, the interface); what a class extends, a value.
+        let of_type =
+            inh.kind == InheritKind::Implements || self.t.syms[child as usize].kind == SymKind::Def(DefKind::Interface);
+        match inh.target.last() {
+            Some(name) if of_type && self.family(fi) == Family::Js => {
+                Some((child, self.wanting(name, Want::Type, target)))
+            }
+            _ => Some((child, target())),
+        }
     }
 }

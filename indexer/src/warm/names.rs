@@ -25,14 +25,16 @@ fn surface(facts: &FileFacts) -> HashMap<&str, Vec<String>> {
     let defs = &facts.defs;
     for def in defs {
         let fingerprint = format!(
-            "def {:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {} in {}",
+            "def {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {} in {}",
             def.kind,
             def.signature,
             def.visibility,
             def.impl_block,
             def.returns,
+            def.generics,
             def.callbacks,
             def.returns_fields,
+            def.returns_args,
             def.external_body,
             def.is_test,
             def_path(defs, def.parent)
@@ -274,7 +276,14 @@ fn mentions(facts: &FileFacts) -> impl Iterator<Item = &str> {
     let exports = facts.exports.iter().flat_map(|e| [e.local.as_str(), e.exported.as_str()]);
     let inherits = facts.inherits.iter().flat_map(|i| strs(&i.target).chain(strs(&i.child)));
     let bindings = facts.bindings.iter().flat_map(|b| {
-        std::iter::once(b.name.as_str()).chain(strs(hint_path(&b.hint))).chain(strs(hint_steps(&b.hint)))
+        let bound = match &b.hint {
+            Some(TypeHint::Callback { bound, .. }) => Some(bound.paths().flat_map(|p| strs(p))),
+            _ => None,
+        };
+        std::iter::once(b.name.as_str())
+            .chain(strs(hint_path(&b.hint)))
+            .chain(strs(hint_steps(&b.hint)))
+            .chain(bound.into_iter().flatten())
     });
     let defs = facts.defs.iter().flat_map(|d| {
         let block = d.impl_block.iter().flat_map(|b| strs(&b.self_ty).chain(b.trait_.iter().flat_map(|t| strs(t))));

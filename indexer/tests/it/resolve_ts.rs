@@ -459,6 +459,53 @@ export function unknown(list: number[]) {
     );
 }
 
+/// zod's shape: a callback parameter typed by a type parameter of the callee's own takes the type the call
+/// binds it to, by a type argument (`make<Str>(…)`) or by the annotation its result meets (`const S:
+/// Ctor<Str> = make(…)` with `make<T>(…): Ctor<T>`, where the constant and the interface share a name, and
+/// an interface extends one that shares its name with a constant), at the top level too; without either,
+/// or with an
+/// annotation of another type, it stays unknown.
+#[test]
+fn a_callbacks_generic_parameter_takes_the_type_the_call_binds() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "z"}
+//- /src/core.ts
+export interface Ctor<T, D = unknown> { new (def: D): T; init(inst: T, def: D): void; }
+export function make<T, D = unknown>(name: string, init: (inst: T, def: D) => void): Ctor<T, D> {
+  return null as any;
+}
+export interface Other<T> { t: T; }
+//- /src/schemas.ts
+import * as core from "./core";
+export interface S extends Str<number> {}
+export const Str: core.Ctor<Str> = core.make("Str", () => {});
+export interface Str<N = number> { check(): Str; min(n: N): Str; }
+export interface Num { check(): Num; }
+export const S: core.Ctor<S> = core.make("S", (inst, def) => {
+  inst.check();
+});
+export const N = core.make<Num>("N", (inst) => inst.check());
+export const U = core.make("U", (inst) => inst.check());
+export const W: core.Other<Str> = core.make("W", (inst) => inst.min(1)) as any;
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS z/src/schemas.S#2 -> z/src/schemas.Str.check L7 [receiver-type]",
+            "CALLS z/src/schemas.N -> z/src/schemas.Num.check L9 [receiver-type]",
+        ],
+    );
+    let unknown = ["CALLS z/src/schemas.U -> ?check L10 ", "CALLS z/src/schemas.W -> ?min L11 "];
+    assert!(unknown.iter().all(|u| calls.iter().any(|c| c.starts_with(u))), "{calls:#?}");
+    // What an interface extends is the interface, not the constant declared first.
+    let extends = ix.edges_of(&["EXTENDS"]);
+    assert_has(&extends, &["EXTENDS z/src/schemas.S -> z/src/schemas.Str#2 L2 []"]);
+}
+
 /// `Foo | null` and `Foo | undefined` annotate a `Foo`; a union of two types annotates neither.
 #[test]
 fn a_type_or_nothing_is_the_type() {

@@ -330,7 +330,7 @@ impl Synthetic {
 }
 
 /// The first and last lines (1-based) of each invocation still to parse, for
-/// [`drsg_parsers::FileFacts::macro_blocks`].
+/// [`drsg_parsers::FileFacts::local_blocks`].
 pub(super) fn blocks(pending: &[Pending], source: &str) -> Vec<(u32, u32)> {
     let line = |row: usize| u32::try_from(row + 1).unwrap_or(u32::MAX);
     pending

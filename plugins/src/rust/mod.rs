@@ -374,7 +374,7 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
         .filter(|d| matches!(d.kind, DefKind::Function | DefKind::Method))
         .map(|d| (d.line, d.end_line))
         .collect();
-    facts.macro_blocks =
+    facts.local_blocks =
         blocks.into_iter().filter(|&(a, b)| !functions.iter().any(|&(s, e)| s <= a && b <= e)).collect();
     // The sites and bindings of generated defs come scoped.
     facts.refs = with_scopes(refs, &table.spans, |r, scope| r.scope = r.scope.or(scope));

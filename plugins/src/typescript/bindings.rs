@@ -4,7 +4,7 @@
 //! type.
 
 use crate::kinds::KindName;
-use drsg_parsers::{Binding, Def, DefKind, TypeHint};
+use drsg_parsers::{Binding, Def, DefKind, TypeArgs, TypeHint};
 use tree_sitter::Node;
 
 use super::capture::{Captured, Passed};
@@ -14,8 +14,21 @@ use super::syntax::{self, Field, plain_path, type_path};
 use crate::children::named_children;
 use crate::fields::ChildInField;
 
-pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[Def]) -> Vec<Binding> {
+/// The bindings, and the blocks outside any function whose bindings mean something only within them (see
+/// [`drsg_parsers::FileFacts::local_blocks`]).
+pub(super) fn build(
+    cap: &Captured<'_>,
+    source: &str,
+    scopes: &Scopes,
+    defs: &[Def],
+) -> (Vec<Binding>, Vec<(u32, u32)>) {
     let mut out: Vec<(usize, Binding)> = Vec::new();
+    let mut blocks = Vec::new();
+    // Outside any function a callback's parameters bind in the definition around (`export const S =
+    // make((inst) => …)`) or at the top level (`app.get("/", (c) => c.json(…))`), within the callback's lines.
+    let mut block = |passed: Passed<'_>| {
+        blocks.push((syntax::line(passed.function), passed.function.end_position().row as u32 + 1));
+    };
     let text = |n: Node<'_>| drsg_parsers::text::node_text(n, source).to_owned();
     // Untyped names matter only in functions: elsewhere a variable is a definition of its own.
     let in_function = |scope: Option<u32>| {
@@ -64,6 +77,11 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
 
     for &(parameter, pattern, ty, passed) in &cap.bind_parameters {
         let scope = scopes.innermost(parameter.start_byte());
+        if !in_function(scope)
+            && let Some(p) = passed
+        {
+            block(p);
+        }
         if pattern.kind_name() != "identifier" {
             if in_function(scope) {
                 pattern_names(pattern, scope, source, &mut out);
@@ -81,7 +99,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
             let hint = Some(TypeHint::Annotated(path.clone()));
             out.push((parameter.start_byte(), Binding { name: text(pattern), scope: Some(class), line, hint }));
         }
-        if path.is_some() || in_function(scope) {
+        if path.is_some() || in_function(scope) || passed.is_some() {
             let hint = match path {
                 Some(path) => Some(TypeHint::Annotated(path)),
                 None => passed.and_then(|p| callback_hint(p, source)),
@@ -92,11 +110,12 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
 
     for &(target, passed) in &cap.bind_targets {
         let scope = scopes.innermost(target.start_byte());
-        if !in_function(scope) {
-            continue;
-        }
         // `subscriber => …` passed to a call: its one parameter.
         let passed = passed.filter(|_| target.kind_name() == "identifier");
+        if !in_function(scope) {
+            let Some(p) = passed else { continue };
+            block(p);
+        }
         match passed.and_then(|p| callback_hint(p, source)) {
             Some(hint) => {
                 let b = Binding { name: text(target), scope, line: syntax::line(target), hint: Some(hint) };
@@ -129,7 +148,9 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, scopes: &Scopes, defs: &[D
     }
 
     out.sort_by_key(|(start, _)| *start);
-    out.into_iter().map(|(_, b)| b).collect()
+    blocks.sort_unstable();
+    blocks.dedup();
+    (out.into_iter().map(|(_, b)| b).collect(), blocks)
 }
 
 /// What an initialiser says about the value's type: `new C()`, `make()`, `await make()`, `x as C`.
@@ -144,7 +165,23 @@ fn callback_hint(passed: Passed<'_>, source: &str) -> Option<TypeHint> {
     };
     let callee = plain_path(callee, source)?;
     let arg = syntax::named_children(passed.arguments).position(|a| a.id() == passed.function.id())? as u32;
-    Some(TypeHint::Callback { callee, new, arg, param: passed.param })
+    let explicit = call.field(Field::TypeArguments).map(|a| type_args(a, source)).unwrap_or_default();
+    // `const x: Ctor<A> = make(…)`: the result's annotation.
+    let expected = call
+        .parent()
+        .filter(|d| {
+            d.kind_name() == "variable_declarator" && d.field(Field::Value).is_some_and(|v| v.id() == call.id())
+        })
+        .and_then(|d| d.field(Field::Type)?.named_child(0))
+        .filter(|t| t.kind_name() == "generic_type")
+        .and_then(|t| Some((type_path(t, source)?, type_args(t.field(Field::TypeArguments)?, source))));
+    let bound = TypeArgs { explicit, expected };
+    Some(TypeHint::Callback { callee, new, arg, param: passed.param, bound })
+}
+
+/// The types of a `type_arguments` list, by position (`None` where one is no plain type).
+fn type_args(list: Node<'_>, source: &str) -> Vec<Option<Vec<String>>> {
+    syntax::named_children(list).map(|t| type_path(t, source)).collect()
 }
 
 fn value_hint(value: Node<'_>, source: &str) -> Option<TypeHint> {

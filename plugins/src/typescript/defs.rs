@@ -130,11 +130,16 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
         if matches!(d.kind, DefKind::Class | DefKind::Interface) {
             heritage(d.node, source, index, &d.name, &mut inherits);
         }
-        let (callbacks, returns_fields) = match d.kind {
+        let (generics, callbacks, returns_fields, returns_args) = match d.kind {
             DefKind::Function | DefKind::Method => {
-                (callbacks(d.node, source, |t| scopes.is_type_param(Some(index), t)), returns_fields(d.node, source))
+                let generics = own_type_params(d.node, source);
+                // A type parameter of an enclosing class or function is bound by nothing a call says.
+                let enclosing = |t: &str| !generics.iter().any(|g| g == t) && scopes.is_type_param(Some(index), t);
+                let callbacks = callbacks(d.node, source, enclosing);
+                let args = returns_args(d.node, source, &generics);
+                (generics, callbacks, returns_fields(d.node, source), args)
             }
-            _ => (Vec::new(), Vec::new()),
+            _ => Default::default(),
         };
         defs.push(Def {
             kind: d.kind,
@@ -151,9 +156,10 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
             returns_ok: None,
             external_body: false,
             overload: false,
-            generics: Vec::new(),
+            generics,
             callbacks,
             returns_fields,
+            returns_args,
         });
     }
     Built { defs, scopes, exports, inherits, module_doc }
@@ -410,6 +416,33 @@ fn function_at(node: Node<'_>) -> Option<Node<'_>> {
         .find(|n| n.field(Field::Parameters).is_some())
 }
 
+/// The type parameters the function at `node` declares, in order (`T`, `D` in `function f<T, D = X>()`).
+fn own_type_params(node: Node<'_>, source: &str) -> Vec<String> {
+    let Some(params) = function_at(node).and_then(|f| f.field(Field::TypeParameters)) else { return Vec::new() };
+    syntax::named_children(params)
+        .filter_map(|p| p.field(Field::Name))
+        .map(|n| node_text(n, source).to_owned())
+        .collect()
+}
+
+/// The type arguments of the generic type the function at `node` declares it returns that are one of
+/// `generics` (`): Ctor<T, D>`), by position; empty when none is.
+fn returns_args(node: Node<'_>, source: &str, generics: &[String]) -> Vec<Option<String>> {
+    let args = function_at(node)
+        .and_then(|f| f.field(Field::ReturnType))
+        .and_then(|t| t.named_child(0))
+        .filter(|t| t.kind_name() == "generic_type")
+        .and_then(|t| t.field(Field::TypeArguments));
+    let Some(args) = args else { return Vec::new() };
+    let out: Vec<Option<String>> = syntax::named_children(args)
+        .map(|a| {
+            let text = node_text(a, source);
+            (a.kind_name() == "type_identifier" && generics.iter().any(|g| g == text)).then(|| text.to_owned())
+        })
+        .collect();
+    if out.iter().any(Option::is_some) { out } else { Vec::new() }
+}
+
 /// The properties of the object type the function at `node` declares it returns (`): { status:
 /// ParseStatus; ctx: ParseContext }`), with their types.
 fn returns_fields(node: Node<'_>, source: &str) -> Vec<(String, Vec<String>)> {
@@ -429,7 +462,7 @@ fn returns_fields(node: Node<'_>, source: &str) -> Vec<(String, Vec<String>)> {
 
 /// The parameters of the function made at `node` (a declaration, a method, or a declarator, field or
 /// assignment holding an arrow function) whose type is a function type, by their index (`this` left out):
-/// the types that function type gives its own parameters, type parameters (`T`) left out.
+/// the types that function type gives its own parameters, the type parameters `type_param` names left out.
 fn callbacks(node: Node<'_>, source: &str, type_param: impl Fn(&str) -> bool) -> Vec<(u32, Vec<Option<Vec<String>>>)> {
     let Some(parameters) = function_at(node).and_then(|f| f.field(Field::Parameters)) else { return Vec::new() };
     let is_this = |p: Node<'_>| p.field(Field::Pattern).is_some_and(|p| p.kind_name() == "this");

@@ -114,7 +114,7 @@ impl Language for TypeScriptPlugin {
         let mut exports = modules::exports(&captured, source);
         exports.extend(built.exports);
         exports.sort_by_key(|e| e.line);
-        let bindings = bindings::build(&captured, source, &built.scopes, &built.defs);
+        let (bindings, local_blocks) = bindings::build(&captured, source, &built.scopes, &built.defs);
         let mut diagnostics = Vec::new();
         if let Some(deep) = drsg_parsers::text::node_at_depth(tree.root_node(), capture::MAX_START_DEPTH) {
             diagnostics.push(Diagnostic {
@@ -136,7 +136,7 @@ impl Language for TypeScriptPlugin {
             parse_errors: 0,
             diagnostics,
             module_doc: built.module_doc,
-            macro_blocks: Vec::new(),
+            local_blocks,
             macro_calls: Vec::new(),
             wire: Vec::new(),
         }

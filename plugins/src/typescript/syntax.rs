@@ -32,6 +32,8 @@ crate::fields::fields!(pub(super) enum Field in [
     Right = "right",
     Source = "source",
     Type = "type",
+    TypeArguments = "type_arguments",
+    TypeParameters = "type_parameters",
     Value = "value",
 });
 

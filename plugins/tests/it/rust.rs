@@ -1034,7 +1034,7 @@ fn f() {
         "#,
     );
     // The invocation outside any function is a block; the one inside `f` is not.
-    assert_eq!(parse(src).macro_blocks, [(2, 4)]);
+    assert_eq!(parse(src).local_blocks, [(2, 4)]);
 }
 
 #[test]

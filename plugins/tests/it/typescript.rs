@@ -24,7 +24,7 @@ fn render_qualifier(q: &Qualifier) -> String {
 }
 
 /// One line per fact of the sections named in `what` (space-separated):
-/// `defs`, `sigs`, `docs`, `refs`, `texts`, `imports`, `exports`, `bindings`, `inherits`, `errors`, `moddoc`.
+/// `defs`, `generics`, `sigs`, `docs`, `refs`, `texts`, `imports`, `exports`, `bindings`, `inherits`, `errors`, `moddoc`.
 fn render(facts: &FileFacts, what: &str) -> String {
     let mut out = Vec::new();
     for section in what.split_whitespace() {
@@ -47,6 +47,24 @@ fn render(facts: &FileFacts, what: &str) -> String {
                         line += " test";
                     }
                     out.push(line);
+                }
+            }
+            "generics" => {
+                let path = |p: &Option<Vec<String>>| p.as_ref().map_or("?".to_owned(), |p| p.join("."));
+                for d in facts.defs.iter().filter(|d| !d.generics.is_empty() || !d.callbacks.is_empty()) {
+                    let callbacks: Vec<String> = d
+                        .callbacks
+                        .iter()
+                        .map(|(i, types)| format!("{i}:({})", types.iter().map(path).collect::<Vec<_>>().join(", ")))
+                        .collect();
+                    let args: Vec<&str> = d.returns_args.iter().map(|a| a.as_deref().unwrap_or("?")).collect();
+                    out.push(format!(
+                        "{} <{}> callbacks={} returns_args=<{}>",
+                        d.name,
+                        d.generics.join(", "),
+                        callbacks.join(" "),
+                        args.join(", ")
+                    ));
                 }
             }
             "sigs" => out.extend(facts.defs.iter().map(|d| format!("{}: {}", d.name, d.signature))),
@@ -91,9 +109,20 @@ fn render(facts: &FileFacts, what: &str) -> String {
                         Some(TypeHint::Annotated(p)) => format!("Annotated({})", p.join(".")),
                         Some(TypeHint::Constructed(p)) => format!("Constructed({})", p.join(".")),
                         Some(TypeHint::CallResult(p)) => format!("CallResult({})", p.join(".")),
-                        Some(TypeHint::Callback { callee, new, arg, param }) => {
+                        Some(TypeHint::Callback { callee, new, arg, param, bound }) => {
+                            let path = |p: &Option<Vec<String>>| p.as_ref().map_or("?".to_owned(), |p| p.join("."));
+                            let list = |l: &[Option<Vec<String>>]| l.iter().map(path).collect::<Vec<_>>().join(", ");
+                            let explicit = if bound.explicit.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" <{}>", list(&bound.explicit))
+                            };
+                            let expected = match &bound.expected {
+                                Some((head, args)) => format!(" : {}<{}>", head.join("."), list(args)),
+                                None => String::new(),
+                            };
                             format!(
-                                "Callback({}{} arg {arg} param {param})",
+                                "Callback({}{} arg {arg} param {param}{explicit}{expected})",
                                 if *new { "new " } else { "" },
                                 callee.join(".")
                             )
@@ -1036,6 +1065,42 @@ function run(plain, { a, b: renamed, c = 1, ...others }, [first, , second] = [],
         y scope=run Callback(items.forEach arg 0 param 0) L9
         index scope=run Callback(items.forEach arg 0 param 1) L9
         err scope=run Untyped L10
+        ",
+    );
+}
+
+/// A function's own type parameters, the callbacks typed by them, the return type's arguments naming them;
+/// at a call, the type arguments and the annotation its result meets; outside any function a callback's
+/// parameters bind in the definition around (within the callback's lines). A class's type parameter is bound by
+/// nothing a call of its method says, so it is left out.
+#[test]
+fn generic_callbacks_and_the_types_a_call_binds() {
+    check(
+        "src/g.ts",
+        r#"export function make<T extends A, D = X>(name: string, init: (inst: T, def: D) => void): core.Ctor<T, D> {}
+export class Box<V> {
+  each<K>(f: (value: V, key: K, box: Box<V>) => void): Map<K, string> {}
+}
+const z: core.Ctor<Foo> = core.make("a", (inst, def) => inst.check());
+const y = make<Foo, Bar>("b", (inst) => inst.check());
+"#,
+        "generics bindings",
+        "
+        make <T, D> callbacks=1:(T, D) returns_args=<T, D>
+        each <K> callbacks=0:(?, K, Box) returns_args=<K, ?>
+        name scope=make Untyped L1
+        init scope=make Untyped L1
+        inst scope=make Annotated(T) L1
+        def scope=make Annotated(D) L1
+        f scope=each Untyped L3
+        value scope=each Annotated(V) L3
+        key scope=each Annotated(K) L3
+        box scope=each Annotated(Box) L3
+        z scope=- Annotated(core.Ctor) L5
+        inst scope=z Callback(core.make arg 1 param 0 : core.Ctor<Foo>) L5
+        def scope=z Callback(core.make arg 1 param 1 : core.Ctor<Foo>) L5
+        y scope=- CallResult(make) L6
+        inst scope=y Callback(make arg 1 param 0 <Foo, Bar>) L6
         ",
     );
 }
