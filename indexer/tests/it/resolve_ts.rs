@@ -506,6 +506,47 @@ export const W: core.Other<Str> = core.make("W", (inst) => inst.min(1)) as any;
     assert_has(&extends, &["EXTENDS z/src/schemas.S -> z/src/schemas.Str#2 L2 []"]);
 }
 
+/// Hono's shape: a class property holding no function is a `Var` member (`get!: HandlerInterface`), so a
+/// call of it binds to the property as the checker does, through a subclass too, and a read of a typed
+/// property still takes the property's type.
+#[test]
+fn class_properties_are_members() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "h"}
+//- /src/base.ts
+export interface HandlerInterface { (path: string, handler: () => void): Base; }
+export class Logger { log(m: string): void {} }
+export class Base {
+  get!: HandlerInterface;
+  #count = 0;
+  logger: Logger = new Logger();
+  run() {
+    this.logger.log("run");
+    return this.#count;
+  }
+}
+//- /src/app.ts
+import { Base } from "./base";
+export class Hono extends Base {}
+export function main() {
+  const app = new Hono();
+  app.get("/", () => {});
+}
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS h/src/app.main -> h/src/base.Base.get L5 [receiver-type]",
+            "CALLS h/src/base.Base.run -> h/src/base.Logger.log L8 [receiver-type]",
+        ],
+    );
+    assert_has(&ix.keys(), &["Var h/src/base.Base.get", "Var h/src/base.Base.#count", "Var h/src/base.Base.logger"]);
+}
+
 /// `Foo | null` and `Foo | undefined` annotate a `Foo`; a union of two types annotates neither.
 #[test]
 fn a_type_or_nothing_is_the_type() {

@@ -127,11 +127,12 @@ pub(super) fn build(
 
     for &(field, name) in &cap.bind_fields {
         // A field holding a function is a method, not a typed property.
-        if scopes.def_of_node(field.id()).is_some() {
+        let own = scopes.def_of_node(field.id());
+        if own.is_some_and(|d| defs[d as usize].kind == DefKind::Method) {
             continue;
         }
-        let Some(class) = scopes.innermost(field.start_byte()).filter(|&c| defs[c as usize].kind == DefKind::Class)
-        else {
+        let class = scopes.enclosing_except(field.start_byte(), field.id());
+        let Some(class) = class.filter(|&c| defs[c as usize].kind == DefKind::Class) else {
             continue;
         };
         let hint = field

@@ -94,6 +94,8 @@ pub(super) enum DefSite {
     Method,
     MethodSignature,
     FieldMethod,
+    /// A class property holding no function (`get!: HandlerInterface`, `#count = 0`): a `Var` member.
+    Property,
     Interface,
     InterfaceMethod,
     TypeAlias,
@@ -346,9 +348,8 @@ pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source
                     Cap::BindField => {
                         let in_class = start.parent.is_some_and(|parent| parent.kind_name() == "class_body");
                         if let Some(name) = node.field(Field::Name).filter(|name| in_class && name.is_named()) {
-                            if holds_function(node) {
-                                push_def(&mut out, DefSite::FieldMethod, node, Some(name));
-                            }
+                            let site = if holds_function(node) { DefSite::FieldMethod } else { DefSite::Property };
+                            push_def(&mut out, site, node, Some(name));
                             out.bind_fields.push((node, name));
                         }
                     }

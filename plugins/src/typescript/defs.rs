@@ -253,6 +253,7 @@ impl<'t> Ctx<'_, 't> {
             DefSite::FunctionSignature => (DefKind::Function, exported_vis, true),
             DefSite::Class => (DefKind::Class, exported_vis, false),
             DefSite::Method | DefSite::FieldMethod => (DefKind::Method, self.member_visibility(node, name), false),
+            DefSite::Property => (DefKind::Var, self.member_visibility(node, name), false),
             DefSite::MethodSignature => (DefKind::Method, self.member_visibility(node, name), true),
             DefSite::Interface => (DefKind::Interface, exported_vis, false),
             DefSite::InterfaceMethod => (DefKind::Method, Visibility::Public, true),
@@ -261,9 +262,11 @@ impl<'t> Ctx<'_, 't> {
             DefSite::Module => (DefKind::Module, exported_vis, false),
         };
         let signature = match site {
-            DefSite::FunctionSignature | DefSite::MethodSignature | DefSite::InterfaceMethod | DefSite::TypeAlias => {
-                self.signature(sig_start, node.end_byte())
-            }
+            DefSite::FunctionSignature
+            | DefSite::MethodSignature
+            | DefSite::InterfaceMethod
+            | DefSite::TypeAlias
+            | DefSite::Property => self.signature(sig_start, node.end_byte()),
             DefSite::FieldMethod => {
                 let value = node.field(Field::Value)?;
                 self.signature_to_body(sig_start, value)

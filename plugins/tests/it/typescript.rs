@@ -210,6 +210,7 @@ const helpers = { method() {}, arrow: () => 1 };
         Function inner L3-3 private parent=area
         Function ids L6-6 private parent=-
         Class Circle L7-16 private parent=-
+        Var radius L8-8 public parent=Circle
         Method handle L9-9 public parent=Circle
         Method onTick L10-10 public parent=Circle
         Method constructor L11-11 public parent=Circle
@@ -243,6 +244,7 @@ interface Clock { now(): number }
         Function make L2-4 private parent=-
         Const Kind L5-5 private parent=-
         Method tick L5-5 public parent=Kind
+        Var label L5-5 public parent=Kind
         Interface Clock L6-6 private parent=-
         Method now L6-6 public parent=Clock
         ",
@@ -844,6 +846,7 @@ class View {}
         "defs refs",
         "
         Class Api L2-9 public parent=-
+        Var name L3-3 public parent=Api
         Method list L6-6 public parent=Api
         Method onClick L8-8 public parent=Api
         Class View L11-11 private parent=-
@@ -957,8 +960,8 @@ type Alias = NotARef;
 "#,
         "refs",
         "
-        Type Map L2 scope=Repo
-        Type Entry L2 scope=Repo
+        Type Map L2 scope=cache
+        Type Entry L2 scope=cache
         Type Id L4 scope=find
         Type ns.Options L4 scope=find
         Type Promise L4 scope=find
