@@ -507,8 +507,9 @@ export const W: core.Other<Str> = core.make("W", (inst) => inst.min(1)) as any;
 }
 
 /// Hono's shape: a class property holding no function is a `Var` member (`get!: HandlerInterface`), so a
-/// call of it binds to the property as the checker does, through a subclass too, and a read of a typed
-/// property still takes the property's type.
+/// call of it binds to the property as the checker does, through a subclass too (and from a variable of a
+/// callback outside any function, `describe("…", () => { const app = new Hono(); … })`), and a read of a
+/// typed property still takes the property's type.
 #[test]
 fn class_properties_are_members() {
     let ix = index(
@@ -534,6 +535,12 @@ export function main() {
   const app = new Hono();
   app.get("/", () => {});
 }
+//- /src/app.test.ts
+import { Hono } from "./app";
+describe("app", () => {
+  const app = new Hono();
+  app.get("/", () => {});
+});
 "#,
     );
     let calls = ix.calls();
@@ -542,6 +549,7 @@ export function main() {
         &[
             "CALLS h/src/app.main -> h/src/base.Base.get L5 [receiver-type]",
             "CALLS h/src/base.Base.run -> h/src/base.Logger.log L8 [receiver-type]",
+            "CALLS h/src/app.test -> h/src/base.Base.get L4 [receiver-type]",
         ],
     );
     assert_has(&ix.keys(), &["Var h/src/base.Base.get", "Var h/src/base.Base.#count", "Var h/src/base.Base.logger"]);

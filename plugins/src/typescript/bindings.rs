@@ -26,9 +26,7 @@ pub(super) fn build(
     let mut blocks = Vec::new();
     // Outside any function a callback's parameters bind in the definition around (`export const S =
     // make((inst) => …)`) or at the top level (`app.get("/", (c) => c.json(…))`), within the callback's lines.
-    let mut block = |passed: Passed<'_>| {
-        blocks.push((syntax::line(passed.function), passed.function.end_position().row as u32 + 1));
-    };
+    let lines = |function: Node<'_>| (syntax::line(function), function.end_position().row as u32 + 1);
     let text = |n: Node<'_>| drsg_parsers::text::node_text(n, source).to_owned();
     // Untyped names matter only in functions: elsewhere a variable is a definition of its own.
     let in_function = |scope: Option<u32>| {
@@ -71,6 +69,13 @@ pub(super) fn build(
             .map(TypeHint::Annotated)
             .or_else(|| declarator.field(Field::Value).and_then(|v| value_hint(v, source)));
         if hint.is_some() || in_function(scope) {
+            // A variable of a callback outside any function (`describe("x", () => { const app = new Hono(); … })`)
+            // holds within the callback's lines.
+            if !in_function(scope)
+                && let Some(function) = enclosing_callback(declarator)
+            {
+                blocks.push(lines(function));
+            }
             out.push((declarator.start_byte(), Binding { name: text(name), scope, line: syntax::line(name), hint }));
         }
     }
@@ -80,7 +85,7 @@ pub(super) fn build(
         if !in_function(scope)
             && let Some(p) = passed
         {
-            block(p);
+            blocks.push(lines(p.function));
         }
         if pattern.kind_name() != "identifier" {
             if in_function(scope) {
@@ -114,7 +119,7 @@ pub(super) fn build(
         let passed = passed.filter(|_| target.kind_name() == "identifier");
         if !in_function(scope) {
             let Some(p) = passed else { continue };
-            block(p);
+            blocks.push(lines(p.function));
         }
         match passed.and_then(|p| callback_hint(p, source)) {
             Some(hint) => {
@@ -178,6 +183,19 @@ fn callback_hint(passed: Passed<'_>, source: &str) -> Option<TypeHint> {
         .and_then(|t| Some((type_path(t, source)?, type_args(t.field(Field::TypeArguments)?, source))));
     let bound = TypeArgs { explicit, expected };
     Some(TypeHint::Callback { callee, new, arg, param: passed.param, bound })
+}
+
+/// The function expression a declarator outside any named function sits in, if any (a callback).
+fn enclosing_callback(declarator: Node<'_>) -> Option<Node<'_>> {
+    let mut node = declarator.parent()?;
+    for _ in 0..256 {
+        match node.kind_name() {
+            "arrow_function" | "function_expression" => return Some(node),
+            "program" | "class_body" | "function_declaration" | "method_definition" => return None,
+            _ => node = node.parent()?,
+        }
+    }
+    None
 }
 
 /// The types of a `type_arguments` list, by position (`None` where one is no plain type).
