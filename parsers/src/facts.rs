@@ -205,6 +205,13 @@ pub struct Def {
     /// `generics`, kept). A callback passed there takes them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub callbacks: Vec<(u32, TypeList)>,
+    /// TypeScript: each parameter typed by a named type that may be an alias of a function type (`handler:
+    /// H<E, P>`, a rest parameter's element type, a type parameter's constraint), by its index: the path. A
+    /// callback passed there takes the parameter types the alias gives. An interface: its call signatures'
+    /// parameters, as `callbacks` too. A type alias: at index 0, the named types it stands for (`type H =
+    /// Handler | MiddlewareHandler`), or in `callbacks` at 0 its function type's parameters.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub callback_types: Vec<(u32, Vec<String>)>,
     /// TypeScript: the type arguments of the declared return type that are one of the function's own type
     /// parameters, by position (`): Ctor<T, D>` gives `[T, D]`): what an annotated result binds them to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

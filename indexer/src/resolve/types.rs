@@ -128,6 +128,18 @@ impl Resolver<'_> {
     ) -> Option<Target> {
         let Site { fi, scope, line } = at;
         let id = self.callee(fi, scope, callee, line)?;
+        // A property typed by an interface with call signatures (`get!: HandlerInterface`): the type they
+        // all give the callback's parameter, wherever the callback is passed.
+        if !new && self.t.syms[id as usize].kind == SymKind::Def(DefKind::Var) {
+            let sym = &self.t.syms[id as usize];
+            let def = self.t.def_of(id)?;
+            let class = self.t.sym_of_def(sym.file, def.parent?)?;
+            let Target::Sym(ty) = self.field_type(&Target::Sym(class), &def.name)? else { return None };
+            if self.t.syms[ty as usize].kind != SymKind::Def(DefKind::Interface) {
+                return None;
+            }
+            return self.agreed_param(ty, None, param, 0);
+        }
         let function = if new {
             let kind = self.t.syms[id as usize].kind;
             if kind != SymKind::Def(DefKind::Class) {
@@ -139,7 +151,12 @@ impl Resolver<'_> {
         };
         let sym = &self.t.syms[function as usize];
         let def = self.t.def_of(function)?;
-        let (_, types) = def.callbacks.iter().find(|(i, _)| *i == arg)?;
+        let Some((_, types)) = def.callbacks.iter().find(|(i, _)| *i == arg) else {
+            // `handler: H<E, P>`, an alias of a function type.
+            let (_, path) = def.callback_types.iter().find(|(i, _)| *i == arg)?;
+            let Target::Sym(alias) = self.annotated_type(sym.file, sym.def, path, def.line)? else { return None };
+            return self.alias_param(alias, param, 0);
+        };
         let path = types.get(param as usize)?.as_ref()?;
         let generic = match path.as_slice() {
             [t] => def.generics.iter().position(|g| g == t).map(|k| (t, k)),
@@ -159,6 +176,43 @@ impl Resolver<'_> {
             }
         }?;
         self.annotated_type(fi, scope, written, line)
+    }
+
+    /// The type that every callback slot of `id` (its `callbacks` and `callback_types`; those at `arg` only,
+    /// when given) gives parameter `param` of the function passed there, when they all agree and there is one.
+    fn agreed_param(&self, id: SymId, arg: Option<u32>, param: u32, depth: usize) -> Option<Target> {
+        let sym = &self.t.syms[id as usize];
+        let def = self.t.def_of(id)?;
+        let at = |i: u32| arg.is_none_or(|a| a == i);
+        let mut agreed: Option<Target> = None;
+        let mut agree = |t: Target| match &agreed {
+            Some(a) => *a == t,
+            None => {
+                agreed = Some(t);
+                true
+            }
+        };
+        for (_, types) in def.callbacks.iter().filter(|(i, _)| at(*i)) {
+            let path = types.get(param as usize)?.as_ref()?;
+            if !agree(self.annotated_type(sym.file, sym.def, path, def.line)?) {
+                return None;
+            }
+        }
+        for (_, path) in def.callback_types.iter().filter(|(i, _)| at(*i)) {
+            let Target::Sym(alias) = self.annotated_type(sym.file, sym.def, path, def.line)? else { return None };
+            if !agree(self.alias_param(alias, param, depth + 1)?) {
+                return None;
+            }
+        }
+        agreed
+    }
+
+    /// The type a type alias of a function type (or of a union of such aliases) gives parameter `param`.
+    fn alias_param(&self, alias: SymId, param: u32, depth: usize) -> Option<Target> {
+        if depth > 8 || self.t.syms[alias as usize].kind != SymKind::Def(DefKind::TypeAlias) {
+            return None;
+        }
+        self.agreed_param(alias, Some(0), param, depth)
     }
 
     /// A type an annotation names (of a TypeScript interface and a value of one name, the interface).

@@ -25,7 +25,7 @@ fn surface(facts: &FileFacts) -> HashMap<&str, Vec<String>> {
     let defs = &facts.defs;
     for def in defs {
         let fingerprint = format!(
-            "def {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {} in {}",
+            "def {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {} in {}",
             def.kind,
             def.signature,
             def.visibility,
@@ -33,6 +33,7 @@ fn surface(facts: &FileFacts) -> HashMap<&str, Vec<String>> {
             def.returns,
             def.generics,
             def.callbacks,
+            def.callback_types,
             def.returns_fields,
             def.returns_args,
             def.external_body,
@@ -192,6 +193,7 @@ pub(super) fn passes_on(facts: &FileFacts, names: &Names<'_>, add: &mut dyn FnMu
         let returns = def.returns.iter().flatten();
         let block = def.impl_block.iter().flat_map(|b| b.self_ty.iter().chain(b.trait_.iter().flatten()));
         let callbacks = def.callbacks.iter().flat_map(|(_, types)| types.iter().flatten().flatten());
+        let callbacks = callbacks.chain(def.callback_types.iter().flat_map(|(_, path)| path));
         let fields = def.returns_fields.iter().flat_map(|(_, path)| path);
         if any_in(returns.chain(block).chain(callbacks).chain(fields), names) {
             add(&def.name);
@@ -288,6 +290,7 @@ fn mentions(facts: &FileFacts) -> impl Iterator<Item = &str> {
     let defs = facts.defs.iter().flat_map(|d| {
         let block = d.impl_block.iter().flat_map(|b| strs(&b.self_ty).chain(b.trait_.iter().flat_map(|t| strs(t))));
         let callbacks = d.callbacks.iter().flat_map(|(_, types)| types.iter().flatten().flat_map(|t| strs(t)));
+        let callbacks = callbacks.chain(d.callback_types.iter().flat_map(|(_, path)| strs(path)));
         let fields = d.returns_fields.iter().flat_map(|(_, path)| strs(path));
         d.returns.iter().chain(&d.returns_ok).flat_map(|r| strs(r)).chain(block).chain(callbacks).chain(fields)
     });

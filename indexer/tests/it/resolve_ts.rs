@@ -555,6 +555,58 @@ describe("app", () => {
     assert_has(&ix.keys(), &["Var h/src/base.Base.get", "Var h/src/base.Base.#count", "Var h/src/base.Base.logger"]);
 }
 
+/// Hono's handlers: a callback passed to a property typed by an interface with call signatures takes the
+/// parameter type all of them agree on, through aliases of function types and unions of them (`H =
+/// Handler | MiddlewareHandler`), a rest parameter's element type and a type parameter's constraint; a
+/// function's parameter typed by such an alias types its callback too. Where the slots disagree, the
+/// parameter stays unknown.
+#[test]
+fn handlers_take_the_parameter_types_their_aliases_agree_on() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "h"}
+//- /src/context.ts
+export class Context { json(v: unknown): Response { return null as any; } }
+export class Other { json(v: unknown): void {} }
+//- /src/types.ts
+import { Context, Other } from "./context";
+export type Next = () => Promise<void>;
+export type Handler<E = any> = (c: Context, next: Next) => Response;
+export type MiddlewareHandler<E = any> = (c: Context, next: Next) => Promise<void>;
+export type H<E = any> = Handler<E> | MiddlewareHandler<E>;
+export interface HandlerInterface<E = any> {
+  <P extends string, M1 extends H<E> = H<E>>(path: P, mw: M1, handler: H<E>): void;
+  (...handlers: H<E>[]): void;
+}
+export interface Mixed { (a: (c: Context) => void, b: (c: Other) => void): void; }
+export function use(handler: H): void {}
+//- /src/app.ts
+import { HandlerInterface, Mixed, use } from "./types";
+export class Hono {
+  get!: HandlerInterface;
+  mixed!: Mixed;
+}
+const app = new Hono();
+app.get("/", (c) => c.json({}));
+app.get("/", async (c, next) => { await next(); }, (c) => c.json(1));
+app.mixed((c) => c.json(2), (d) => d.json(3));
+use((c) => c.json(4));
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(
+        &calls,
+        &[
+            "CALLS h/src/app -> h/src/context.Context.json L7 [receiver-type]",
+            "CALLS h/src/app -> h/src/context.Context.json L8 [receiver-type]",
+            "CALLS h/src/app -> h/src/context.Context.json L10 [receiver-type]",
+        ],
+    );
+    assert!(calls.iter().any(|c| c.starts_with("CALLS h/src/app -> ?json L9 ")), "{calls:#?}");
+    assert!(!calls.iter().any(|c| c.contains("json L9 [")), "{calls:#?}");
+}
+
 /// `Foo | null` and `Foo | undefined` annotate a `Foo`; a union of two types annotates neither.
 #[test]
 fn a_type_or_nothing_is_the_type() {

@@ -136,6 +136,7 @@ pub(super) fn build(
             callbacks: Vec::new(),
             returns_fields: Vec::new(),
             returns_args: Vec::new(),
+            callback_types: Vec::new(),
         });
         if matches!(kind, DefKind::Function | DefKind::Method | DefKind::Class) {
             spans.push(Span { start: node.start_byte(), end: node.end_byte(), def: index });

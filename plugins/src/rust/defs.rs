@@ -159,6 +159,7 @@ pub(super) fn build(
             callbacks: Vec::new(),
             returns_fields: Vec::new(),
             returns_args: Vec::new(),
+            callback_types: Vec::new(),
         });
         table.spans.push((node.start_byte(), node.end_byte()));
         table.by_node.insert(node.id(), index);

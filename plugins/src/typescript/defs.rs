@@ -6,7 +6,7 @@ use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 
 use drsg_parsers::text::{clean_doc, collapse, node_text};
-use drsg_parsers::{Def, DefKind, Export, Inherit, InheritKind, Visibility};
+use drsg_parsers::{Def, DefKind, Export, Inherit, InheritKind, TypeList, Visibility};
 use tree_sitter::Node;
 
 use super::capture::{Captured, DefSite};
@@ -130,17 +130,26 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
         if matches!(d.kind, DefKind::Class | DefKind::Interface) {
             heritage(d.node, source, index, &d.name, &mut inherits);
         }
-        let (generics, callbacks, returns_fields, returns_args) = match d.kind {
+        let type_param = |t: &str| scopes.is_type_param(Some(index), t);
+        let (generics, slots, returns_fields, returns_args) = match d.kind {
             DefKind::Function | DefKind::Method => {
                 let generics = own_type_params(d.node, source);
                 // A type parameter of an enclosing class or function is bound by nothing a call says.
-                let enclosing = |t: &str| !generics.iter().any(|g| g == t) && scopes.is_type_param(Some(index), t);
-                let callbacks = callbacks(d.node, source, enclosing);
+                let enclosing = |t: &str| !generics.iter().any(|g| g == t) && type_param(t);
+                let function = function_at(d.node);
+                let slots = function
+                    .and_then(|f| Some(slots(f.field(Field::Parameters)?, f, source, &enclosing)))
+                    .unwrap_or_default();
                 let args = returns_args(d.node, source, &generics);
-                (generics, callbacks, returns_fields(d.node, source), args)
+                (generics, slots, returns_fields(d.node, source), args)
             }
+            DefKind::Interface => {
+                (Vec::new(), call_signature_slots(d.node, source, &type_param), Vec::new(), Vec::new())
+            }
+            DefKind::TypeAlias => (Vec::new(), alias_slots(d.node, source, &type_param), Vec::new(), Vec::new()),
             _ => Default::default(),
         };
+        let Slots { callbacks, callback_types } = slots;
         defs.push(Def {
             kind: d.kind,
             name: d.name,
@@ -158,6 +167,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
             overload: false,
             generics,
             callbacks,
+            callback_types,
             returns_fields,
             returns_args,
         });
@@ -463,27 +473,115 @@ fn returns_fields(node: Node<'_>, source: &str) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// The parameters of the function made at `node` (a declaration, a method, or a declarator, field or
-/// assignment holding an arrow function) whose type is a function type, by their index (`this` left out):
-/// the types that function type gives its own parameters, the type parameters `type_param` names left out.
-fn callbacks(node: Node<'_>, source: &str, type_param: impl Fn(&str) -> bool) -> Vec<(u32, Vec<Option<Vec<String>>>)> {
-    let Some(parameters) = function_at(node).and_then(|f| f.field(Field::Parameters)) else { return Vec::new() };
+/// Where a function's parameters take callbacks: [`Def::callbacks`] and [`Def::callback_types`].
+#[derive(Default)]
+struct Slots {
+    callbacks: Vec<(u32, TypeList)>,
+    callback_types: Vec<(u32, Vec<String>)>,
+}
+
+/// The parameters in `parameters` (`this` left out) typed as a function, with the types that function type
+/// gives its own parameters (the type parameters `type_param` names left out), and those typed by a named
+/// type, which may be an alias of one (`handler: H<E, P>`; a rest parameter's element type; a type
+/// parameter of `owner`'s own by its constraint, `M1 extends H<E, P>`), by index.
+fn slots(parameters: Node<'_>, owner: Node<'_>, source: &str, type_param: &dyn Fn(&str) -> bool) -> Slots {
     let is_this = |p: Node<'_>| p.field(Field::Pattern).is_some_and(|p| p.kind_name() == "this");
-    let mut out = Vec::new();
+    let constraints = constraints(owner, source);
+    let mut out = Slots::default();
     for (index, parameter) in syntax::named_children(parameters).filter(|p| !is_this(*p)).enumerate() {
-        let Some(ty) = parameter.field(Field::Type).and_then(|t| t.named_child(0)) else { continue };
-        let Some(inner) = (ty.kind_name() == "function_type").then(|| ty.field(Field::Parameters)).flatten() else {
+        let Some(mut ty) = parameter.field(Field::Type).and_then(|t| t.named_child(0)) else { continue };
+        let rest = parameter.field(Field::Pattern).is_some_and(|p| p.kind_name() == "rest_pattern");
+        if rest && ty.kind_name() == "array_type" {
+            let Some(element) = ty.named_child(0) else { continue };
+            ty = element;
+        }
+        if let Some(types) = function_type_params(ty, source, type_param) {
+            if types.iter().any(Option::is_some) {
+                out.callbacks.push((index as u32, types));
+            }
             continue;
+        }
+        let Some(path) = type_path(ty, source) else { continue };
+        let path = match path.as_slice() {
+            [t] => match constraints.iter().find(|(name, _)| name == t) {
+                Some((_, constraint)) => constraint.clone(),
+                None if type_param(t) => continue,
+                None => path,
+            },
+            _ => path,
         };
-        let types: Vec<Option<Vec<String>>> = syntax::named_children(inner)
-            .filter(|p| !is_this(*p))
-            .map(|p| {
-                let path = p.field(Field::Type).and_then(|t| type_path(t, source))?;
-                (!(path.len() == 1 && type_param(&path[0]))).then_some(path)
-            })
-            .collect();
-        if types.iter().any(Option::is_some) {
-            out.push((index as u32, types));
+        out.callback_types.push((index as u32, path));
+    }
+    out
+}
+
+/// The types a function type gives its parameters (`this` left out; the type parameters `type_param` names
+/// left out), or `None` when `ty` is no function type.
+fn function_type_params(ty: Node<'_>, source: &str, type_param: &dyn Fn(&str) -> bool) -> Option<TypeList> {
+    let inner = (ty.kind_name() == "function_type").then(|| ty.field(Field::Parameters)).flatten()?;
+    let is_this = |p: Node<'_>| p.field(Field::Pattern).is_some_and(|p| p.kind_name() == "this");
+    let types = syntax::named_children(inner)
+        .filter(|p| !is_this(*p))
+        .map(|p| {
+            let path = p.field(Field::Type).and_then(|t| type_path(t, source))?;
+            (!(path.len() == 1 && type_param(&path[0]))).then_some(path)
+        })
+        .collect();
+    Some(types)
+}
+
+/// The type parameters `owner` declares with a named constraint (`M1 extends H<E, P>`), with its path.
+fn constraints(owner: Node<'_>, source: &str) -> Vec<(String, Vec<String>)> {
+    let Some(params) = owner.field(Field::TypeParameters) else { return Vec::new() };
+    syntax::named_children(params)
+        .filter_map(|p| {
+            let name = node_text(p.field(Field::Name)?, source).to_owned();
+            let constraint = p.field(Field::Constraint)?.named_child(0)?;
+            Some((name, type_path(constraint, source)?))
+        })
+        .collect()
+}
+
+/// An interface's call signatures' slots (`interface HandlerInterface { (path: string, handler: H): R }`),
+/// each signature's own type parameters left out.
+fn call_signature_slots(node: Node<'_>, source: &str, type_param: &dyn Fn(&str) -> bool) -> Slots {
+    let mut out = Slots::default();
+    let Some(body) = node.field(Field::Body) else { return out };
+    for signature in syntax::named_children(body).filter(|c| c.kind_name() == "call_signature") {
+        let Some(parameters) = signature.field(Field::Parameters) else { continue };
+        let own = own_type_params(signature, source);
+        let type_param = |t: &str| own.iter().any(|g| g == t) || type_param(t);
+        let Slots { callbacks, callback_types } = slots(parameters, signature, source, &type_param);
+        out.callbacks.extend(callbacks);
+        out.callback_types.extend(callback_types);
+    }
+    out
+}
+
+/// A type alias's own shape as a callback's type, at index 0: a function type's parameter types
+/// (`type Handler = (c: Context, next: Next) => R`), or the named types it stands for (`type H = Handler |
+/// MiddlewareHandler`, `type A = Handler<E>`).
+fn alias_slots(node: Node<'_>, source: &str, type_param: &dyn Fn(&str) -> bool) -> Slots {
+    let mut out = Slots::default();
+    let Some(value) = node.field(Field::Value) else { return out };
+    if let Some(types) = function_type_params(value, source, type_param) {
+        out.callbacks.push((0, types));
+        return out;
+    }
+    // `A | B | C` nests as `(A | B) | C`.
+    let mut members = Vec::new();
+    let mut pending = vec![value];
+    while let Some(t) = pending.pop() {
+        if t.kind_name() == "union_type" {
+            pending.extend(syntax::named_children(t));
+        } else {
+            members.push(t);
+        }
+    }
+    for member in members {
+        match type_path(member, source) {
+            Some(path) if !(path.len() == 1 && type_param(&path[0])) => out.callback_types.push((0, path)),
+            _ => return Slots::default(),
         }
     }
     out

@@ -14,6 +14,7 @@ crate::fields::fields!(pub(super) enum Field in [
     Alias = "alias",
     Arguments = "arguments",
     Body = "body",
+    Constraint = "constraint",
     Constructor = "constructor",
     Declaration = "declaration",
     Function = "function",
