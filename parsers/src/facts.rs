@@ -357,8 +357,9 @@ pub enum TypeHint {
     /// `Client::new()`, `make()`, `Client()` in Python: the type is what the callee returns
     /// (or the class itself when the callee is a class).
     CallResult(Vec<String>),
-    /// Rust: a call chain, `Client::new(a)?.with(b)`: the innermost callee, then the steps on its
-    /// result (as [`Qualifier::Expr`]'s `then`; never empty).
+    /// A call chain, `Client::new(a)?.with(b)` in Rust, `new Hono().basePath("/api")` in TypeScript (a
+    /// construction as a call of the class): the innermost callee, then the steps on its result (as
+    /// [`Qualifier::Expr`]'s `then`; never empty).
     CallChain(Vec<String>, Vec<String>),
     /// Python: `x = self.app.session_interface`; TypeScript: `const { source } = this`: the type of the last
     /// field, read field by field from the enclosing class (the path starts with `self` or `this`).
@@ -367,7 +368,13 @@ pub enum TypeHint {
     /// `new callee(…)`): the type the callee's declared parameter gives parameter `param` of that function
     /// (`new Observable((subscriber) => …)`, `operate((source, subscriber) => …)`); where that type is a type
     /// parameter of the callee's, what the site binds it to (`make<Foo>(…)`, `const x: Ctor<Foo> = make(…)`).
-    Callback { callee: Vec<String>, new: bool, arg: u32, param: u32, bound: TypeArgs },
+    /// With `then`, the callee is a method of a chain's result (`app.get(…).post("/", (c) => …)`: `app.get`,
+    /// then `post`), as [`TypeHint::CallChain`]'s.
+    Callback { callee: Vec<String>, then: Vec<String>, new: bool, arg: u32, param: u32, bound: TypeArgs },
+    /// TypeScript: untyped parameter `param` of a function whose own type is declared where it stands (`const h:
+    /// Handler = (c) => …`, or returned from a function declared to return `Handler`): what that type, an
+    /// alias of a function type, gives the parameter.
+    Contextual { ty: Vec<String>, param: u32 },
     /// TypeScript: a name destructured from a call's result (`const { status } = this.params(input)`): the
     /// type the callee's declared object return type gives that property.
     Destructured { call: Vec<String>, field: String },

@@ -64,9 +64,13 @@ impl Resolver<'_> {
             TypeHint::CallResult(path) => self.call_result_type(fi, b.scope, path, b.line.saturating_sub(1)),
             TypeHint::CallChain(path, then) => self.chain_type(fi, b.scope, path, then, b.line.saturating_sub(1)),
             TypeHint::Destructured { call, field } => self.destructured_type(fi, b.scope, call, field, b.line),
-            TypeHint::Callback { callee, new, arg, param, bound } => {
+            TypeHint::Callback { callee, then, new, arg, param, bound } => {
                 let at = Site { fi, scope: b.scope, line: b.line };
-                self.callback_param_type(at, callee, *new, *arg, *param, bound)
+                self.callback_param_type(at, (callee, then), *new, *arg, *param, bound)
+            }
+            TypeHint::Contextual { ty, param } => {
+                let Target::Sym(alias) = self.annotated_type(fi, b.scope, ty, b.line)? else { return None };
+                self.alias_param(alias, *param, 0)
             }
             TypeHint::Field(path) => {
                 let (first, fields) = path.split_first()?;
@@ -120,14 +124,22 @@ impl Resolver<'_> {
     fn callback_param_type(
         &self,
         at: Site,
-        callee: &[String],
+        (callee, then): (&[String], &[String]),
         new: bool,
         arg: u32,
         param: u32,
         bound: &TypeArgs,
     ) -> Option<Target> {
         let Site { fi, scope, line } = at;
-        let id = self.callee(fi, scope, callee, line)?;
+        let id = match then.split_last() {
+            None => self.callee(fi, scope, callee, line)?,
+            // `app.get(…).post("/", (c) => …)`: `post` of what `app.get(…)` returns.
+            Some((last, before)) => {
+                let ty = self.chain(fi, scope, callee, before, line).ok()?;
+                let Ok(Target::Sym(id)) = self.member(&ty, last, 0) else { return None };
+                id
+            }
+        };
         // A property typed by an interface with call signatures (`get!: HandlerInterface`): the type they
         // all give the callback's parameter, wherever the callback is passed.
         if !new && self.t.syms[id as usize].kind == SymKind::Def(DefKind::Var) {
@@ -277,7 +289,10 @@ impl Resolver<'_> {
         let ty = typed.ty?;
         match self.walk_members(ty.clone(), &[step.to_owned()]) {
             Ok(Target::Sym(id))
-                if matches!(self.t.syms[id as usize].kind, SymKind::Def(DefKind::Function | DefKind::Method)) =>
+                if matches!(
+                    self.t.syms[id as usize].kind,
+                    SymKind::Def(DefKind::Function | DefKind::Method | DefKind::Var)
+                ) =>
             {
                 self.returned(id)
             }
@@ -327,6 +342,17 @@ impl Resolver<'_> {
     /// The declared return type of function `callee`, and the type inside a returned `Result` or `Option`.
     fn returned(&self, callee: SymId) -> Option<Typed> {
         let sym = &self.t.syms[callee as usize];
+        // A property typed by an interface with call signatures (`get!: HandlerInterface`): what they return.
+        if sym.kind == SymKind::Def(DefKind::Var) && self.family(sym.file) == Family::Js {
+            let Target::Sym(ty) = self.variable_type(callee)? else { return None };
+            if self.t.syms[ty as usize].kind != SymKind::Def(DefKind::Interface) {
+                return None;
+            }
+            let def = self.t.def_of(ty)?;
+            let ty_sym = &self.t.syms[ty as usize];
+            let returns = self.annotated_type(ty_sym.file, ty_sym.def, def.returns.as_ref()?, def.line)?;
+            return Some(Typed { ty: Some(returns), ok: None });
+        }
         let def = self.t.def_of(callee)?;
         let di = sym.def?;
         let declared = |path: &Option<Vec<String>>| {

@@ -248,6 +248,7 @@ fn hint_path(hint: &Option<TypeHint>) -> &[String] {
         Some(TypeHint::CallChain(call, _)) => call,
         Some(TypeHint::Callback { callee, .. }) => callee,
         Some(TypeHint::Destructured { call, .. }) => call,
+        Some(TypeHint::Contextual { ty, .. }) => ty,
         None => &[],
     }
 }
@@ -255,7 +256,7 @@ fn hint_path(hint: &Option<TypeHint>) -> &[String] {
 /// The method names of a binding's call chain: a change of any of them can change the binding's type.
 fn hint_steps(hint: &Option<TypeHint>) -> &[String] {
     match hint {
-        Some(TypeHint::CallChain(_, then)) => then,
+        Some(TypeHint::CallChain(_, then) | TypeHint::Callback { then, .. }) => then,
         _ => &[],
     }
 }

@@ -557,7 +557,10 @@ describe("app", () => {
 
 /// Hono's handlers: a callback passed to a property typed by an interface with call signatures takes the
 /// parameter type all of them agree on, through aliases of function types and unions of them (`H =
-/// Handler | MiddlewareHandler`), a rest parameter's element type and a type parameter's constraint; a
+/// Handler | MiddlewareHandler`), a rest parameter's element type and a type parameter's constraint, and
+/// along a chain of registrations (`app.get(…).post("/", (c) => …)`, each signature returning `Base`;
+/// `new Hono().get(…)`); a function declared of such a type (`const h: Handler = (c) => …`, returned from
+/// a function declared to return one) types its parameters; a
 /// function's parameter typed by such an alias types its callback too. Where the slots disagree, the
 /// parameter stays unknown.
 #[test]
@@ -576,9 +579,10 @@ export type Handler<E = any> = (c: Context, next: Next) => Response;
 export type MiddlewareHandler<E = any> = (c: Context, next: Next) => Promise<void>;
 export type H<E = any> = Handler<E> | MiddlewareHandler<E>;
 export interface HandlerInterface<E = any> {
-  <P extends string, M1 extends H<E> = H<E>>(path: P, mw: M1, handler: H<E>): void;
-  (...handlers: H<E>[]): void;
+  <P extends string, M1 extends H<E> = H<E>>(path: P, mw: M1, handler: H<E>): Base<E>;
+  (...handlers: H<E>[]): Base<E>;
 }
+export class Base<E = any> { get!: HandlerInterface<E>; post!: HandlerInterface<E>; }
 export interface Mixed { (a: (c: Context) => void, b: (c: Other) => void): void; }
 export function use(handler: H): void {}
 //- /src/app.ts
@@ -592,6 +596,16 @@ app.get("/", (c) => c.json({}));
 app.get("/", async (c, next) => { await next(); }, (c) => c.json(1));
 app.mixed((c) => c.json(2), (d) => d.json(3));
 use((c) => c.json(4));
+app.get("/", (c) => c.json(5)).post("/", (c) => c.json(6)).get("/", (c) => c.json(7));
+new Hono().get("/", (c) => c.json(8));
+//- /src/mw.ts
+import type { Handler, MiddlewareHandler } from "./types";
+const onError: Handler = (c, next) => c.json(9);
+export const mw = (): MiddlewareHandler => {
+  return async function mw(c, next) {
+    c.json(10);
+  };
+};
 "#,
     );
     let calls = ix.calls();
@@ -601,8 +615,22 @@ use((c) => c.json(4));
             "CALLS h/src/app -> h/src/context.Context.json L7 [receiver-type]",
             "CALLS h/src/app -> h/src/context.Context.json L8 [receiver-type]",
             "CALLS h/src/app -> h/src/context.Context.json L10 [receiver-type]",
+            "CALLS h/src/app -> h/src/context.Context.json L12 [receiver-type]",
         ],
     );
+    // A function's parameters typed by the type declared where it stands.
+    assert_has(
+        &calls,
+        &[
+            "CALLS h/src/mw.onError -> h/src/context.Context.json L2 [receiver-type]",
+            "CALLS h/src/mw.mw -> h/src/context.Context.json L5 [receiver-type]",
+        ],
+    );
+    // A chain of registrations: each call's callee is a member of what the one before returns.
+    let l11: Vec<&String> =
+        calls.iter().filter(|c| c.starts_with("CALLS h/src/app -> h/src/context.Context.json L11 ")).collect();
+    assert_eq!(l11.len(), 3, "{calls:#?}");
+    assert_has(&calls, &["CALLS h/src/app -> h/src/types.Base.post L11 [receiver-type]"]);
     assert!(calls.iter().any(|c| c.starts_with("CALLS h/src/app -> ?json L9 ")), "{calls:#?}");
     assert!(!calls.iter().any(|c| c.contains("json L9 [")), "{calls:#?}");
 }

@@ -107,7 +107,7 @@ pub(super) fn build(
         if path.is_some() || in_function(scope) || passed.is_some() {
             let hint = match path {
                 Some(path) => Some(TypeHint::Annotated(path)),
-                None => passed.and_then(|p| callback_hint(p, source)),
+                None => passed.and_then(|p| callback_hint(p, source)).or_else(|| contextual_hint(parameter, source)),
             };
             out.push((parameter.start_byte(), Binding { name: text(pattern), scope, line, hint }));
         }
@@ -121,7 +121,12 @@ pub(super) fn build(
             let Some(p) = passed else { continue };
             blocks.push(lines(p.function));
         }
-        match passed.and_then(|p| callback_hint(p, source)) {
+        let hint = match passed {
+            Some(p) => callback_hint(p, source),
+            None if target.kind_name() == "identifier" => contextual_hint(target, source),
+            None => None,
+        };
+        match hint {
             Some(hint) => {
                 let b = Binding { name: text(target), scope, line: syntax::line(target), hint: Some(hint) };
                 out.push((target.start_byte(), b));
@@ -169,7 +174,7 @@ fn callback_hint(passed: Passed<'_>, source: &str) -> Option<TypeHint> {
         "new_expression" => (call.field(Field::Constructor)?, true),
         _ => return None,
     };
-    let callee = plain_path(callee, source)?;
+    let (callee, then) = callee_chain(callee, source)?;
     let arg = syntax::named_children(passed.arguments).position(|a| a.id() == passed.function.id())? as u32;
     let explicit = call.field(Field::TypeArguments).map(|a| type_args(a, source)).unwrap_or_default();
     // `const x: Ctor<A> = make(…)`: the result's annotation.
@@ -182,7 +187,75 @@ fn callback_hint(passed: Passed<'_>, source: &str) -> Option<TypeHint> {
         .filter(|t| t.kind_name() == "generic_type")
         .and_then(|t| Some((type_path(t, source)?, type_args(t.field(Field::TypeArguments)?, source))));
     let bound = TypeArgs { explicit, expected };
-    Some(TypeHint::Callback { callee, new, arg, param: passed.param, bound })
+    Some(TypeHint::Callback { callee, then, new, arg, param: passed.param, bound })
+}
+
+/// The type of an untyped parameter of a function whose own type is declared where it stands (contextual
+/// typing): `const h: Handler = (c) => …`, the annotation; `(): MiddlewareHandler => async (c, next) => …`
+/// and `return async function cors(c, next) { … }` directly in such a function's body, its declared result.
+fn contextual_hint(parameter: Node<'_>, source: &str) -> Option<TypeHint> {
+    // A lone `c => …` is its own parameter list.
+    let (function, param) = match parameter.parent()? {
+        list if list.kind_name() == "formal_parameters" => {
+            let index = named_children(list).position(|p| p.id() == parameter.id())?;
+            (list.parent()?, index as u32)
+        }
+        function => (function, 0),
+    };
+    if !matches!(function.kind_name(), "arrow_function" | "function_expression") {
+        return None;
+    }
+    let holder = function.parent()?;
+    let declared = match holder.kind_name() {
+        "variable_declarator" if holder.field(Field::Value).is_some_and(|v| v.id() == function.id()) => {
+            holder.field(Field::Type)?
+        }
+        "arrow_function" if holder.field(Field::Body).is_some_and(|b| b.id() == function.id()) => {
+            holder.field(Field::ReturnType)?
+        }
+        "return_statement" => {
+            let outer = holder.parent().filter(|b| b.kind_name() == "statement_block")?.parent()?;
+            if !matches!(
+                outer.kind_name(),
+                "arrow_function" | "function_expression" | "function_declaration" | "method_definition"
+            ) {
+                return None;
+            }
+            outer.field(Field::ReturnType)?
+        }
+        _ => return None,
+    };
+    Some(TypeHint::Contextual { ty: type_path(declared, source)?, param })
+}
+
+/// A callee as a plain path (`app.get`), or as a chain of method calls on a call's or a construction's
+/// result (`app.get(…).post`: `app.get`, then `post`; `new Hono().get`: `Hono`, then `get`).
+fn callee_chain(callee: Node<'_>, source: &str) -> Option<(Vec<String>, Vec<String>)> {
+    let mut then = Vec::new();
+    let mut node = callee;
+    for _ in 0..64 {
+        if let Some(path) = plain_path(node, source) {
+            then.reverse();
+            return Some((path, then));
+        }
+        if node.kind_name() != "member_expression" {
+            return None;
+        }
+        let object = node.field(Field::Object)?;
+        let property = node.field(Field::Property).filter(|p| p.kind_name() == "property_identifier")?;
+        then.push(drsg_parsers::text::node_text(property, source).to_owned());
+        match object.kind_name() {
+            "call_expression" => node = object.field(Field::Function)?,
+            // `new Hono().get(…)`: a class's construction gives the class, as a call of it does.
+            "new_expression" => {
+                let class = plain_path(object.field(Field::Constructor)?, source)?;
+                then.reverse();
+                return Some((class, then));
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The function expression a declarator outside any named function sits in, if any (a callback).
@@ -215,7 +288,13 @@ fn value_hint(value: Node<'_>, source: &str) -> Option<TypeHint> {
                 if is_require_call(value, source) {
                     return None;
                 }
-                return plain_path(value.field(Field::Function)?, source).map(TypeHint::CallResult);
+                // `new Hono().basePath("/api")`, `make().build()`: what the last step returns.
+                let (callee, then) = callee_chain(value.field(Field::Function)?, source)?;
+                return Some(if then.is_empty() {
+                    TypeHint::CallResult(callee)
+                } else {
+                    TypeHint::CallChain(callee, then)
+                });
             }
             // `x as Client`
             "as_expression" => return type_path(value.named_child(1)?, source).map(TypeHint::Annotated),

@@ -123,7 +123,10 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
     for (index, d) in pending.into_iter().enumerate() {
         let index = index as u32;
         // `(): T` with `T` a type parameter names no type.
-        let returns = d.returns.filter(|r| !(r.len() == 1 && scopes.is_type_param(Some(index), &r[0])));
+        let mut returns = d.returns.filter(|r| !(r.len() == 1 && scopes.is_type_param(Some(index), &r[0])));
+        if d.kind == DefKind::Interface {
+            returns = call_signature_returns(d.node, source);
+        }
         if let Some(exported) = d.export_as {
             exports.push(Export { local: d.name.clone(), exported, line: d.line });
         }
@@ -556,6 +559,25 @@ fn call_signature_slots(node: Node<'_>, source: &str, type_param: &dyn Fn(&str) 
         out.callback_types.extend(callback_types);
     }
     out
+}
+
+/// What an interface's call signatures return, when they all declare one type (`HonoBase<…>` for every
+/// overload of `HandlerInterface`), a signature's own type parameter not being one.
+fn call_signature_returns(node: Node<'_>, source: &str) -> Option<Vec<String>> {
+    let body = node.field(Field::Body)?;
+    let mut agreed: Option<Vec<String>> = None;
+    for signature in syntax::named_children(body).filter(|c| c.kind_name() == "call_signature") {
+        let path = type_path(signature.field(Field::ReturnType)?, source)?;
+        if path.len() == 1 && own_type_params(signature, source).contains(&path[0]) {
+            return None;
+        }
+        match &agreed {
+            Some(a) if *a != path => return None,
+            Some(_) => {}
+            None => agreed = Some(path),
+        }
+    }
+    agreed
 }
 
 /// A type alias's own shape as a callback's type, at index 0: a function type's parameter types

@@ -111,7 +111,7 @@ fn render(facts: &FileFacts, show: &[Show]) -> String {
                 Some(TypeHint::CallResult(p)) => format!("call {}", p.join(".")),
                 Some(TypeHint::Field(p)) => format!("field {}", p.join(".")),
                 Some(TypeHint::CallChain(..)) => unreachable!("only Rust writes call chains"),
-                Some(TypeHint::Callback { .. } | TypeHint::Destructured { .. }) => {
+                Some(TypeHint::Callback { .. } | TypeHint::Destructured { .. } | TypeHint::Contextual { .. }) => {
                     unreachable!("only TypeScript writes callbacks and destructured results")
                 }
             };

@@ -109,7 +109,7 @@ fn render(facts: &FileFacts, what: &str) -> String {
                         Some(TypeHint::Annotated(p)) => format!("Annotated({})", p.join(".")),
                         Some(TypeHint::Constructed(p)) => format!("Constructed({})", p.join(".")),
                         Some(TypeHint::CallResult(p)) => format!("CallResult({})", p.join(".")),
-                        Some(TypeHint::Callback { callee, new, arg, param, bound }) => {
+                        Some(TypeHint::Callback { callee, then, new, arg, param, bound }) => {
                             let path = |p: &Option<Vec<String>>| p.as_ref().map_or("?".to_owned(), |p| p.join("."));
                             let list = |l: &[Option<Vec<String>>]| l.iter().map(path).collect::<Vec<_>>().join(", ");
                             let explicit = if bound.explicit.is_empty() {
@@ -122,16 +122,26 @@ fn render(facts: &FileFacts, what: &str) -> String {
                                 None => String::new(),
                             };
                             format!(
-                                "Callback({}{} arg {arg} param {param}{explicit}{expected})",
+                                "Callback({}{}{} arg {arg} param {param}{explicit}{expected})",
                                 if *new { "new " } else { "" },
-                                callee.join(".")
+                                callee.join("."),
+                                then.iter().map(|t| format!("(…).{t}")).collect::<String>()
                             )
                         }
                         Some(TypeHint::Destructured { call, field }) => {
                             format!("Destructured({}.{field})", call.join("."))
                         }
                         Some(TypeHint::Field(p)) => format!("Field({})", p.join(".")),
-                        Some(TypeHint::CallChain(..)) => unreachable!("only Rust writes call chains"),
+                        Some(TypeHint::Contextual { ty, param }) => {
+                            format!("Contextual({} param {param})", ty.join("."))
+                        }
+                        Some(TypeHint::CallChain(callee, then)) => {
+                            format!(
+                                "CallChain({}{})",
+                                callee.join("."),
+                                then.iter().map(|t| format!("(…).{t}")).collect::<String>()
+                            )
+                        }
                     };
                     out.push(format!("{} scope={} {} L{}", b.name, scope_name(facts, b.scope), hint, b.line));
                 }
@@ -1104,6 +1114,58 @@ const y = make<Foo, Bar>("b", (inst) => inst.check());
         def scope=z Callback(core.make arg 1 param 1 : core.Ctor<Foo>) L5
         y scope=- CallResult(make) L6
         inst scope=y Callback(make arg 1 param 0 <Foo, Bar>) L6
+        ",
+    );
+}
+
+/// A function's untyped parameters take the type declared where the function stands: the annotation of
+/// the constant it initialises, or the declared result of the function returning it (directly in its body).
+#[test]
+fn contextually_typed_parameters() {
+    check(
+        "src/h.ts",
+        r#"const onError: ErrorHandler = (err, c) => c.json(err);
+const one: Handler = c => c.text("");
+export const cors = (o?: Options): MiddlewareHandler => {
+  return async function cors(c, next) {};
+};
+export const inline = (): MiddlewareHandler => async (c) => {};
+function nested(): Handler {
+  if (x) { return (c) => c; }
+}
+"#,
+        "bindings",
+        "
+        onError scope=- Annotated(ErrorHandler) L1
+        err scope=onError Contextual(ErrorHandler param 0) L1
+        c scope=onError Contextual(ErrorHandler param 1) L1
+        one scope=- Annotated(Handler) L2
+        c scope=one Contextual(Handler param 0) L2
+        o scope=cors Annotated(Options) L3
+        c scope=cors Contextual(MiddlewareHandler param 0) L4
+        next scope=cors Contextual(MiddlewareHandler param 1) L4
+        c scope=inline Contextual(MiddlewareHandler param 0) L6
+        c scope=nested Untyped L8
+        ",
+    );
+}
+
+/// A variable holding what a chain of calls returns records the chain (`new Hono().basePath("/api")`).
+#[test]
+fn call_chains_type_variables() {
+    check(
+        "src/c.ts",
+        r#"export const base = new Hono().basePath("/api");
+function f() {
+  const made = make(1).build().run();
+  const one = this.make();
+}
+"#,
+        "bindings",
+        "
+        base scope=- CallChain(Hono(…).basePath) L1
+        made scope=f CallChain(make(…).build(…).run) L3
+        one scope=f Untyped L4
         ",
     );
 }
