@@ -5,14 +5,16 @@
 //! `STEPS` steps drawn from: add, edit (whole file), body-only edit, retype (a signature names another
 //! class), re-export (`__init__.py`, barrel `index.ts`, `pub use`), delete, rename, move between
 //! packages, branch switch, rebase; over Python, TypeScript and a Rust crate whose files call, import,
-//! inherit, construct and put methods on each other's names.
+//! inherit, construct and put methods on each other's names. Beside it, the `_git` plane written by
+//! difference where the history only grew equals the one written whole every step.
 #![allow(clippy::unwrap_used, reason = "a failed unwrap is a failed test, with its value shown")]
 
-use std::collections::BTreeMap;
-
-use drsg_indexer::{FactsCache, IndexOptions, Silent, fold, index_tree};
+use drsg_indexer::history::{index_history, rewrite_history};
+use drsg_indexer::{FactsCache, IndexOptions, Repo as GitRepo, Silent, fold, index_tree};
 use drsg_planes::Store;
 use drsg_testdata::Fixture;
+
+use crate::plane_lines;
 
 const STEPS: usize = 6;
 
@@ -26,44 +28,6 @@ fn canonical(store: &Store) -> (Vec<String>, Vec<String>, String) {
         out.2.push_str(&meta);
     }
     out
-}
-
-fn plane_lines(store: &Store, name: &str) -> Option<(Vec<String>, Vec<String>, String)> {
-    let plane = store.plane(name).expect("read")?;
-    let nodes = store.nodes(plane.id).expect("nodes");
-    let keys: BTreeMap<i64, &str> = nodes.iter().map(|n| (n.id, n.key.as_str())).collect();
-    let mut node_lines: Vec<String> = nodes
-        .iter()
-        .map(|n| {
-            format!(
-                "{} {:?} {} {:?} {:?} {:?} {}",
-                n.key,
-                n.labels,
-                n.name,
-                n.file,
-                n.line,
-                n.end_line,
-                serde_json::Value::Object(n.props.clone())
-            )
-        })
-        .collect();
-    node_lines.sort();
-    let mut edge_lines: Vec<String> = store
-        .edges(plane.id, None)
-        .expect("edges")
-        .iter()
-        .map(|e| {
-            format!("{} {} -> {} {}", e.ty, keys[&e.src], keys[&e.dst], serde_json::Value::Object(e.props.clone()))
-        })
-        .collect();
-    edge_lines.sort();
-    let meta = serde_json::json!({
-        "commit": plane.meta.synced_commit,
-        "root": plane.meta.synced_root,
-        "ledger": plane.meta.ledger,
-        "built_by": plane.meta.built_by,
-    });
-    Some((node_lines, edge_lines, meta.to_string()))
 }
 
 /// A small deterministic generator (xorshift64*).
@@ -524,6 +488,8 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
     let mut partial = 0;
     // Folds that kept the symbol table (the same files declare the same definitions).
     let mut kept = 0;
+    // History updates written by difference.
+    let mut appends = 0;
     for seed in 1..=histories {
         let fx = Fixture::inline(concat!(
             "//- /pkg/__init__.py\n//- /pkg/sub/__init__.py\n//- /pkg/m0.py\ndef f0(x):\n    return x\n",
@@ -540,8 +506,22 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
         let mut folded = fresh_index(&fx);
         let cache = FactsCache::default();
         let mut log = Vec::new();
+        // The history written by difference where it can be, and whole every time: the same plane.
+        let git = GitRepo::discover(fx.path()).expect("a git repository");
+        let mut appended = Store::in_memory().expect("store");
+        let mut rewritten = Store::in_memory().expect("store");
+        index_history(&git, &mut appended, "repo", None).expect("history");
+        rewrite_history(&git, &mut rewritten, "repo", None).expect("history");
         for _ in 0..STEPS {
             log.push(repo.step());
+            let git = GitRepo::discover(fx.path()).expect("a git repository");
+            appends += u64::from(index_history(&git, &mut appended, "repo", None).expect("history").appended);
+            rewrite_history(&git, &mut rewritten, "repo", None).expect("history");
+            let (a, b) = (plane_lines(&appended, "repo_git"), plane_lines(&rewritten, "repo_git"));
+            assert!(
+                a == b,
+                "seed {seed}: the appended history differs from the rewritten one after {log:?}:\n{a:#?}\n{b:#?}"
+            );
             let report = fold(&mut folded, &registry, "repo", None, &IndexOptions::default(), &cache, &Silent)
                 .unwrap_or_else(|e| panic!("seed {seed}: fold failed after {log:?}: {e}"));
             reused += report.files_reused;
@@ -573,12 +553,13 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
     assert!(histories == 0 || reused > 0, "no fold reused a parsed file");
     assert!(histories < 10 || partial * 2 > steps, "only {partial} of {steps} folds were incremental");
     assert!(histories < 10 || kept * 30 > steps, "only {kept} of {steps} folds kept the symbol table");
+    assert!(histories < 10 || appends * 3 > steps, "only {appends} of {steps} history updates were appended");
     assert!(
         histories < 10 || (routes > 0 && requests > 0),
         "no fold made a route ({routes}) and a request ({requests})"
     );
     eprintln!(
-        "{steps} folds: {partial} incremental, {kept} kept the symbol table; {routes} routes, {requests} requests seen"
+        "{steps} folds: {partial} incremental, {kept} kept the symbol table, {appends} appended history; {routes} routes, {requests} requests seen"
     );
 }
 

@@ -120,3 +120,54 @@ fn tags_of_trees_submodules_and_missing_blobs_do_not_stop_a_run() {
     assert_eq!(report.files, 1);
     assert_eq!(report.skipped.get("unreadable"), Some(&1));
 }
+
+/// The `_git` plane written by difference equals the one written whole through what grows a history
+/// (commits, a new branch, a new tag, a merge) and what rewrites it (a moved tag, a deleted branch, a
+/// reset, an amend, a checkout elsewhere); only the growth is written by difference.
+#[test]
+fn history_appended_equals_history_rewritten() {
+    use drsg_indexer::history::{index_history, rewrite_history};
+    let fx = Fixture::inline("//- /src/a.py\ndef a():\n    pass\n");
+    let mut appended = Store::in_memory().unwrap();
+    let mut rewritten = Store::in_memory().unwrap();
+    let mut step = |what: &str| -> bool {
+        let repo = Repo::discover(fx.path()).unwrap();
+        let summary = index_history(&repo, &mut appended, "repo", None).unwrap();
+        rewrite_history(&repo, &mut rewritten, "repo", None).unwrap();
+        let (a, b) = (crate::plane_lines(&appended, "repo_git"), crate::plane_lines(&rewritten, "repo_git"));
+        assert!(a == b, "after {what}: the appended history differs from the rewritten one:\n{a:#?}\n{b:#?}");
+        summary.appended
+    };
+    assert!(!step("the first index"), "there is nothing to append to");
+    let edit = |n: u32| {
+        fx.write("src/a.py", &format!("def a():\n    return {n}\n"));
+        fx.commit_all(&format!("edit {n}"));
+    };
+    edit(1);
+    assert!(step("a commit"));
+    fx.git(&["tag", "v1"]);
+    assert!(step("a tag"));
+    fx.git(&["checkout", "-q", "-b", "feature"]);
+    assert!(step("a branch at HEAD"));
+    edit(2);
+    edit(3);
+    assert!(step("two commits on the branch"));
+    fx.git(&["checkout", "-q", "main"]);
+    assert!(!step("a checkout of an older branch"));
+    fx.git(&["merge", "-q", "--no-ff", "-m", "merge feature", "feature"]);
+    assert!(step("a merge"));
+    fx.git(&["tag", "-f", "v1", "HEAD~1"]);
+    let moved_back_on_the_line = step("a tag moved");
+    fx.git(&["branch", "-q", "-D", "feature"]);
+    assert!(step("a deleted branch whose commits main reaches"));
+    edit(4);
+    step("a commit");
+    fx.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    assert!(!step("a reset"));
+    edit(5);
+    assert!(step("a commit on the reset branch"));
+    fx.git(&["commit", "-q", "--amend", "-m", "amended"]);
+    assert!(!step("an amend"));
+    // The tag moved to a commit the plane holds, still reached: by difference.
+    assert!(moved_back_on_the_line);
+}

@@ -13,7 +13,7 @@ mod resolve_ts;
 mod source;
 mod wire;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use drsg_indexer::{IndexOptions, RunReport, Silent, index_tree};
 use drsg_planes::Store;
@@ -96,4 +96,43 @@ pub fn assert_has(actual: &[String], expected: &[&str]) {
 pub fn assert_none(actual: &[String], forbidden_prefix: &str) {
     let bad: Vec<&String> = actual.iter().filter(|a| a.starts_with(forbidden_prefix)).collect();
     assert!(bad.is_empty(), "unexpected:\n  {}", bad.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n  "));
+}
+
+/// A plane as comparable text: sorted nodes and edges (by key, not id) and the meta.
+pub fn plane_lines(store: &Store, name: &str) -> Option<(Vec<String>, Vec<String>, String)> {
+    let plane = store.plane(name).expect("read")?;
+    let nodes = store.nodes(plane.id).expect("nodes");
+    let keys: BTreeMap<i64, &str> = nodes.iter().map(|n| (n.id, n.key.as_str())).collect();
+    let mut node_lines: Vec<String> = nodes
+        .iter()
+        .map(|n| {
+            format!(
+                "{} {:?} {} {:?} {:?} {:?} {}",
+                n.key,
+                n.labels,
+                n.name,
+                n.file,
+                n.line,
+                n.end_line,
+                serde_json::Value::Object(n.props.clone())
+            )
+        })
+        .collect();
+    node_lines.sort();
+    let mut edge_lines: Vec<String> = store
+        .edges(plane.id, None)
+        .expect("edges")
+        .iter()
+        .map(|e| {
+            format!("{} {} -> {} {}", e.ty, keys[&e.src], keys[&e.dst], serde_json::Value::Object(e.props.clone()))
+        })
+        .collect();
+    edge_lines.sort();
+    let meta = serde_json::json!({
+        "commit": plane.meta.synced_commit,
+        "root": plane.meta.synced_root,
+        "ledger": plane.meta.ledger,
+        "built_by": plane.meta.built_by,
+    });
+    Some((node_lines, edge_lines, meta.to_string()))
 }

@@ -9,6 +9,8 @@ use serde_json::{Value, json};
 
 use crate::Error;
 pub use crate::dates::iso_date;
+
+mod append;
 use crate::git::{CommitInfo, GitError, Head, RefInfo, RefKind, ReflogEntry, Repo};
 
 /// What went into a `_git` plane.
@@ -21,6 +23,9 @@ pub struct HistorySummary {
     pub rebases: u64,
     /// True when the commit cap cut the history.
     pub capped: bool,
+    /// True when only what was new was written (see [`index_history`]).
+    #[serde(skip)]
+    pub appended: bool,
 }
 
 /// A rebase as the reflog tells it.
@@ -37,14 +42,29 @@ pub struct Rebase {
     pub finished_at: i64,
 }
 
-/// Reads the repository and writes the `<plane>_git` plane. `max_commits` bounds the commits read
-/// (newest first); `None` reads them all.
+/// Reads the repository and brings the `<plane>_git` plane up to date. `max_commits` bounds the commits
+/// read (newest first); `None` reads them all.
 ///
 /// The plane is append-mostly: a commit or rebase it recorded before stays, even when no ref or
 /// reflog reaches it any more (a reset, an amend, a rebase, an expired reflog); such a commit is
 /// marked `reachable: false`, except beyond the commit cap, where it keeps what the plane last said.
-/// Branch and tag pointers move in place.
+/// Branch and tag pointers move in place. When the history only grew (new commits on top of what the
+/// refs and HEAD reached, refs moved forward or added), only the new commits and the moved refs are
+/// written ([`append`]); otherwise the plane is written whole ([`rewrite_history`]), to the same result.
 pub fn index_history(
+    repo: &Repo,
+    store: &mut Store,
+    code_plane: &str,
+    max_commits: Option<usize>,
+) -> Result<HistorySummary, HistoryError> {
+    match append::append(repo, store, code_plane, max_commits)? {
+        Some(summary) => Ok(summary),
+        None => rewrite_history(repo, store, code_plane, max_commits),
+    }
+}
+
+/// [`index_history`] writing the plane whole, whatever changed.
+pub fn rewrite_history(
     repo: &Repo,
     store: &mut Store,
     code_plane: &str,
@@ -98,8 +118,15 @@ pub fn index_history(
         tags: refs.iter().filter(|r| r.kind == RefKind::Tag).count() as u64,
         rebases: rebases.len() as u64,
         capped,
+        appended: false,
     };
-    let meta = PlaneMeta {
+    store.replace_plane(&meta(repo, &head, &summary, max_commits), &nodes, &edges).map_err(Error::from)?;
+    Ok(summary)
+}
+
+/// A `_git` plane's meta: synced to HEAD, its ledger the summary's counts.
+fn meta(repo: &Repo, head: &Head, summary: &HistorySummary, max_commits: Option<usize>) -> PlaneMeta {
+    PlaneMeta {
         name: summary.plane.clone(),
         kind: PlaneKind::Git,
         synced_commit: head.commit.clone(),
@@ -110,13 +137,11 @@ pub fn index_history(
             "branches": summary.branches,
             "tags": summary.tags,
             "rebases": summary.rebases,
-            "capped": capped,
+            "capped": summary.capped,
             "max_commits": max_commits,
             "head_branch": head.branch,
         }),
-    };
-    store.replace_plane(&meta, &nodes, &edges).map_err(Error::from)?;
-    Ok(summary)
+    }
 }
 
 /// Commits (with whether they were reachable) and rebases a `_git` plane holds.
@@ -275,31 +300,13 @@ pub fn git_plane(
     let generations = first_parent_generations(commits);
     let mainline = first_parent_line(commits, head.commit.as_deref());
     for c in &sorted {
-        let mut labels = vec!["Commit".to_owned()];
-        if c.parents.len() > 1 {
-            labels.push("Merge".to_owned());
-        }
-        let props = props(json!({
-            "sha": c.sha,
-            "short": &c.sha[..c.sha.len().min(12)],
-            "summary": c.summary,
-            "author": c.author,
-            "committed_at": c.committed_at,
-            "date": iso_date(c.committed_at),
-            "reachable": reachable.contains(&c.sha),
-            "generation": generations.get(c.sha.as_str()),
-            "mainline": mainline.contains(c.sha.as_str()),
-        }));
+        let placed = Placed {
+            reachable: reachable.contains(&c.sha),
+            generation: generations.get(c.sha.as_str()).copied(),
+            mainline: mainline.contains(c.sha.as_str()),
+        };
         index.insert(c.sha.clone(), nodes.len());
-        nodes.push(
-            NodeData {
-                key: format!("commit:{}", c.sha),
-                labels,
-                name: c.sha[..c.sha.len().min(12)].to_owned(),
-                ..NodeData::default()
-            }
-            .with_props(&props),
-        );
+        nodes.push(commit_node(c, placed));
     }
     let mut edges = Vec::new();
     for c in &sorted {
@@ -312,31 +319,9 @@ pub fn git_plane(
         }
     }
     for r in refs {
-        let (key, label, node_props, edge_type) = match r.kind {
-            RefKind::Branch | RefKind::RemoteBranch => (
-                format!("branch:{}", r.name),
-                "Branch",
-                json!({
-                    "name": r.short,
-                    "ref": r.name,
-                    "is_head": head.branch.as_deref() == Some(r.name.as_str()),
-                    "remote": r.kind == RefKind::RemoteBranch,
-                    "tip": r.commit,
-                }),
-                "TIP",
-            ),
-            RefKind::Tag => (
-                format!("tag:{}", r.short),
-                "Tag",
-                json!({"name": r.short, "target": r.commit, "annotated": r.tag_object.is_some()}),
-                "TAGS",
-            ),
-        };
+        let (node, edge_type) = ref_node(r, head);
         let at = nodes.len();
-        nodes.push(
-            NodeData { key, labels: vec![label.to_owned()], name: r.short.clone(), ..NodeData::default() }
-                .with_props(&props(node_props)),
-        );
+        nodes.push(node);
         if let Some(&dst) = r.commit.as_ref().and_then(|c| index.get(c)) {
             edges.push(NewEdge::new(at, dst, edge_type, &Props::new()));
         }
@@ -370,6 +355,69 @@ pub fn git_plane(
         }
     }
     (nodes, edges)
+}
+
+/// Where a commit stands in the history a `_git` plane records.
+#[derive(Debug, Clone, Copy)]
+struct Placed {
+    /// Some ref or HEAD reaches it.
+    reachable: bool,
+    /// First-parent steps down to the oldest commit recorded.
+    generation: Option<u64>,
+    /// On HEAD's first-parent line.
+    mainline: bool,
+}
+
+fn commit_node(c: &CommitInfo, placed: Placed) -> NodeData {
+    let mut labels = vec!["Commit".to_owned()];
+    if c.parents.len() > 1 {
+        labels.push("Merge".to_owned());
+    }
+    let props = props(json!({
+        "sha": c.sha,
+        "short": &c.sha[..c.sha.len().min(12)],
+        "summary": c.summary,
+        "author": c.author,
+        "committed_at": c.committed_at,
+        "date": iso_date(c.committed_at),
+        "reachable": placed.reachable,
+        "generation": placed.generation,
+        "mainline": placed.mainline,
+    }));
+    NodeData {
+        key: format!("commit:{}", c.sha),
+        labels,
+        name: c.sha[..c.sha.len().min(12)].to_owned(),
+        ..NodeData::default()
+    }
+    .with_props(&props)
+}
+
+/// A branch's or tag's node, and the type of the edge to the commit it points at.
+fn ref_node(r: &RefInfo, head: &Head) -> (NodeData, &'static str) {
+    let (key, label, node_props, edge_type) = match r.kind {
+        RefKind::Branch | RefKind::RemoteBranch => (
+            format!("branch:{}", r.name),
+            "Branch",
+            json!({
+                "name": r.short,
+                "ref": r.name,
+                "is_head": head.branch.as_deref() == Some(r.name.as_str()),
+                "remote": r.kind == RefKind::RemoteBranch,
+                "tip": r.commit,
+            }),
+            "TIP",
+        ),
+        RefKind::Tag => (
+            format!("tag:{}", r.short),
+            "Tag",
+            json!({"name": r.short, "target": r.commit, "annotated": r.tag_object.is_some()}),
+            "TAGS",
+        ),
+    };
+    let node = NodeData { key, labels: vec![label.to_owned()], name: r.short.clone(), ..NodeData::default() }
+        .with_props(&props(node_props));
+    (node, edge_type)
 }
 
 fn props(value: Value) -> Props {
