@@ -7,7 +7,9 @@
 # Prints the median wall time and peak RSS of `drsg index` with the whole history and with
 # `--max-commits 1`, and for RUNS one-file commits the median of `drsg fold`'s phases: `history` (the
 # `_git` plane), everything but `load` (what a watching process, which keeps its state, pays), and the
-# whole fold in a fresh process.
+# whole fold in a fresh process; then `fold` (benches/src/bin/fold.rs) on tags made on top of HEAD (`e1`: a
+# comment line in one file; `n1`, `n10`, `n100`: a function added to that many files), whose last line is
+# the time from a commit to the watch loop having folded it, history included.
 #
 #   benches/history.sh [RUNS]     (default 5)
 set -euo pipefail
@@ -15,7 +17,9 @@ cd "$(dirname "$0")/.."
 runs=${1:-5}
 commits=${COMMITS:-20000}
 cargo build -q --release --bin drsg
+cargo build -q --release -p drsg-benches
 drsg=${CARGO_TARGET_DIR:-$PWD/target}/release/drsg
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 repo=$tmp/repo
 if [ -n "${REPO:-}" ]; then
@@ -91,3 +95,22 @@ printf 'index with history: median %s s, peak RSS median %s MB\n' "$(cut -d' ' -
 printf 'index --max-commits 1: median %s s, peak RSS median %s MB\n' "$(cut -d' ' -f1 "$tmp/one" | median)" "$(cut -d' ' -f2 "$tmp/one" | median)"
 printf 'fold of a one-file commit: history %s ms, all but load %s ms (median), fresh process %s ms\n' \
   "$(cut -d' ' -f1 "$tmp/folds" | median)" "$(cut -d' ' -f2 "$tmp/folds" | median)" "$(cut -d' ' -f3 "$tmp/folds" | median)"
+
+# The fold bench's tags, on top of HEAD.
+base=$(git -C "$repo" rev-parse HEAD)
+git -C "$repo" tag base
+mapfile -t files < <(git -C "$repo" ls-files '*.rs' | awk 'NR <= 100')
+for n in 1 10 100; do
+  git -C "$repo" checkout -q -B "touch$n" "$base"
+  for f in "${files[@]:0:$n}"; do
+    printf '\npub fn drsg_bench_added() {}\n' >>"$repo/$f"
+  done
+  git -C "$repo" commit -q -am "touch $n files"
+  git -C "$repo" tag "n$n"
+done
+git -C "$repo" checkout -q -B edit1 "$base"
+sed -i '1i // drsg bench edit' "$repo/${files[0]}"
+git -C "$repo" commit -q -am "edit 1 file"
+git -C "$repo" tag e1
+git -C "$repo" checkout -q "$base"
+"$bin/fold" "$repo" "$tmp/bench.drsg" "$runs"

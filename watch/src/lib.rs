@@ -54,8 +54,10 @@ enum Backend {
     Poll { stop: Arc<AtomicBool>, thread: Option<JoinHandle<()>> },
 }
 
-/// Debounce window for file-system events: a commit or a rebase writes several files in a burst.
-const DEBOUNCE: Duration = Duration::from_millis(100);
+/// Debounce window for file-system events: a commit or a rebase writes several files in a burst. Short,
+/// because the window is most of the time from a commit to its answer; an event that comes before the
+/// ref moved finds HEAD where it was, and the ref's own event follows.
+const DEBOUNCE: Duration = Duration::from_millis(25);
 /// Polling interval when events are unavailable.
 pub const DEFAULT_POLL: Duration = Duration::from_millis(500);
 
