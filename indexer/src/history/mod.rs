@@ -50,7 +50,7 @@ pub struct Rebase {
 /// marked `reachable: false`, except beyond the commit cap, where it keeps what the plane last said.
 /// Branch and tag pointers move in place. When the history only grew (new commits on top of what the
 /// refs and HEAD reached, refs moved forward or added), only the new commits and the moved refs are
-/// written ([`append`]); otherwise the plane is written whole ([`rewrite_history`]), to the same result.
+/// written (`append`); otherwise the plane is written whole ([`rewrite_history`]), to the same result.
 pub fn index_history(
     repo: &Repo,
     store: &mut Store,
