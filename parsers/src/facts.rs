@@ -196,7 +196,7 @@ pub struct Def {
     pub overload: bool,
     /// Rust: the type parameters a function's body can name, its own and its impl's or trait's
     /// (`T` in `fn f<T>()`, `S` in `impl<S> Router<S>`). TypeScript: a function's own type parameters, in
-    /// order (what a call's type arguments bind).
+    /// order (what a call's type arguments bind); a class's, in order (what an `extends` binds).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generics: Vec<String>,
     /// TypeScript: each parameter typed as a function (`init: (source: Observable<T>, subscriber:
@@ -417,6 +417,10 @@ pub struct Inherit {
     pub kind: InheritKind,
     pub target: Vec<String>,
     pub line: u32,
+    /// TypeScript: the type arguments the target is given (`extends ZodType<Output, ZodObjectDef<T>>`),
+    /// which its type parameters stand for in what the child inherits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: TypeList,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -383,23 +383,54 @@ impl Resolver<'_> {
     /// A field a class does not assign is looked for in its bases (`self.json` set in `App.__init__`, read
     /// on a `Flask`).
     pub(super) fn field_type(&self, ty: &Target, field: &str) -> Option<Target> {
-        self.field_type_in(ty, field, 0)
+        self.field_type_in(ty, field, 0, None)
     }
 
-    fn field_type_in(&self, ty: &Target, field: &str, depth: usize) -> Option<Target> {
+    /// `child`: the type a base is reached from, whose `extends` may bind the base's type parameters.
+    fn field_type_in(&self, ty: &Target, field: &str, depth: usize, child: Option<SymId>) -> Option<Target> {
         let Target::Sym(id) = ty else { return None };
         let sym = &self.t.syms[*id as usize];
         let di = sym.def?;
         if let Some(list) = self.index[sym.file as usize].bindings.get(&(Some(di), field.to_owned()))
             && let Some(&b) = list.last()
         {
+            // `_def!: Def` in `class ZodType<Output, Def, Input>`, read on a `ZodObject` that `extends
+            // ZodType<Output, ZodObjectDef<T>, Input>`: the type argument.
+            let hint = &self.t.files[sym.file as usize].facts.bindings[b as usize].hint;
+            if let Some(TypeHint::Annotated(path)) = hint
+                && let [t] = path.as_slice()
+                && let Some(k) = self.t.def_of(*id).and_then(|d| d.generics.iter().position(|g| g == t))
+            {
+                return self.type_argument(child?, *id, k);
+            }
             return self.binding_type(sym.file, b);
         }
         if depth >= 8 {
             return None;
         }
         let bases = self.supers.get(id).map(Vec::as_slice).unwrap_or(&[]);
-        bases.iter().find_map(|base| self.field_type_in(base, field, depth + 1))
+        bases.iter().find_map(|base| self.field_type_in(base, field, depth + 1, Some(*id)))
+    }
+
+    /// The type `child`'s `extends` or `implements` of `base` gives `base`'s type parameter `k`, when it
+    /// names a type (not one of `child`'s own type parameters).
+    fn type_argument(&self, child: SymId, base: SymId, k: usize) -> Option<Target> {
+        let sym = &self.t.syms[child as usize];
+        let di = sym.def?;
+        let child_def = self.t.def_of(child)?;
+        let file = &self.t.files[sym.file as usize].facts;
+        for inh in file.inherits.iter().filter(|i| i.child_def == Some(di) && !i.args.is_empty()) {
+            let Some((_, Ok(Target::Sym(target)))) = self.inherit_ends(sym.file, inh) else { continue };
+            if target != base {
+                continue;
+            }
+            let path = inh.args.get(k)?.as_ref()?;
+            if path.len() == 1 && child_def.generics.contains(&path[0]) {
+                return None;
+            }
+            return self.annotated_type(sym.file, child_def.parent, path, inh.line);
+        }
+        None
     }
 
     /// Resolve the self type and trait of a Rust impl method.

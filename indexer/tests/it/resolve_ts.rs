@@ -635,6 +635,40 @@ export const mw = (): MiddlewareHandler => {
     assert!(!calls.iter().any(|c| c.contains("json L9 [")), "{calls:#?}");
 }
 
+/// zod v3's shape: a field typed by a class's type parameter (`_def!: Def` in `ZodType<Output, Def>`), read
+/// on a subclass that binds it in its `extends` (`ZodObject extends ZodType<T, ZodObjectDef>`), has the type
+/// argument's type; read on the base itself, or bound to the subclass's own type parameter, no type.
+#[test]
+fn a_field_typed_by_a_type_parameter_takes_the_subclass_binding() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "z"}
+//- /src/types.ts
+export interface ZodTypeDef { description?: string; }
+export interface ZodObjectDef extends ZodTypeDef { shape(): Shape; }
+export class Shape { keys(): string[] { return []; } }
+export class ZodType<Output, Def extends ZodTypeDef = ZodTypeDef> {
+  readonly _def!: Def;
+  describe() { return this._def.shape(); }
+}
+export class ZodObject<T> extends ZodType<T, ZodObjectDef> {
+  get shape() { return this._def.shape(); }
+}
+export class ZodGeneric<D extends ZodTypeDef> extends ZodType<number, D> {
+  run() { return this._def.shape(); }
+}
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(&calls, &["CALLS z/src/types.ZodObject.shape -> z/src/types.ZodObjectDef.shape L9 [receiver-type]"]);
+    for unknown in
+        ["CALLS z/src/types.ZodType.describe -> ?shape L6 ", "CALLS z/src/types.ZodGeneric.run -> ?shape L12 "]
+    {
+        assert!(calls.iter().any(|c| c.starts_with(unknown)), "{unknown} in {calls:#?}");
+    }
+}
+
 /// `Foo | null` and `Foo | undefined` annotate a `Foo`; a union of two types annotates neither.
 #[test]
 fn a_type_or_nothing_is_the_type() {

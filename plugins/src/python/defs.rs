@@ -191,6 +191,7 @@ fn bases(class: Node<'_>, index: u32, name: &str, source: &str, facts: &mut File
             kind: InheritKind::Extends,
             target,
             line: line(base),
+            args: Vec::new(),
         });
     }
 }

@@ -142,6 +142,7 @@ pub(super) fn impl_trait(node: Node<'_>, source: &str) -> Option<Inherit> {
         kind: InheritKind::Implements,
         target,
         line: node.start_position().row as u32 + 1,
+        args: Vec::new(),
     })
 }
 
@@ -165,6 +166,7 @@ pub(super) fn supertraits(node: Node<'_>, source: &str, child_def: Option<u32>, 
                 kind: InheritKind::Extends,
                 target,
                 line: bound.start_position().row as u32 + 1,
+                args: Vec::new(),
             });
         }
     }

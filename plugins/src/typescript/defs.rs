@@ -146,6 +146,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
                 let args = returns_args(d.node, source, &generics);
                 (generics, slots, returns_fields(d.node, source), args)
             }
+            DefKind::Class => (class_type_params(d.node, source), Slots::default(), Vec::new(), Vec::new()),
             DefKind::Interface => {
                 (Vec::new(), call_signature_slots(d.node, source, &type_param), Vec::new(), Vec::new())
             }
@@ -441,6 +442,15 @@ fn own_type_params(node: Node<'_>, source: &str) -> Vec<String> {
         .collect()
 }
 
+/// A class's type parameters, in order (`Output`, `Def`, `Input` in `class ZodType<Output, Def, Input>`).
+fn class_type_params(node: Node<'_>, source: &str) -> Vec<String> {
+    let Some(params) = node.field(Field::TypeParameters) else { return Vec::new() };
+    syntax::named_children(params)
+        .filter_map(|p| p.field(Field::Name))
+        .map(|n| node_text(n, source).to_owned())
+        .collect()
+}
+
 /// The type arguments of the generic type the function at `node` declares it returns that are one of
 /// `generics` (`): Ctor<T, D>`), by position; empty when none is.
 fn returns_args(node: Node<'_>, source: &str, generics: &[String]) -> Vec<Option<String>> {
@@ -626,15 +636,20 @@ pub(super) fn is_require_call(call: Node<'_>, source: &str) -> bool {
 
 /// `extends` / `implements` of a class, `extends` of an interface.
 fn heritage(node: Node<'_>, source: &str, child_def: u32, name: &str, out: &mut Vec<Inherit>) {
-    let mut push = |kind: InheritKind, target: Vec<String>, at: Node<'_>| {
+    let mut push = |kind: InheritKind, target: Vec<String>, at: Node<'_>, args: Option<Node<'_>>| {
+        let args = args.map(|a| syntax::named_children(a).map(|t| type_path(t, source)).collect()).unwrap_or_default();
         out.push(Inherit {
             child_def: Some(child_def),
             child: vec![name.to_owned()],
             kind,
             target,
             line: syntax::line(at),
+            args,
         });
     };
+    fn generic_args(ty: Node<'_>) -> Option<Node<'_>> {
+        ty.field(Field::TypeArguments).filter(|_| ty.kind_name() == "generic_type")
+    }
     for part in syntax::named_children(node) {
         match part.kind_name() {
             "class_heritage" => {
@@ -648,14 +663,14 @@ fn heritage(node: Node<'_>, source: &str, child_def: u32, name: &str, out: &mut 
                                 if let Base::Name(head) = c.base {
                                     let mut target = vec![node_text(head, source).to_owned()];
                                     target.extend(c.props);
-                                    push(InheritKind::Extends, target, value);
+                                    push(InheritKind::Extends, target, value, clause.field(Field::TypeArguments));
                                 }
                             }
                         }
                         "implements_clause" => {
                             for ty in syntax::named_children(clause) {
                                 if let Some(target) = type_path(ty, source) {
-                                    push(InheritKind::Implements, target, ty);
+                                    push(InheritKind::Implements, target, ty, generic_args(ty));
                                 }
                             }
                         }
@@ -667,7 +682,7 @@ fn heritage(node: Node<'_>, source: &str, child_def: u32, name: &str, out: &mut 
                 let mut cursor = part.walk();
                 for ty in part.children_by_field_name("type", &mut cursor) {
                     if let Some(target) = type_path(ty, source) {
-                        push(InheritKind::Extends, target, ty);
+                        push(InheritKind::Extends, target, ty, generic_args(ty));
                     }
                 }
             }

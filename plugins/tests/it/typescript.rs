@@ -1100,6 +1100,7 @@ const y = make<Foo, Bar>("b", (inst) => inst.check());
         "generics bindings",
         "
         make <T, D> callbacks=1:(T, D) returns_args=<T, D>
+        Box <V> callbacks= returns_args=<>
         each <K> callbacks=0:(?, K, Box) returns_args=<K, ?>
         name scope=make Untyped L1
         init scope=make Untyped L1
