@@ -17,19 +17,6 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 repo=$tmp/django
 source benches/django_repo.sh
 django_repo "$corpora" "$repo"
-mapfile -t files < <(git -C "$repo" ls-files 'django/*.py' | head -100)
-for n in 1 10 100; do
-  git -C "$repo" checkout -q -B "touch$n" base
-  for f in "${files[@]:0:$n}"; do
-    printf '\n\ndef drsg_bench_added():\n    return 1\n' >> "$repo/$f"
-  done
-  git -C "$repo" commit -q -am "touch $n files"
-  git -C "$repo" tag "n$n"
-done
-# An edit that keeps every definition: a comment line on top of one file (its lines shift).
-git -C "$repo" checkout -q -B edit1 base
-sed -i '1i # drsg bench edit' "$repo/${files[0]}"
-git -C "$repo" commit -q -am "edit 1 file"
-git -C "$repo" tag e1
-git -C "$repo" checkout -q main
+source benches/fold_tags.sh
+fold_tags "$repo" 'django/*.py' $'\n\ndef drsg_bench_added():\n    return 1\n' '# drsg bench edit'
 "$bin/fold" "$repo" "$tmp/db.drsg" "$runs"

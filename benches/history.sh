@@ -97,20 +97,7 @@ printf 'fold of a one-file commit: history %s ms, all but load %s ms (median), f
   "$(cut -d' ' -f1 "$tmp/folds" | median)" "$(cut -d' ' -f2 "$tmp/folds" | median)" "$(cut -d' ' -f3 "$tmp/folds" | median)"
 
 # The fold bench's tags, on top of HEAD.
-base=$(git -C "$repo" rev-parse HEAD)
 git -C "$repo" tag base
-mapfile -t files < <(git -C "$repo" ls-files '*.rs' | awk 'NR <= 100')
-for n in 1 10 100; do
-  git -C "$repo" checkout -q -B "touch$n" "$base"
-  for f in "${files[@]:0:$n}"; do
-    printf '\npub fn drsg_bench_added() {}\n' >>"$repo/$f"
-  done
-  git -C "$repo" commit -q -am "touch $n files"
-  git -C "$repo" tag "n$n"
-done
-git -C "$repo" checkout -q -B edit1 "$base"
-sed -i '1i // drsg bench edit' "$repo/${files[0]}"
-git -C "$repo" commit -q -am "edit 1 file"
-git -C "$repo" tag e1
-git -C "$repo" checkout -q "$base"
+source benches/fold_tags.sh
+fold_tags "$repo" '*.rs' $'\npub fn drsg_bench_added() {}\n' '// drsg bench edit'
 "$bin/fold" "$repo" "$tmp/bench.drsg" "$runs"
