@@ -158,8 +158,9 @@ pub(super) fn append(
             mainline: mainline.contains(c.sha.as_str()),
         };
         upsert.push(commit_node(c, placed));
+        // Every parent was walked: new, or where the walk met the plane.
         for (order, parent) in c.parents.iter().enumerate() {
-            if in_plane(parent) || known(parent)?.is_some() {
+            if in_plane(parent) {
                 let props = super::props(serde_json::json!({"order": order}));
                 add_edges.push(keyed(&format!("commit:{}", c.sha), &format!("commit:{parent}"), "PARENT", &props));
             }
@@ -244,14 +245,16 @@ fn reaches(repo: &Repo, tip: &str, target: &str) -> bool {
 
 /// The plane's branch and tag nodes by key, with the key of the commit each points at.
 fn old_refs(store: &Store, plane: i64) -> Result<HashMap<String, (Node, Option<String>)>, HistoryError> {
+    let read = |e: drsg_planes::Error| HistoryError::from(crate::Error::from(e));
+    let edges = store.edges(plane, Some(&["TIP", "TAGS"])).map_err(read)?;
+    let targets: Vec<i64> = edges.iter().map(|e| e.dst).collect();
+    let key_of: HashMap<i64, String> =
+        store.nodes_by_ids(&targets).map_err(read)?.into_iter().map(|n| (n.id, n.key)).collect();
+    let target_of: HashMap<i64, &String> = edges.iter().filter_map(|e| Some((e.src, key_of.get(&e.dst)?))).collect();
     let mut out = HashMap::new();
-    for (label, ty) in [("Branch", "TIP"), ("Tag", "TAGS")] {
-        for node in store.nodes_by_label(plane, label).map_err(crate::Error::from)? {
-            let edges = store.edges_out(node.id, Some(ty)).map_err(crate::Error::from)?;
-            let target = match edges.first() {
-                Some(e) => store.node(e.dst).map_err(crate::Error::from)?.map(|n| n.key),
-                None => None,
-            };
+    for label in ["Branch", "Tag"] {
+        for node in store.nodes_by_label(plane, label).map_err(read)? {
+            let target = target_of.get(&node.id).map(|k| (*k).clone());
             out.insert(node.key.clone(), (node, target));
         }
     }

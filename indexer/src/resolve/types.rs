@@ -143,14 +143,7 @@ impl Resolver<'_> {
         // A property typed by an interface with call signatures (`get!: HandlerInterface`): the type they
         // all give the callback's parameter, wherever the callback is passed.
         if !new && self.t.syms[id as usize].kind == SymKind::Def(DefKind::Var) {
-            let sym = &self.t.syms[id as usize];
-            let def = self.t.def_of(id)?;
-            let class = self.t.sym_of_def(sym.file, def.parent?)?;
-            let Target::Sym(ty) = self.field_type(&Target::Sym(class), &def.name)? else { return None };
-            if self.t.syms[ty as usize].kind != SymKind::Def(DefKind::Interface) {
-                return None;
-            }
-            return self.agreed_param(ty, None, param, 0);
+            return self.agreed_param(self.callable_interface(id)?, None, param, 0);
         }
         let function = if new {
             let kind = self.t.syms[id as usize].kind;
@@ -343,11 +336,8 @@ impl Resolver<'_> {
     fn returned(&self, callee: SymId) -> Option<Typed> {
         let sym = &self.t.syms[callee as usize];
         // A property typed by an interface with call signatures (`get!: HandlerInterface`): what they return.
-        if sym.kind == SymKind::Def(DefKind::Var) && self.family(sym.file) == Family::Js {
-            let Target::Sym(ty) = self.variable_type(callee)? else { return None };
-            if self.t.syms[ty as usize].kind != SymKind::Def(DefKind::Interface) {
-                return None;
-            }
+        if sym.kind == SymKind::Def(DefKind::Var) {
+            let ty = self.callable_interface(callee)?;
             let def = self.t.def_of(ty)?;
             let ty_sym = &self.t.syms[ty as usize];
             let returns = self.annotated_type(ty_sym.file, ty_sym.def, def.returns.as_ref()?, def.line)?;
@@ -364,6 +354,16 @@ impl Resolver<'_> {
         };
         let typed = Typed { ty: declared(&def.returns), ok: declared(&def.returns_ok) };
         (typed.ty.is_some() || typed.ok.is_some()).then_some(typed)
+    }
+
+    /// The interface a TypeScript property is declared with (`get!: HandlerInterface`), whose call
+    /// signatures say what calling it takes and gives.
+    fn callable_interface(&self, property: SymId) -> Option<SymId> {
+        if self.family(self.t.syms[property as usize].file) != Family::Js {
+            return None;
+        }
+        let Target::Sym(ty) = self.variable_type(property)? else { return None };
+        (self.t.syms[ty as usize].kind == SymKind::Def(DefKind::Interface)).then_some(ty)
     }
 
     /// The type of a module- or class-level variable, from the binding its first assignment records

@@ -164,7 +164,6 @@ pub(super) fn build(
     (out.into_iter().map(|(_, b)| b).collect(), blocks)
 }
 
-/// What an initialiser says about the value's type: `new C()`, `make()`, `await make()`, `x as C`.
 /// The type of a parameter of a function passed to a call (`operate((source, subscriber) => …)`, `new
 /// Observable((subscriber) => …)`): what the callee's declared parameter says, found when resolving.
 fn callback_hint(passed: Passed<'_>, source: &str) -> Option<TypeHint> {
@@ -276,6 +275,7 @@ fn type_args(list: Node<'_>, source: &str) -> Vec<Option<Vec<String>>> {
     syntax::named_children(list).map(|t| type_path(t, source)).collect()
 }
 
+/// What an initialiser says about the value's type: `new C()`, `make()`, `await make()`, `x as C`.
 fn value_hint(value: Node<'_>, source: &str) -> Option<TypeHint> {
     let mut value = value;
     loop {
