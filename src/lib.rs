@@ -241,9 +241,14 @@ pub fn render_fold(report: &drsg_indexer::FoldReport) -> String {
     }
     let from = report.from.as_deref().map(drsg_query::short_sha).unwrap_or("(no commit)");
     let mut line = format!(
-        "folded {} from {from} to {to} in {} ms: {} files parsed, {} reused, {} of {} resolved{} · nodes +{} ~{} −{} · edges +{} −{} ({} → {})\n",
+        "folded {} from {from} to {to} in {} ms{}: {} files parsed, {} reused, {} of {} resolved{} · nodes +{} ~{} −{} · edges +{} −{} ({} → {})\n",
         report.plane,
         report.millis,
+        match report.state_from {
+            "kept" => " (state read from the records kept beside the plane)",
+            "tree" => " (state built from the whole tree)",
+            _ => "",
+        },
         report.files_parsed,
         report.files_reused,
         report.files_resolved,
@@ -267,6 +272,11 @@ pub fn render_fold(report: &drsg_indexer::FoldReport) -> String {
     line.push_str(&manifest_lines(&report.manifest_errors));
     if let Some(err) = &report.history_error {
         line.push_str(&format!("warning: the history plane was not refreshed: {err}\n"));
+    }
+    if let Some(err) = &report.kept_error {
+        line.push_str(&format!(
+            "warning: the fold's state was not kept beside the plane ({err}): the next fold in another process reads the whole tree again\n"
+        ));
     }
     if let Some(ops) = &report.ops
         && ops.issues > 0

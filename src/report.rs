@@ -135,7 +135,7 @@ fn index_head(
     if let Some(head) = head {
         let synced = store.plane(&plane)?.and_then(|p| p.meta.synced_commit);
         if synced.as_deref() != Some(head) {
-            let cache = drsg_indexer::FactsCache::default();
+            let cache = drsg_indexer::FactsCache::for_temporary_database();
             let bar = crate::Bar::new();
             drsg_indexer::fold(store, registry, &plane, Some(head), &options, &cache, &bar)
                 .with_context(|| format!("moving the temporary plane to --head {head} failed"))?;

@@ -34,11 +34,14 @@ pub fn watch_plane(
     // folds, not a move missed until the next one.
     let watch = GitWatch::start(&repo.git_dirs(), mode)?;
     reconcile(&mut lock(store), registry, plane, &repo, &root, &cache, log)?;
-    // Parse and resolve the synced tree once now, so the first fold parses and resolves only what the
-    // commit reaches.
-    let warmed = drsg_indexer::warm_cache(&lock(store), registry, plane, &cache)?;
-    if warmed > 0 {
-        log(&format!("{warmed} files parsed and resolved for the next folds"));
+    // Build the synced tree's state once now (from the records kept beside the plane, or by parsing and
+    // resolving it), so the first fold parses and resolves only what the commit reaches.
+    match drsg_indexer::warm_cache(&lock(store), registry, plane, &cache)? {
+        (0, _, _) => {}
+        (files, parsed, true) => {
+            log(&format!("state of {files} files read from the records kept beside the plane ({parsed} parsed)"))
+        }
+        (files, _, false) => log(&format!("{files} files parsed and resolved for the next folds")),
     }
     log(&format!("watching {} ({}) for plane {plane}", repo.git_dirs()[0].display(), watch.backend()));
     while !stop.load(Ordering::Relaxed) {

@@ -30,12 +30,21 @@ use crate::warm::Warm;
 pub struct FactsCache {
     facts: BlobFacts,
     warm: std::sync::Mutex<HashMap<String, Warm>>,
+    /// Set when the database is thrown away after this process: folds then write no state beside the
+    /// plane for later processes.
+    no_kept_state: bool,
 }
 
 impl FactsCache {
     /// A cache that keeps nothing.
     pub fn off() -> FactsCache {
         FactsCache { facts: BlobFacts::off(), ..FactsCache::default() }
+    }
+
+    /// A cache for folds into a database no later process reads (a report's temporary one): they do not
+    /// write their state beside the plane.
+    pub fn for_temporary_database() -> FactsCache {
+        FactsCache { no_kept_state: true, ..FactsCache::default() }
     }
 
     /// Takes plane `plane`'s warm state out of the cache.
@@ -90,7 +99,8 @@ pub struct FoldReport {
     /// False when the symbol table was kept: the same files declare the same definitions.
     pub table_rebuilt: bool,
     pub millis: u64,
-    /// Seconds per phase (`load`, `read`, `table`, `dirty`, `resolve`, `compare`, `write`, `history`).
+    /// Seconds per phase (`load`, `read`, `table`, `dirty`, `resolve`, `compare`, `write`, `keep`,
+    /// `history`).
     pub phases: BTreeMap<&'static str, f64>,
     /// Why the `_git` plane could not be refreshed (the code plane is folded all the same).
     pub history_error: Option<String>,
@@ -103,6 +113,14 @@ pub struct FoldReport {
     pub skipped_files: Vec<(String, &'static str)>,
     /// Manifests of the commit that could not be read, with the line and the error.
     pub manifest_errors: Vec<(String, String)>,
+    /// Records of the fold's state written beside the plane for the next fold (see `warm::kept`), and why
+    /// they could not be (the next fold of another process then builds the state from the tree).
+    pub kept_records: u64,
+    pub kept_error: Option<String>,
+    /// Where the state of the plane's commit came from: `memory` (this process's last fold), `kept` (the
+    /// records kept beside the plane), `tree` (the tree parsed and resolved), or `none` (no state: the new
+    /// commit's plane was built and written whole).
+    pub state_from: &'static str,
 }
 
 /// Skipped files a fold report names.
@@ -184,6 +202,9 @@ pub fn fold(
         skipped: BTreeMap::new(),
         skipped_files: Vec::new(),
         manifest_errors: Vec::new(),
+        kept_records: 0,
+        kept_error: None,
+        state_from: "none",
     };
     if report.in_sync {
         report.millis = started.elapsed().as_millis() as u64;
@@ -204,10 +225,17 @@ pub fn fold(
     let mut warm = cache
         .take_warm(plane_name)
         .filter(|w| w.generation == plane.generation && w.commit == from && w.max_file_size == options.max_file_size);
+    if warm.is_some() {
+        report.state_from = "memory";
+    }
     if warm.is_none() && same_plugins {
         let t0 = Instant::now();
         progress.phase("load", 0);
-        if let Some((loaded, parsed)) = load_synced(root_path, &prefix, &from, registry, &options, cache)? {
+        let kept = Some((&*store, plane_name, plane.generation));
+        if let Some((loaded, parsed, restored)) =
+            load_synced(root_path, &prefix, &from, registry, &options, cache, kept)?
+        {
+            report.state_from = if restored { "kept" } else { "tree" };
             warm = Some(loaded);
             report.files_parsed = parsed;
             report.phases.insert("load", t0.elapsed().as_secs_f64());
@@ -218,9 +246,10 @@ pub fn fold(
     let tree = CommitTree::after(repo, target.clone(), prefix.clone(), warm.as_ref().and_then(|w| w.listing(&prefix)))?;
     let source = Source::Commit(Box::new(tree));
     report.phases.insert("setup", started.elapsed().as_secs_f64() - report.phases.get("load").copied().unwrap_or(0.0));
-    let (mut next, info) = match warm {
-        Some(warm) => {
-            let (next, changes, advance) = warm.advance(&source, &target, &tree_name, registry, &cache.facts);
+    // A state whose kept records do not read back is no state.
+    let advanced = warm.and_then(|warm| warm.advance(&source, &target, &tree_name, registry, &cache.facts));
+    let (mut next, info) = match advanced {
+        Some((next, changes, advance)) => {
             report.phases.extend(advance.phases);
             report.files_parsed += advance.files_parsed;
             report.files_reused = advance.files_reused;
@@ -263,6 +292,7 @@ pub fn fold(
         }
         None => {
             // No state of the old commit (history rewritten, other plugins): build the new one and write it whole.
+            report.state_from = "none";
             let t0 = Instant::now();
             let before = store.plane_digest(plane.id).map_err(crate::Error::from)?;
             let (next, parsed) = Warm::load(&source, &target, &tree_name, registry, &options, &cache.facts);
@@ -285,6 +315,18 @@ pub fn fold(
         }
     };
     next.generation = info.generation;
+    // The state is kept beside the plane for the next fold of another process; failing that only costs
+    // that fold the time to build it again.
+    let t0 = Instant::now();
+    if let Source::Commit(_) = &source
+        && !cache.no_kept_state
+    {
+        match next.keep(store, plane_name) {
+            Ok(records) => report.kept_records = records as u64,
+            Err(err) => report.kept_error = Some(err.to_string()),
+        }
+    }
+    report.phases.insert("keep", t0.elapsed().as_secs_f64());
     report.files = next.files() as u64;
     report.manifest_errors = next.manifest_errors().to_vec();
     report.skipped = crate::walk::count_skips(next.skipped());
@@ -314,8 +356,12 @@ fn write_whole(store: &mut Store, next: &Warm, meta: &PlaneMeta) -> Result<Plane
     Ok(store.replace_plane(meta, &nodes, &edges).map_err(crate::Error::from)?)
 }
 
-/// The warm state of the tree at `root` (below `prefix` of its repository) at commit `synced`, and the
-/// files parsed for it; `None` when the repository no longer has that commit or it lacks the tree.
+/// The warm state of the tree at `root` (below `prefix` of its repository) at commit `synced`, the
+/// files parsed for it, and whether it was read from the kept records; `None` when the repository no
+/// longer has that commit or it lacks the tree.
+///
+/// The state kept in the database (`kept`: the store, the plane and its generation) is read back when it
+/// is that commit's; otherwise the tree is parsed and resolved whole.
 fn load_synced(
     root: &Path,
     prefix: &str,
@@ -323,19 +369,37 @@ fn load_synced(
     registry: &Registry,
     options: &IndexOptions,
     cache: &FactsCache,
-) -> Result<Option<(Warm, u64)>, FoldError> {
+    kept: Option<(&Store, &str, u64)>,
+) -> Result<Option<(Warm, u64, bool)>, FoldError> {
     let Some(repo) = Repo::discover(root) else { return Ok(None) };
     if !repo.has_commit(synced) || !repo.tracks(synced, prefix) {
         return Ok(None);
     }
     let source = Source::Commit(Box::new(CommitTree::new(repo, synced.to_owned(), prefix.to_owned())?));
-    Ok(Some(Warm::load(&source, synced, &tree_name(root), registry, options, &cache.facts)))
+    let tree_name = tree_name(root);
+    let restored = kept.and_then(|(store, plane, generation)| {
+        let max = options.max_file_size;
+        Warm::restore(store, plane, generation, &source, synced, &tree_name, registry, max, &cache.facts)
+    });
+    Ok(Some(match restored {
+        Some((warm, parsed)) => (warm, parsed, true),
+        None => {
+            let (warm, parsed) = Warm::load(&source, synced, &tree_name, registry, options, &cache.facts);
+            (warm, parsed, false)
+        }
+    }))
 }
 
 /// Build the warm state of plane `plane_name` at its synced commit into `cache`, writing nothing, so
 /// that the first fold of a long-running process parses and resolves only what changed. Returns the
-/// files in the state (0 when the plane cannot be folded).
-pub fn warm_cache(store: &Store, registry: &Registry, plane_name: &str, cache: &FactsCache) -> Result<u64, FoldError> {
+/// files in the state (0 when the plane cannot be folded), how many were parsed for it, and whether
+/// it was read from the records kept beside the plane.
+pub fn warm_cache(
+    store: &Store,
+    registry: &Registry,
+    plane_name: &str,
+    cache: &FactsCache,
+) -> Result<(u64, u64, bool), FoldError> {
     let plane = store
         .plane(plane_name)
         .map_err(crate::Error::from)?
@@ -347,14 +411,16 @@ pub fn warm_cache(store: &Store, registry: &Registry, plane_name: &str, cache: &
     let repo = Repo::discover(root_path).ok_or_else(not_git)?;
     let prefix = repo.tree_prefix(root_path).ok_or_else(not_git)?;
     if plane.meta.built_by != built_by(registry) {
-        return Ok(0);
+        return Ok((0, 0, false));
     }
     let options = IndexOptions::recorded(&plane.meta.ledger).unwrap_or_default();
-    let Some((mut warm, _)) = load_synced(root_path, &prefix, &synced, registry, &options, cache)? else {
-        return Ok(0);
+    let kept = Some((store, plane_name, plane.generation));
+    let Some((mut warm, parsed, restored)) = load_synced(root_path, &prefix, &synced, registry, &options, cache, kept)?
+    else {
+        return Ok((0, 0, false));
     };
     warm.generation = plane.generation;
     let files = warm.files() as u64;
     cache.put_warm(plane_name, warm);
-    Ok(files)
+    Ok((files, parsed, restored))
 }

@@ -12,7 +12,7 @@ use crate::resolve::{Resolution, Resolver, Target};
 use crate::table::{SymId, SymKind, Table, separator};
 
 /// Call-site and reference bookkeeping for the ledger.
-#[derive(Debug, Default, Clone, serde::Serialize)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Accounting {
     pub call_sites: u64,
     pub resolved: u64,
@@ -245,7 +245,7 @@ const BATCH_SLACK: usize = 4_096;
 /// What one file contributes to its plane: its symbols' nodes, the edges made from its facts (the
 /// structure edges into its symbols, its references, imports and inheritance), the stand-ins those
 /// edges end at, and its share of the ledger's counts.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FileOutput {
     pub nodes: Vec<NodeData>,
     pub edges: Vec<KeyedEdge>,

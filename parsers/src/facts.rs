@@ -63,11 +63,11 @@ pub struct FileFacts {
     /// The first and last lines of blocks outside any function whose bindings mean something only within
     /// them: Rust macro invocations whose arguments were read (`rgtest!(name, |dir: Dir| { … })`),
     /// TypeScript functions passed as arguments (`export const S = make((inst) => …)`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub local_blocks: Vec<(u32, u32)>,
     /// Rust: the calls written in each `macro_rules!` body, which an invocation in another file runs
     /// (the file's own invocations are expanded where they are).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub macro_calls: Vec<MacroCalls>,
     /// Routes, requests and what their paths are built from, found by the declarative plugins.
     pub wire: Vec<crate::wire::WireFact>,
@@ -187,38 +187,38 @@ pub struct Def {
     pub returns: Option<Vec<String>>,
     /// Rust: the `T` of a declared `Result<T, _>` or `Option<T>` return type, which `?` and `unwrap()`
     /// give (`-> io::Result<Self>` gives `Self`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub returns_ok: Option<Vec<String>>,
     /// Rust: a `mod foo;` declaration whose body lives in another file.
     pub external_body: bool,
     /// Python: a `typing.overload` stub, which a call of the name never runs.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default)]
     pub overload: bool,
     /// Rust: the type parameters a function's body can name, its own and its impl's or trait's
     /// (`T` in `fn f<T>()`, `S` in `impl<S> Router<S>`). TypeScript: a function's own type parameters, in
     /// order (what a call's type arguments bind); a class's, in order (what an `extends` binds).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub generics: Vec<String>,
     /// TypeScript: each parameter typed as a function (`init: (source: Observable<T>, subscriber:
     /// Subscriber<R>) => void`), by its index: the types that function type gives its own parameters
     /// (`this` left out; `None` where none is a plain type; a type parameter of the function's own, one of
     /// `generics`, kept). A callback passed there takes them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub callbacks: Vec<(u32, TypeList)>,
     /// TypeScript: each parameter typed by a named type that may be an alias of a function type (`handler:
     /// H<E, P>`, a rest parameter's element type, a type parameter's constraint), by its index: the path. A
     /// callback passed there takes the parameter types the alias gives. An interface: its call signatures'
     /// parameters, as `callbacks` too. A type alias: at index 0, the named types it stands for (`type H =
     /// Handler | MiddlewareHandler`), or in `callbacks` at 0 its function type's parameters.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub callback_types: Vec<(u32, Vec<String>)>,
     /// TypeScript: the type arguments of the declared return type that are one of the function's own type
     /// parameters, by position (`): Ctor<T, D>` gives `[T, D]`): what an annotated result binds them to.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub returns_args: Vec<Option<String>>,
     /// TypeScript: a declared return type that is an object type (`): { status: ParseStatus; ctx: Ctx }`):
     /// its properties' types, by name.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub returns_fields: Vec<(String, Vec<String>)>,
 }
 
@@ -264,7 +264,7 @@ pub enum Qualifier {
     /// `["route", "?"]`, path `["layer"]`).
     Expr {
         call: Option<Vec<String>>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[serde(default)]
         then: Vec<String>,
     },
     /// Rust: `name(…)` among the tokens of a macro invocation that do not read as Rust (`tap_inner!(self,
@@ -293,10 +293,10 @@ pub struct Ref {
     /// The reference as written (callee text), at most about 120 characters.
     pub text: String,
     /// Rust: the macro invocation whose tokens this site was read from (`assert_eq!`), the innermost one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub within: Option<String>,
     /// Rust: a call the body of the file's own macro makes, read from its expansion at the invocation.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default)]
     pub expanded: bool,
 }
 
@@ -419,7 +419,7 @@ pub struct Inherit {
     pub line: u32,
     /// TypeScript: the type arguments the target is given (`extends ZodType<Output, ZodObjectDef<T>>`),
     /// which its type parameters stand for in what the child inherits.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub args: TypeList,
 }
 
@@ -429,6 +429,6 @@ pub struct Diagnostic {
     pub message: String,
     /// Part of the file was not read (nesting beyond what the plugin walks, a query limit, a grammar
     /// that could not parse it): its calls are not counted anywhere.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default)]
     pub cut: bool,
 }

@@ -15,7 +15,7 @@ use crate::store::Store;
 use crate::text::Stamp;
 
 /// An edge named by the keys of its ends.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct KeyedEdge {
     pub src: String,
     pub dst: String,

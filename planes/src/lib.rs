@@ -18,6 +18,7 @@
 mod bound;
 mod diff;
 mod error;
+mod kept;
 mod lock;
 mod model;
 mod read;
@@ -32,6 +33,7 @@ mod write;
 
 pub use diff::{KeyedEdge, PlaneDiff};
 pub use error::{Error, Result};
+pub use kept::{KeptFile, KeptHeader, KeptWrite};
 pub use lock::{LockState, lock_state};
 pub use model::{
     Adjacent, DigestChanges, Direction, Edge, EdgeSummary, NewEdge, Node, NodeData, PlaneBatch, PlaneDigest, PlaneInfo,

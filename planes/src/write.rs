@@ -299,7 +299,8 @@ impl Store {
         Ok((final_meta, text_committed))
     }
 
-    /// Deletes plane `name` with its nodes, edges and text documents; `false` when there was none.
+    /// Deletes plane `name` with its nodes, edges, text documents and kept state; `false` when there was no
+    /// such plane.
     pub fn delete_plane(&mut self, name: &str) -> Result<bool> {
         self.planes_cache.get_mut().take();
         let shown = &self.shown;
@@ -310,7 +311,11 @@ impl Store {
             tx.query_row("SELECT id FROM planes WHERE name = ?1", [name], |row| row.get(0)).optional()
         }
         .ctx(shown, context)?;
-        let Some(id) = id else { return Ok(false) };
+        crate::kept::delete_records(&tx, name).ctx(shown, context)?;
+        let Some(id) = id else {
+            tx.commit().ctx(shown, context)?;
+            return Ok(false);
+        };
         delete_plane_rows(&tx, id).ctx(shown, context)?;
         tx.execute("DELETE FROM planes WHERE id = ?1", [id]).ctx(shown, context)?;
         tx.commit().ctx(shown, context)?;

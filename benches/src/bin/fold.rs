@@ -83,12 +83,17 @@ fn main() {
     if only.is_some() {
         return;
     }
-    // A first fold with an empty cache (a fresh `drsg fold` process) parses every file.
+    // A first fold with an empty cache (a fresh `drsg fold` process) reads the state the folds before
+    // kept beside the plane.
     let cold = FactsCache::default();
     let r = fold(&mut store, &registry, &plane, Some("n1"), &opts, &cold, &Silent).expect("fold");
     println!(
         "{:<28} {:>10} {:>10} {:>8} {:>8}",
-        "base → n1 (cache empty)", r.millis, "", r.files_parsed, r.files_reused
+        format!("base → n1 (new process: state {})", r.state_from),
+        r.millis,
+        "",
+        r.files_parsed,
+        r.files_reused
     );
     fold(&mut store, &registry, &plane, Some("base"), &opts, &cache, &Silent).expect("fold back");
 

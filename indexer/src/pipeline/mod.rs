@@ -6,4 +6,5 @@ pub(crate) mod ledger;
 pub(crate) mod options;
 pub(crate) mod parse;
 pub(crate) mod prepare;
+pub(crate) mod record;
 pub(crate) mod resolve;

@@ -40,10 +40,12 @@ use crate::walk::{self, SkipReason};
 
 mod changes;
 mod dirty;
+mod kept;
 mod names;
 
 use changes::Changes;
 use dirty::{TableFate, dirty_files, mark_mentions, same_table};
+use kept::{Kept, Output};
 use names::Mentions;
 
 /// A plane's state at one commit, as a fresh index of that commit would build it.
@@ -57,7 +59,7 @@ pub(crate) struct Warm {
     blobs: HashMap<String, String>,
     skipped: Vec<(String, SkipReason)>,
     /// Per file of the table, in its order.
-    outputs: Vec<FileOutput>,
+    outputs: Vec<Output>,
     /// The route layer, built from every file's wire facts (`crate::routes`), and its counts.
     layer: FileOutput,
     layer_counts: crate::routes::WireCounts,
@@ -69,6 +71,8 @@ pub(crate) struct Warm {
     mentions: Vec<Arc<Mentions>>,
     /// The commit's tree (prefix, listing), for the next fold to read only the subtrees that changed.
     listing: Option<(String, Arc<Listing>)>,
+    /// How this state differs from the one kept in the database.
+    kept: Kept,
 }
 
 /// What moving the warm state did, for the fold's report.
@@ -106,24 +110,22 @@ struct Snapshot {
     reused: u64,
 }
 
-/// Reads `source`, taking the facts of files whose blob `known` already holds, and parsing the rest
-/// (through `cache`).
-fn snapshot(
+/// Reads `source`, taking the facts of the `known` files (each with its blob id) whose blob it still has,
+/// and parsing the rest (through `cache`).
+fn snapshot<'k>(
     source: &Source,
     tree_name: &str,
     registry: &Registry,
     max_file_size: u64,
     cache: &BlobFacts,
-    known: Option<(&Table, &HashMap<String, String>)>,
+    known: impl IntoIterator<Item = (&'k ParsedFile, &'k str)>,
 ) -> Snapshot {
     let walked = source.walk(registry, max_file_size);
     let layout = Layout::of_walk(source, tree_name, &walked);
     let mut kept: HashMap<&str, &ParsedFile> = HashMap::new();
-    if let Some((table, blobs)) = known {
-        for file in &table.files {
-            if blobs.get(&file.path).map(String::as_str) == source.blob_id(&file.path) {
-                kept.insert(&file.path, file);
-            }
+    for (file, blob) in known {
+        if source.blob_id(&file.path) == Some(blob) {
+            kept.insert(&file.path, file);
         }
     }
     let to_parse: Vec<walk::Candidate> =
@@ -171,12 +173,12 @@ fn syms_by_file(t: &Table) -> Vec<Vec<SymId>> {
 }
 
 /// Each file's output: `kept(fi)` when it gives one, else resolved with `r`.
-fn outputs_of(table: &Table, r: &Resolver<'_>, mut kept: impl FnMut(usize) -> Option<FileOutput>) -> Vec<FileOutput> {
+fn outputs_of(table: &Table, r: &Resolver<'_>, mut kept: impl FnMut(usize) -> Option<Output>) -> Vec<Output> {
     let reserved = Reserved::of(table);
     let taken = |k: &str| reserved.contains(k);
     let syms = syms_by_file(table);
     (0..table.files.len())
-        .map(|fi| kept(fi).unwrap_or_else(|| file_output(table, r, fi as u32, &syms[fi], &taken)))
+        .map(|fi| kept(fi).unwrap_or_else(|| Output::Built(file_output(table, r, fi as u32, &syms[fi], &taken))))
         .collect()
 }
 
@@ -209,12 +211,23 @@ impl Warm {
         options: &IndexOptions,
         cache: &BlobFacts,
     ) -> (Warm, u64) {
-        let snap = snapshot(source, tree_name, registry, options.max_file_size, cache, None);
+        let snap = snapshot(source, tree_name, registry, options.max_file_size, cache, []);
         let parsed = snap.parsed;
+        (Warm::of_snapshot(source, commit, snap, options.max_file_size, |_| None), parsed)
+    }
+
+    /// The state of a snapshot: each file's output is `kept(path)` when that gives one, else resolved.
+    fn of_snapshot(
+        source: &Source,
+        commit: &str,
+        snap: Snapshot,
+        max_file_size: u64,
+        mut kept: impl FnMut(&str) -> Option<Output> + Send,
+    ) -> Warm {
         let Prepared { table, impl_self, index } = prepare(snap.files, snap.layout);
         let (table, outputs, parts) = on_resolve_stack(move || {
             let r = resolver(&table, index, impl_self);
-            let outputs = outputs_of(&table, &r, |_| None);
+            let outputs = outputs_of(&table, &r, |fi| kept(&table.files[fi].path));
             let parts = r.into_parts();
             (table, outputs, parts)
         });
@@ -223,7 +236,7 @@ impl Warm {
         let mut warm = Warm {
             commit: commit.to_owned(),
             generation: 0,
-            max_file_size: options.max_file_size,
+            max_file_size,
             table,
             blobs: snap.blobs,
             skipped: snap.skipped,
@@ -234,16 +247,18 @@ impl Warm {
             parts,
             mentions,
             listing: listing_of(source),
+            kept: Kept::Whole,
         };
         for out in &warm.outputs {
-            for node in &out.stand_ins {
-                *warm.stand_ins.entry(node.key.clone()).or_insert(0) += 1;
+            for key in out.stand_in_keys() {
+                *warm.stand_ins.entry(key.to_owned()).or_insert(0) += 1;
             }
         }
-        (warm, parsed)
+        warm
     }
 
-    /// The state at `source` (commit `commit`), and the difference from this one's plane.
+    /// The state at `source` (commit `commit`), and the difference from this one's plane; `None` when an
+    /// output this state kept packed does not read back (a damaged record: the caller builds afresh).
     pub(crate) fn advance(
         self,
         source: &Source,
@@ -251,10 +266,11 @@ impl Warm {
         tree_name: &str,
         registry: &Registry,
         cache: &BlobFacts,
-    ) -> (Warm, Changes, Advance) {
+    ) -> Option<(Warm, Changes, Advance)> {
         let mut report = Advance::default();
         let t0 = std::time::Instant::now();
-        let snap = snapshot(source, tree_name, registry, self.max_file_size, cache, Some((&self.table, &self.blobs)));
+        let known = self.table.files.iter().filter_map(|f| Some((f, self.blobs.get(&f.path)?.as_str())));
+        let snap = snapshot(source, tree_name, registry, self.max_file_size, cache, known);
         report.phases.insert("read", t0.elapsed().as_secs_f64());
         report.files_parsed = snap.parsed;
         report.files_reused = snap.reused;
@@ -268,10 +284,10 @@ impl Warm {
             blobs: old_blobs,
             parts: old_parts,
             mentions: old_mentions,
+            kept,
             ..
         } = self;
-        let old_outputs: Vec<(String, FileOutput)> =
-            old.files.iter().map(|f| f.path.clone()).zip(old_outputs).collect();
+        let old_outputs: Vec<(String, Output)> = old.files.iter().map(|f| f.path.clone()).zip(old_outputs).collect();
         let Snapshot { files, blobs: new_blobs, skipped, layout, .. } = snap;
         let blobs_ref = &new_blobs;
         let (table, outputs, parts, mentions, old_outputs, dirty, phases) = on_resolve_stack(move || {
@@ -326,7 +342,7 @@ impl Warm {
                 };
             phases.insert("dirty", t0.elapsed().as_secs_f64() - phases.get("table").copied().unwrap_or(0.0));
             let t0 = std::time::Instant::now();
-            let mut by_path: HashMap<String, FileOutput> = old_outputs.into_iter().collect();
+            let mut by_path: HashMap<String, Output> = old_outputs.into_iter().collect();
             let (outputs, parts) = {
                 let r = resolver_from(&table, index, impl_self, links);
                 let outputs = outputs_of(&table, &r, |fi| {
@@ -343,10 +359,19 @@ impl Warm {
         let t0 = std::time::Instant::now();
         // The route layer is built again whole and compared with the old one like a dirty file's output.
         let (layer, layer_counts) = crate::graph::layer_output(&table);
-        // `old_outputs` now holds the old outputs of dirty and removed files.
-        let mut retracted: Vec<&FileOutput> = old_outputs.values().collect();
+        // `old_outputs` now holds the old outputs of dirty and removed files: their records change too.
+        let kept = kept.with_changed(
+            old_outputs
+                .keys()
+                .cloned()
+                .chain(table.files.iter().zip(&dirty).filter(|(_, d)| **d).map(|(f, _)| f.path.clone())),
+        );
+        let old_outputs = old_outputs.into_values().map(Output::into_built).collect::<Option<Vec<FileOutput>>>()?;
+        let mut retracted: Vec<&FileOutput> = old_outputs.iter().collect();
         retracted.push(&old_layer);
-        let mut added: Vec<&FileOutput> = outputs.iter().zip(&dirty).filter(|(_, d)| **d).map(|(o, _)| o).collect();
+        // A dirty file's output was just built.
+        let mut added: Vec<&FileOutput> =
+            outputs.iter().zip(&dirty).filter(|(_, d)| **d).filter_map(|(o, _)| o.as_built()).collect();
         report.files_dirty = added.len() as u64;
         added.push(&layer);
         let changes = Changes::between(&retracted, &added, &mut stand_ins);
@@ -365,8 +390,9 @@ impl Warm {
             parts,
             mentions,
             listing: listing_of(source),
+            kept,
         };
-        (warm, changes, report)
+        Some((warm, changes, report))
     }
 
     /// The listing of this state's tree, when it was read below `prefix`.
@@ -379,7 +405,7 @@ impl Warm {
         let counts = FileCounts::of(&self.table.files);
         let mut accounting = crate::graph::Accounting::default();
         for out in &self.outputs {
-            accounting.add(&out.acc);
+            accounting.add(out.acc());
         }
         let resolved = Resolved {
             accounting,
@@ -402,9 +428,12 @@ impl Warm {
     /// Every node and edge of the plane, for a whole write; `None` if an edge ends at no node (a bug:
     /// the caller then builds the state afresh).
     pub(crate) fn whole(&self) -> Option<(Vec<NodeData>, Vec<NewEdge>)> {
+        let outputs: Vec<std::borrow::Cow<'_, FileOutput>> =
+            self.outputs.iter().map(Output::read).collect::<Option<_>>()?;
+        let outputs: Vec<&FileOutput> = outputs.iter().map(|o| &**o).collect();
         let mut nodes = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
-        for out in self.outputs.iter().chain([&self.layer]) {
+        for out in outputs.iter().copied().chain([&self.layer]) {
             for node in out.nodes.iter().chain(&out.stand_ins) {
                 if !index.contains_key(&node.key) {
                     index.insert(node.key.clone(), nodes.len());
@@ -412,9 +441,9 @@ impl Warm {
                 }
             }
         }
-        let edges = self
-            .outputs
+        let edges = outputs
             .iter()
+            .copied()
             .chain([&self.layer])
             .flat_map(|out| &out.edges)
             .map(|e| {
@@ -446,6 +475,6 @@ impl Warm {
 
     /// Number of edges of the plane.
     pub(crate) fn edge_count(&self) -> usize {
-        self.outputs.iter().chain([&self.layer]).map(|o| o.edges.len()).sum()
+        self.outputs.iter().map(Output::edge_count).sum::<usize>() + self.layer.edges.len()
     }
 }

@@ -490,6 +490,8 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
     let mut kept = 0;
     // History updates written by difference.
     let mut appends = 0;
+    // Folds whose old state was read from the records kept beside the plane.
+    let mut restored = 0;
     for seed in 1..=histories {
         let fx = Fixture::inline(concat!(
             "//- /pkg/__init__.py\n//- /pkg/sub/__init__.py\n//- /pkg/m0.py\ndef f0(x):\n    return x\n",
@@ -522,8 +524,14 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
                 a == b,
                 "seed {seed}: the appended history differs from the rewritten one after {log:?}:\n{a:#?}\n{b:#?}"
             );
-            let report = fold(&mut folded, &registry, "repo", None, &IndexOptions::default(), &cache, &Silent)
+            // A fold in a fresh process reads the state kept beside the plane by the fold before.
+            let fresh_process = repo.rng.below(3) == 0;
+            let own = FactsCache::default();
+            let cache = if fresh_process { &own } else { &cache };
+            let report = fold(&mut folded, &registry, "repo", None, &IndexOptions::default(), cache, &Silent)
                 .unwrap_or_else(|e| panic!("seed {seed}: fold failed after {log:?}: {e}"));
+            assert_eq!(report.kept_error, None, "seed {seed}: the state was not kept after {log:?}");
+            restored += u64::from(report.state_from == "kept");
             reused += report.files_reused;
             if !report.in_sync && !report.whole && report.files_resolved < report.files {
                 partial += 1;
@@ -554,12 +562,13 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
     assert!(histories < 10 || partial * 2 > steps, "only {partial} of {steps} folds were incremental");
     assert!(histories < 10 || kept * 30 > steps, "only {kept} of {steps} folds kept the symbol table");
     assert!(histories < 10 || appends * 3 > steps, "only {appends} of {steps} history updates were appended");
+    assert!(histories < 10 || restored * 8 > steps, "only {restored} of {steps} folds read the kept state");
     assert!(
         histories < 10 || (routes > 0 && requests > 0),
         "no fold made a route ({routes}) and a request ({requests})"
     );
     eprintln!(
-        "{steps} folds: {partial} incremental, {kept} kept the symbol table, {appends} appended history; {routes} routes, {requests} requests seen"
+        "{steps} folds: {partial} incremental, {kept} kept the symbol table, {appends} appended history, {restored} from the kept state; {routes} routes, {requests} requests seen"
     );
 }
 
@@ -572,10 +581,11 @@ fn switching_back_to_a_branch_parses_nothing() {
     fx.git(&["checkout", "-q", "-b", "other"]);
     fx.write("c.py", "def c():\n    pass\n");
     fx.commit_all("c");
-    // The first fold parses every file once (the plane was built by another process): a.py and b.py
-    // while loading the state of main, then c.py; a.py and b.py are kept from that state.
+    // The first fold reads the state of main the index kept beside the plane (the plane was built by
+    // another process) and parses c.py alone; a.py and b.py are kept from that state.
     let first = fold(&mut store, &registry, "repo", None, &IndexOptions::default(), &cache, &Silent).unwrap();
-    assert_eq!((first.files_parsed, first.files_reused, first.nodes_added), (3, 2, 2));
+    assert_eq!((first.files_parsed, first.files_reused, first.nodes_added), (1, 2, 2));
+    assert_eq!(first.state_from, "kept");
     assert_eq!((first.files, first.files_resolved, first.whole), (3, 1, false), "only c.py is resolved again");
     fx.git(&["checkout", "-q", "main"]);
     let back = fold(&mut store, &registry, "repo", None, &IndexOptions::default(), &cache, &Silent).unwrap();

@@ -6,6 +6,7 @@ mod bad_input;
 mod fold;
 mod frameworks;
 mod git;
+mod kept;
 mod ops;
 mod resolve_python;
 mod resolve_rust;
