@@ -36,7 +36,7 @@ pub fn watch_plane(
     reconcile(&mut lock(store), registry, plane, &repo, &root, &cache, log)?;
     // Build the synced tree's state once now (from the records kept beside the plane, or by parsing and
     // resolving it), so the first fold parses and resolves only what the commit reaches.
-    match drsg_indexer::warm_cache(&lock(store), registry, plane, &cache)? {
+    match drsg_indexer::warm_cache(&mut lock(store), registry, plane, &cache)? {
         (0, _, _) => {}
         (files, parsed, true) => {
             log(&format!("state of {files} files read from the records kept beside the plane ({parsed} parsed)"))

@@ -390,12 +390,14 @@ fn load_synced(
     }))
 }
 
-/// Build the warm state of plane `plane_name` at its synced commit into `cache`, writing nothing, so
-/// that the first fold of a long-running process parses and resolves only what changed. Returns the
+/// Build the warm state of plane `plane_name` at its synced commit into `cache`, so that the first fold
+/// of a long-running process parses and resolves only what changed; the plane is not written, but the
+/// state kept beside it is brought up to date (outputs an index left out, records that did not read), so
+/// that the first fold does not pay for it. Returns the
 /// files in the state (0 when the plane cannot be folded), how many were parsed for it, and whether
 /// it was read from the records kept beside the plane.
 pub fn warm_cache(
-    store: &Store,
+    store: &mut Store,
     registry: &Registry,
     plane_name: &str,
     cache: &FactsCache,
@@ -414,12 +416,16 @@ pub fn warm_cache(
         return Ok((0, 0, false));
     }
     let options = IndexOptions::recorded(&plane.meta.ledger).unwrap_or_default();
-    let kept = Some((store, plane_name, plane.generation));
+    let kept = Some((&*store, plane_name, plane.generation));
     let Some((mut warm, parsed, restored)) = load_synced(root_path, &prefix, &synced, registry, &options, cache, kept)?
     else {
         return Ok((0, 0, false));
     };
     warm.generation = plane.generation;
+    if !cache.no_kept_state {
+        // A failure here costs the first fold the writing, which it retries.
+        let _ = warm.keep(store, plane_name);
+    }
     let files = warm.files() as u64;
     cache.put_warm(plane_name, warm);
     Ok((files, parsed, restored))

@@ -2,7 +2,7 @@
 //! moved, as a difference, when the history only grew. Anything else (a rewrite, a checkout elsewhere, a
 //! new rebase, a commit cap) is left to the whole rewrite, which gives the same plane.
 
-use drsg_planes::{KeyedEdge, NewEdge, Node, NodeData, PlaneDiff, Props, Store};
+use drsg_planes::{Direction, KeyedEdge, NewEdge, Node, NodeData, PlaneDiff, Props, Store};
 use foldhash::{HashMap, HashMapExt, HashSet};
 use serde_json::Value;
 
@@ -246,19 +246,25 @@ fn reaches(repo: &Repo, tip: &str, target: &str) -> bool {
 /// The plane's branch and tag nodes by key, with the key of the commit each points at.
 fn old_refs(store: &Store, plane: i64) -> Result<HashMap<String, (Node, Option<String>)>, HistoryError> {
     let read = |e: drsg_planes::Error| HistoryError::from(crate::Error::from(e));
-    let edges = store.edges(plane, Some(&["TIP", "TAGS"])).map_err(read)?;
-    let targets: Vec<i64> = edges.iter().map(|e| e.dst).collect();
-    let key_of: HashMap<i64, String> =
-        store.nodes_by_ids(&targets).map_err(read)?.into_iter().map(|n| (n.id, n.key)).collect();
-    let target_of: HashMap<i64, &String> = edges.iter().filter_map(|e| Some((e.src, key_of.get(&e.dst)?))).collect();
-    let mut out = HashMap::new();
-    for label in ["Branch", "Tag"] {
+    // Each ref's one edge, found from the ref (reading the plane's edges by type would scan every commit's
+    // parent edges: about 7 ms on cargo's 23,000 commits, against 2 ms for its 127 refs one by one).
+    let mut refs = Vec::new();
+    for (label, ty) in [("Branch", "TIP"), ("Tag", "TAGS")] {
         for node in store.nodes_by_label(plane, label).map_err(read)? {
-            let target = target_of.get(&node.id).map(|k| (*k).clone());
-            out.insert(node.key.clone(), (node, target));
+            let target = store.adjacent(node.id, Direction::Out, &[ty]).map_err(read)?.first().map(|a| a.node);
+            refs.push((node, target));
         }
     }
-    Ok(out)
+    let targets: Vec<i64> = refs.iter().filter_map(|(_, t)| *t).collect();
+    let key_of: HashMap<i64, String> =
+        store.nodes_by_ids(&targets).map_err(read)?.into_iter().map(|n| (n.id, n.key)).collect();
+    Ok(refs
+        .into_iter()
+        .map(|(node, target)| {
+            let target = target.and_then(|t| key_of.get(&t).cloned());
+            (node.key.clone(), (node, target))
+        })
+        .collect())
 }
 
 /// Whether a stored node already says what `node` says.

@@ -105,6 +105,12 @@ impl Warm {
             commit: self.commit.clone(),
             identity: identity(self.max_file_size),
         };
+        if let Kept::Since(since, paths) = &self.kept
+            && *since == self.generation
+            && paths.is_empty()
+        {
+            return Ok(0);
+        }
         let mut written = None;
         if let Kept::Since(since, paths) = &self.kept {
             let at: HashMap<&str, usize> =
