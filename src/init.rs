@@ -136,28 +136,32 @@ pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
         let mut store = crate::open_for_write(db).context(
             "cannot open the database to set it up (a server that is not answering may hold it: `drsg stop`)",
         )?;
-        match crate::watching::plane_of_root(&store, root)? {
-            Some(plane) => plane,
-            None => {
-                let registry = crate::serving::registry();
+        let registry = crate::serving::registry();
+        let existing = drsg_indexer::sync::plane_of_root(&store, root)?;
+        let indexed = existing.map(|plane| (plane, None)).map_or_else(
+            || {
                 drsg_indexer::prepare_announced_dialects(root, registry);
                 let options = drsg_indexer::IndexOptions { source: Some("init".into()), ..Default::default() };
                 let bar = crate::Bar::new();
-                let indexed = drsg_indexer::index_tree(root, registry, &mut store, &options, &bar);
+                let indexed = drsg_indexer::sync::index_if_missing(&mut store, registry, root, &options, &bar);
                 bar.finish();
-                let report = match indexed {
-                    Ok(report) => report,
-                    Err(err) => {
-                        // Nothing set up: a database this run created goes, and nothing else was written.
-                        drop(store);
-                        if !existed {
-                            let _ = std::fs::remove_dir_all(db);
-                        }
-                        return Err(anyhow::Error::new(err).context(format!("cannot set up {}", root.display())));
-                    }
-                };
+                indexed
+            },
+            Ok,
+        );
+        match indexed {
+            Ok((plane, None)) => plane,
+            Ok((plane, Some(report))) => {
                 crate::emit(&crate::render_index_summary(&report, db));
-                report.plane
+                plane
+            }
+            Err(err) => {
+                // Nothing set up: a database this run created goes, and nothing else was written.
+                drop(store);
+                if !existed {
+                    let _ = std::fs::remove_dir_all(db);
+                }
+                return Err(anyhow::Error::new(err).context(format!("cannot set up {}", root.display())));
             }
         }
     };

@@ -65,20 +65,19 @@ impl drsg_mcp::Writer for TreeRebuild {
 
 /// Re-indexes plane `plane` from its `synced_root` with the options it was built with.
 pub fn rebuild_plane(store: &mut Store, plane: &str, source: &str) -> anyhow::Result<drsg_indexer::RunReport> {
-    let info = store.plane(plane)?.with_context(|| format!("no plane named `{plane}`"))?;
-    if info.meta.kind != drsg_planes::PlaneKind::Code {
-        anyhow::bail!("plane `{plane}` is not a code plane; rebuild its code plane, which records it too");
-    }
-    let root = info.meta.synced_root.clone().with_context(|| format!("plane `{plane}` records no source tree"))?;
-    if !Path::new(&root).is_dir() {
-        anyhow::bail!("plane `{plane}` was read from {root}, which is gone; index the tree again where it is now");
-    }
-    let recorded = drsg_indexer::IndexOptions::recorded(&info.meta.ledger).unwrap_or_default();
-    let options =
-        drsg_indexer::IndexOptions { plane: Some(plane.to_owned()), source: Some(source.to_owned()), ..recorded };
-    let report = drsg_indexer::index_tree(Path::new(&root), registry(), store, &options, &drsg_indexer::Silent)
-        .with_context(|| format!("rebuilding plane {plane} failed; it is unchanged"))?;
-    Ok(report)
+    let rebuilt = drsg_indexer::sync::rebuild(store, registry(), plane, source, &drsg_indexer::Silent);
+    rebuilt.map_err(|err| match err {
+        drsg_indexer::FoldError::NotCode(_) => {
+            anyhow::anyhow!("plane `{plane}` is not a code plane; rebuild its code plane, which records it too")
+        }
+        drsg_indexer::FoldError::TreeGone { root, .. } => {
+            anyhow::anyhow!("plane `{plane}` was read from {root}, which is gone; index the tree again where it is now")
+        }
+        drsg_indexer::FoldError::Index(err) => {
+            anyhow::Error::new(err).context(format!("rebuilding plane {plane} failed; it is unchanged"))
+        }
+        other => anyhow::Error::new(other),
+    })
 }
 
 /// The backend of a server (or of one command) on `store`: the built-in verbs, the tree's files on

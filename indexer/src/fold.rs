@@ -8,7 +8,7 @@
 //! the plane, or does not apply, the plane is written whole from the new state instead.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use drsg_parsers::Registry;
@@ -68,6 +68,63 @@ impl FactsCache {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// A code plane with what moving it needs, read once.
+pub struct Tracked {
+    /// The plane's row as read.
+    pub info: PlaneInfo,
+    /// The tree it was read from.
+    pub root: PathBuf,
+    /// The repository whose work tree holds it.
+    pub repo: Repo,
+    /// The options it was built with (size limit, commit cap), with the caller as the source.
+    pub options: IndexOptions,
+}
+
+impl Tracked {
+    /// Plane `plane` of `store`, asked for by `source` (`cli`, `watch`, …).
+    pub fn read(store: &Store, plane: &str, source: Option<&str>) -> Result<Tracked, FoldError> {
+        let info =
+            store.plane(plane).map_err(crate::Error::from)?.ok_or_else(|| FoldError::UnknownPlane(plane.to_owned()))?;
+        Tracked::of(info, source)
+    }
+
+    /// The plane of row `info`.
+    pub fn of(info: PlaneInfo, source: Option<&str>) -> Result<Tracked, FoldError> {
+        let plane = info.meta.name.clone();
+        if info.meta.kind != PlaneKind::Code {
+            return Err(FoldError::NotCode(plane));
+        }
+        let root_text = info.meta.synced_root.clone().unwrap_or_default();
+        let root = PathBuf::from(&root_text);
+        if !root.is_dir() {
+            return Err(FoldError::TreeGone { plane, root: root_text });
+        }
+        let repo = Repo::discover(&root).ok_or_else(|| FoldError::NotGit { plane, root: root_text })?;
+        let recorded = IndexOptions::recorded(&info.meta.ledger).unwrap_or_default();
+        let options = IndexOptions { source: source.map(str::to_owned), ..recorded };
+        Ok(Tracked { info, root, repo, options })
+    }
+
+    /// Reads the plane's row (and the options it records) again, after a write; the repository stands.
+    pub fn refresh(&mut self, store: &Store) -> Result<(), FoldError> {
+        let plane = self.name().to_owned();
+        let info =
+            store.plane(&plane).map_err(crate::Error::from)?.ok_or_else(|| FoldError::UnknownPlane(plane.clone()))?;
+        if info.meta.kind != PlaneKind::Code {
+            return Err(FoldError::NotCode(plane));
+        }
+        let recorded = IndexOptions::recorded(&info.meta.ledger).unwrap_or_default();
+        self.options = IndexOptions { source: self.options.source.take(), ..recorded };
+        self.info = info;
+        Ok(())
+    }
+
+    /// The plane's name.
+    pub fn name(&self) -> &str {
+        &self.info.meta.name
     }
 }
 
@@ -143,6 +200,10 @@ pub enum FoldError {
     Untracked { plane: String, prefix: String, commit: String },
     #[error("the new plane has an edge to no node (a bug in drsg); the plane is unchanged")]
     Inconsistent,
+    #[error("plane `{0}` records no source tree")]
+    NoTree(String),
+    #[error(transparent)]
+    History(#[from] crate::history::HistoryError),
     #[error(transparent)]
     Git(#[from] GitError),
     #[error(transparent)]
@@ -160,22 +221,27 @@ pub fn fold(
     cache: &FactsCache,
     progress: &dyn Progress,
 ) -> Result<FoldReport, FoldError> {
+    let tracked = Tracked::read(store, plane_name, options.source.as_deref())?;
+    fold_tracked(store, registry, &tracked, to, cache, progress)
+}
+
+/// [`fold`] of a plane read once with what moving it needs.
+pub(crate) fn fold_tracked(
+    store: &mut Store,
+    registry: &Registry,
+    tracked: &Tracked,
+    to: Option<&str>,
+    cache: &FactsCache,
+    progress: &dyn Progress,
+) -> Result<FoldReport, FoldError> {
     let started = Instant::now();
-    let plane = store
-        .plane(plane_name)
-        .map_err(crate::Error::from)?
-        .ok_or_else(|| FoldError::UnknownPlane(plane_name.to_owned()))?;
-    if plane.meta.kind != PlaneKind::Code {
-        return Err(FoldError::NotCode(plane_name.to_owned()));
-    }
-    let root = plane.meta.synced_root.clone().unwrap_or_default();
+    let plane = &tracked.info;
+    let plane_name = tracked.name();
+    let root = tracked.root.to_string_lossy().into_owned();
     let not_git = || FoldError::NotGit { plane: plane_name.to_owned(), root: root.clone() };
     // A plane read from disk (not a tracked part of a checkout) has no commit to fold from.
     let Some(from) = plane.meta.synced_commit.clone() else { return Err(not_git()) };
-    if !Path::new(&root).is_dir() {
-        return Err(FoldError::TreeGone { plane: plane_name.to_owned(), root: root.clone() });
-    }
-    let repo = Repo::discover(Path::new(&root)).ok_or_else(not_git)?;
+    let repo = &tracked.repo;
     let target = repo.resolve(to.unwrap_or("HEAD"))?;
     let mut report = FoldReport {
         plane: plane_name.to_owned(),
@@ -217,10 +283,7 @@ pub fn fold(
         return Err(FoldError::Untracked { plane: plane_name.to_owned(), prefix, commit: target[..12].to_owned() });
     }
     // The plane keeps the options it was built with (size limit, commit cap); the source is this fold's.
-    let options = match IndexOptions::recorded(&plane.meta.ledger) {
-        Some(recorded) => IndexOptions { source: options.source.clone(), ..recorded },
-        None => options.clone(),
-    };
+    let options = &tracked.options;
     let same_plugins = plane.meta.built_by == built_by(registry);
     let mut warm = cache
         .take_warm(plane_name)
@@ -233,7 +296,7 @@ pub fn fold(
         progress.phase("load", 0);
         let kept = Some((&*store, plane_name, plane.generation));
         if let Some((loaded, parsed, restored)) =
-            load_synced(root_path, &prefix, &from, registry, &options, cache, kept)?
+            load_synced(repo, root_path, &prefix, &from, registry, options, cache, kept)?
         {
             report.state_from = if restored { "kept" } else { "tree" };
             warm = Some(loaded);
@@ -243,7 +306,12 @@ pub fn fold(
     }
     let warm = warm.filter(|_| same_plugins);
     progress.phase("fold", 0);
-    let tree = CommitTree::after(repo, target.clone(), prefix.clone(), warm.as_ref().and_then(|w| w.listing(&prefix)))?;
+    let tree = CommitTree::after(
+        repo.clone(),
+        target.clone(),
+        prefix.clone(),
+        warm.as_ref().and_then(|w| w.listing(&prefix)),
+    )?;
     let source = Source::Commit(Box::new(tree));
     report.phases.insert("setup", started.elapsed().as_secs_f64() - report.phases.get("load").copied().unwrap_or(0.0));
     // A state whose kept records do not read back is no state.
@@ -261,7 +329,7 @@ pub fn fold(
             report.edges_added = changes.add_edges.len() as u64;
             report.edges_removed = changes.remove_edges.len() as u64;
             let t0 = Instant::now();
-            let meta = next.meta(plane_name, &root, registry, &options);
+            let meta = next.meta(plane_name, &root, registry, options);
             // Past a point, deleting and inserting row by row costs more than writing the plane afresh.
             let large = changes.remove_edges.len() + changes.add_edges.len() > 20_000
                 && changes.remove_edges.len() + changes.add_edges.len() > next.edge_count() / 4;
@@ -278,8 +346,8 @@ pub fn fold(
                         Ok(info) => (next, info),
                         // A state that does not add up is built again from the commit.
                         Err(FoldError::Inconsistent) => {
-                            let next = Warm::load(&source, &target, &tree_name, registry, &options, &cache.facts).0;
-                            let meta = next.meta(plane_name, &root, registry, &options);
+                            let next = Warm::load(&source, &target, &tree_name, registry, options, &cache.facts).0;
+                            let meta = next.meta(plane_name, &root, registry, options);
                             let info = write_whole(store, &next, &meta)?;
                             (next, info)
                         }
@@ -295,10 +363,10 @@ pub fn fold(
             report.state_from = "none";
             let t0 = Instant::now();
             let before = store.plane_digest(plane.id).map_err(crate::Error::from)?;
-            let (next, parsed) = Warm::load(&source, &target, &tree_name, registry, &options, &cache.facts);
+            let (next, parsed) = Warm::load(&source, &target, &tree_name, registry, options, &cache.facts);
             report.phases.insert("load", t0.elapsed().as_secs_f64());
             let t0 = Instant::now();
-            let meta = next.meta(plane_name, &root, registry, &options);
+            let meta = next.meta(plane_name, &root, registry, options);
             let info = write_whole(store, &next, &meta)?;
             report.phases.insert("write", t0.elapsed().as_secs_f64());
             let changes = before.changes(&store.plane_digest(info.id).map_err(crate::Error::from)?);
@@ -362,7 +430,9 @@ fn write_whole(store: &mut Store, next: &Warm, meta: &PlaneMeta) -> Result<Plane
 ///
 /// The state kept in the database (`kept`: the store, the plane and its generation) is read back when it
 /// is that commit's; otherwise the tree is parsed and resolved whole.
+#[allow(clippy::too_many_arguments, reason = "the plane's repository, tree and options, and where its state may be")]
 fn load_synced(
+    repo: &Repo,
     root: &Path,
     prefix: &str,
     synced: &str,
@@ -371,11 +441,10 @@ fn load_synced(
     cache: &FactsCache,
     kept: Option<(&Store, &str, u64)>,
 ) -> Result<Option<(Warm, u64, bool)>, FoldError> {
-    let Some(repo) = Repo::discover(root) else { return Ok(None) };
     if !repo.has_commit(synced) || !repo.tracks(synced, prefix) {
         return Ok(None);
     }
-    let source = Source::Commit(Box::new(CommitTree::new(repo, synced.to_owned(), prefix.to_owned())?));
+    let source = Source::Commit(Box::new(CommitTree::new(repo.clone(), synced.to_owned(), prefix.to_owned())?));
     let tree_name = tree_name(root);
     let restored = kept.and_then(|(store, plane, generation)| {
         let max = options.max_file_size;
@@ -390,35 +459,32 @@ fn load_synced(
     }))
 }
 
-/// Build the warm state of plane `plane_name` at its synced commit into `cache`, so that the first fold
-/// of a long-running process parses and resolves only what changed; the plane is not written, but the
+/// Build the warm state of plane `tracked` at its synced commit into `cache`, so that the first fold of
+/// a long-running process parses and resolves only what changed; the plane is not written, but the
 /// state kept beside it is brought up to date (outputs an index left out, records that did not read), so
-/// that the first fold does not pay for it. Returns the
-/// files in the state (0 when the plane cannot be folded), how many were parsed for it, and whether
-/// it was read from the records kept beside the plane.
+/// that the first fold does not pay for it. Returns the files in the state (0 when the plane cannot be
+/// folded), how many were parsed for it, and whether it was read from the records kept beside the plane.
 pub fn warm_cache(
     store: &mut Store,
     registry: &Registry,
-    plane_name: &str,
+    tracked: &Tracked,
     cache: &FactsCache,
 ) -> Result<(u64, u64, bool), FoldError> {
-    let plane = store
-        .plane(plane_name)
-        .map_err(crate::Error::from)?
-        .ok_or_else(|| FoldError::UnknownPlane(plane_name.to_owned()))?;
-    let root = plane.meta.synced_root.clone().unwrap_or_default();
-    let not_git = || FoldError::NotGit { plane: plane_name.to_owned(), root: root.clone() };
-    let synced = plane.meta.synced_commit.clone().ok_or_else(not_git)?;
-    let root_path = Path::new(&root);
-    let repo = Repo::discover(root_path).ok_or_else(not_git)?;
-    let prefix = repo.tree_prefix(root_path).ok_or_else(not_git)?;
+    let plane = &tracked.info;
+    let plane_name = tracked.name();
+    let Some(synced) = plane.meta.synced_commit.clone() else {
+        return Err(FoldError::NotGit {
+            plane: plane_name.to_owned(),
+            root: tracked.root.to_string_lossy().into_owned(),
+        });
+    };
+    let prefix = tracked.repo.tree_prefix(&tracked.root).unwrap_or_default();
     if plane.meta.built_by != built_by(registry) {
         return Ok((0, 0, false));
     }
-    let options = IndexOptions::recorded(&plane.meta.ledger).unwrap_or_default();
     let kept = Some((&*store, plane_name, plane.generation));
-    let Some((mut warm, parsed, restored)) = load_synced(root_path, &prefix, &synced, registry, &options, cache, kept)?
-    else {
+    let loaded = load_synced(&tracked.repo, &tracked.root, &prefix, &synced, registry, &tracked.options, cache, kept)?;
+    let Some((mut warm, parsed, restored)) = loaded else {
         return Ok((0, 0, false));
     };
     warm.generation = plane.generation;

@@ -161,6 +161,7 @@ fn under<'m, V>(map: &'m BTreeMap<String, V>, prefix: &'m str) -> impl Iterator<
 }
 
 /// An open repository.
+#[derive(Clone)]
 pub struct Repo {
     repo: gix::Repository,
     workdir: PathBuf,

@@ -20,6 +20,7 @@ mod resolve;
 mod routes;
 mod run;
 pub mod source;
+pub mod sync;
 mod table;
 pub mod walk;
 mod warm;

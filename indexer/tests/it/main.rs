@@ -12,6 +12,7 @@ mod resolve_python;
 mod resolve_rust;
 mod resolve_ts;
 mod source;
+mod sync;
 mod wire;
 
 use std::collections::{BTreeMap, HashMap};
