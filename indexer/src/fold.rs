@@ -16,7 +16,7 @@ use drsg_planes::{PlaneInfo, PlaneKind, PlaneMeta, Store};
 use foldhash::HashMap;
 
 use crate::git::{GitError, Repo};
-use crate::history::index_history;
+use crate::history::{appended_diff, index_history};
 use crate::pipeline::ledger::built_by;
 use crate::pipeline::options::{IndexOptions, Progress, tree_name};
 use crate::pipeline::parse::BlobFacts;
@@ -161,6 +161,9 @@ pub struct FoldReport {
     pub phases: BTreeMap<&'static str, f64>,
     /// Why the `_git` plane could not be refreshed (the code plane is folded all the same).
     pub history_error: Option<String>,
+    /// True when the `_git` plane's difference was written in the code plane's transaction (the history
+    /// only grew); otherwise it was written after, by difference or whole.
+    pub history_with_code: bool,
     /// The `_ops` plane as written for the commit folded to (`None` when the tree holds no manifest).
     pub ops: Option<crate::OpsSummary>,
     /// Source files of the commit that were not read, by reason (`unreadable`: a blob that cannot be
@@ -264,6 +267,7 @@ pub(crate) fn fold_tracked(
         millis: 0,
         phases: BTreeMap::new(),
         history_error: None,
+        history_with_code: false,
         ops: None,
         skipped: BTreeMap::new(),
         skipped_files: Vec::new(),
@@ -273,6 +277,12 @@ pub(crate) fn fold_tracked(
         state_from: "none",
     };
     if report.in_sync {
+        // Refs may have moved without the commit (a tag, a branch): the history follows them.
+        let t0 = Instant::now();
+        if let Err(err) = index_history(repo, store, plane_name, tracked.options.max_commits) {
+            report.history_error = Some(err.to_string());
+        }
+        report.phases.insert("history", t0.elapsed().as_secs_f64());
         report.millis = started.elapsed().as_millis() as u64;
         return Ok(report);
     }
@@ -314,6 +324,8 @@ pub(crate) fn fold_tracked(
     )?;
     let source = Source::Commit(Box::new(tree));
     report.phases.insert("setup", started.elapsed().as_secs_f64() - report.phases.get("load").copied().unwrap_or(0.0));
+    // Set when the `_git` plane's difference was written with the code plane's (`history_seconds` to plan it).
+    let (mut history_written, mut history_seconds) = (false, 0.0);
     // A state whose kept records do not read back is no state.
     let advanced = warm.and_then(|warm| warm.advance(&source, &target, &tree_name, registry, &cache.facts));
     let (mut next, info) = match advanced {
@@ -336,7 +348,24 @@ pub(crate) fn fold_tracked(
             let written = if large {
                 None
             } else {
-                store.apply_plane_diff(&changes.into_diff(meta.clone(), plane.generation)).ok()
+                // The `_git` plane's difference, when the history only grew, goes in the same transaction.
+                let t1 = Instant::now();
+                let git = match &source {
+                    Source::Commit(tree) => {
+                        appended_diff(&tree.repo, store, plane_name, options.max_commits).ok().flatten()
+                    }
+                    Source::Disk { .. } => None,
+                };
+                history_seconds = t1.elapsed().as_secs_f64();
+                let code = changes.into_diff(meta.clone(), plane.generation);
+                let both = git.as_ref().and_then(|(git, _)| store.apply_plane_diffs(&[&code, git]).ok());
+                match both {
+                    Some(mut infos) => {
+                        history_written = true;
+                        Some(infos.swap_remove(0))
+                    }
+                    None => store.apply_plane_diff(&code).ok(),
+                }
             };
             let (next, info) = match written {
                 Some(info) => (next, info),
@@ -395,19 +424,22 @@ pub(crate) fn fold_tracked(
         }
     }
     report.phases.insert("keep", t0.elapsed().as_secs_f64());
+    let t0 = Instant::now();
     report.files = next.files() as u64;
     report.manifest_errors = next.manifest_errors().to_vec();
     report.skipped = crate::walk::count_skips(next.skipped());
     report.skipped_files = next.skipped().iter().take(SKIPPED_NAMED).map(|(p, r)| (p.clone(), r.as_str())).collect();
     report.edges_after = info.edge_count;
     cache.put_warm(plane_name, next);
-    let t0 = Instant::now();
+    // The history, unless it went with the code plane's difference.
+    report.history_with_code = history_written;
     if let Source::Commit(tree) = &source
+        && !history_written
         && let Err(err) = index_history(&tree.repo, store, plane_name, options.max_commits)
     {
         report.history_error = Some(err.to_string());
     }
-    report.phases.insert("history", t0.elapsed().as_secs_f64());
+    report.phases.insert("history", history_seconds + t0.elapsed().as_secs_f64());
     // The `_ops` plane is a function of the tree's manifests: read again only when their blobs changed.
     let t0 = Instant::now();
     if let Source::Commit(tree) = &source {

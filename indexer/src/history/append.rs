@@ -23,6 +23,22 @@ pub(super) fn append(
     code_plane: &str,
     max_commits: Option<usize>,
 ) -> Result<Option<HistorySummary>, HistoryError> {
+    let Some((diff, summary)) = plan(repo, store, code_plane, max_commits)? else { return Ok(None) };
+    // A difference the stored plane does not match is left to the rewrite.
+    match store.apply_plane_diff(&diff) {
+        Ok(_) => Ok(Some(summary)),
+        Err(_) => Ok(None),
+    }
+}
+
+/// The difference [`append`] writes, and the summary of the plane it makes; `None` when the history did
+/// not only grow.
+pub(crate) fn plan(
+    repo: &Repo,
+    store: &Store,
+    code_plane: &str,
+    max_commits: Option<usize>,
+) -> Result<Option<(PlaneDiff, HistorySummary)>, HistoryError> {
     // A capped plane keeps the newest commits: what is newest moves with every commit.
     if max_commits.is_some() {
         return Ok(None);
@@ -217,11 +233,7 @@ pub(super) fn append(
         remove_edges,
         add_edges,
     };
-    // A difference the stored plane does not match is left to the rewrite.
-    match store.apply_plane_diff(&diff) {
-        Ok(_) => Ok(Some(summary)),
-        Err(_) => Ok(None),
-    }
+    Ok(Some((diff, summary)))
 }
 
 /// Whether `target` is an ancestor of `tip`, looking at no more than [`ANCESTRY_BUDGET`] commits (beyond it,

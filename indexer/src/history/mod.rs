@@ -11,7 +11,9 @@ use crate::Error;
 pub use crate::dates::iso_date;
 
 mod append;
+
 use crate::git::{CommitInfo, GitError, Head, RefInfo, RefKind, ReflogEntry, Repo};
+pub(crate) use append::plan as appended_diff;
 
 /// What went into a `_git` plane.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]

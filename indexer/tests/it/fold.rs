@@ -492,6 +492,8 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
     let mut appends = 0;
     // Folds whose old state was read from the records kept beside the plane.
     let mut restored = 0;
+    // Folds that wrote the history's difference in the code plane's transaction.
+    let mut with_code = 0;
     for seed in 1..=histories {
         let fx = Fixture::inline(concat!(
             "//- /pkg/__init__.py\n//- /pkg/sub/__init__.py\n//- /pkg/m0.py\ndef f0(x):\n    return x\n",
@@ -531,6 +533,10 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
             let report = fold(&mut folded, &registry, "repo", None, &IndexOptions::default(), cache, &Silent)
                 .unwrap_or_else(|e| panic!("seed {seed}: fold failed after {log:?}: {e}"));
             assert_eq!(report.kept_error, None, "seed {seed}: the state was not kept after {log:?}");
+            // The fold's history, written with the code plane's difference or after it, is the rewrite's.
+            with_code += u64::from(report.history_with_code);
+            let (a, b) = (plane_lines(&folded, "repo_git"), plane_lines(&rewritten, "repo_git"));
+            assert!(a == b, "seed {seed}: the folded history differs from the rewritten one after {log:?}");
             restored += u64::from(report.state_from == "kept");
             reused += report.files_reused;
             if !report.in_sync && !report.whole && report.files_resolved < report.files {
@@ -564,11 +570,15 @@ fn a_folded_plane_equals_a_fresh_index_after_every_step_of_random_histories() {
     assert!(histories < 10 || appends * 3 > steps, "only {appends} of {steps} history updates were appended");
     assert!(histories < 10 || restored * 8 > steps, "only {restored} of {steps} folds read the kept state");
     assert!(
+        histories < 10 || with_code * 4 > steps,
+        "only {with_code} of {steps} folds wrote the history with the code"
+    );
+    assert!(
         histories < 10 || (routes > 0 && requests > 0),
         "no fold made a route ({routes}) and a request ({requests})"
     );
     eprintln!(
-        "{steps} folds: {partial} incremental, {kept} kept the symbol table, {appends} appended history, {restored} from the kept state; {routes} routes, {requests} requests seen"
+        "{steps} folds: {partial} incremental, {kept} kept the symbol table, {appends} appended history, {restored} from the kept state, {with_code} with the history in the code's transaction; {routes} routes, {requests} requests seen"
     );
 }
 

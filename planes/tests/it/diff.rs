@@ -174,3 +174,34 @@ fn a_difference_that_moves_lines_only_commits_its_text_stamp_at_close() {
     let store = Store::open_existing(&db).expect("reopen");
     assert!(store.text_reconciled_planes().is_empty(), "{:?}", store.text_reconciled_planes());
 }
+
+#[test]
+fn differences_of_two_planes_apply_together_or_not_at_all() {
+    let mut store = Store::in_memory().expect("store");
+    let (meta_a, nodes, edges) = demo_plane("a");
+    let (meta_b, nodes_b, edges_b) = demo_plane("b");
+    let a = store.replace_plane(&meta_a, &nodes, &edges).expect("write a");
+    let b = store.replace_plane(&meta_b, &nodes_b, &edges_b).expect("write b");
+    let added = |plane: &str| node(&format!("{plane}::added"), &["Function"], Some("src/lib.rs"), Some(3), json!({}));
+
+    // The second difference is stale: neither is written.
+    let mut diff_a = empty_diff(meta_a.clone(), a.generation);
+    diff_a.upsert_nodes.push(added("a"));
+    let mut diff_b = empty_diff(meta_b.clone(), b.generation + 1);
+    diff_b.upsert_nodes.push(added("b"));
+    let err = store.apply_plane_diffs(&[&diff_a, &diff_b]).unwrap_err();
+    assert!(matches!(err, Error::Stale { .. }), "{err}");
+    assert!(store.node_by_key(a.id, "a::added").unwrap().is_none());
+    assert_eq!(store.plane("a").unwrap().unwrap().generation, a.generation);
+
+    // Both current: both written, each plane at a new generation, in the order given.
+    diff_b.base_generation = b.generation;
+    let infos = store.apply_plane_diffs(&[&diff_a, &diff_b]).expect("apply");
+    assert_eq!(infos.iter().map(|i| i.meta.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    assert!(infos[0].generation > a.generation && infos[1].generation > b.generation);
+    assert!(store.node_by_key(a.id, "a::added").unwrap().is_some());
+    assert!(store.node_by_key(b.id, "b::added").unwrap().is_some());
+    let mut found = search_keys(&store, None, "added");
+    found.sort();
+    assert_eq!(found, ["a::added", "b::added"]);
+}
