@@ -169,11 +169,17 @@ impl Warm {
         let rows = store.kept_files(plane).ok()?;
         let records: Vec<record::Read> = rows.into_par_iter().map(record::read).collect();
         // A record that does not read is parsed again.
+        let recorded: Vec<String> = records.iter().map(|r| r.file.path.clone()).collect();
         let known = records.iter().filter(|r| r.readable).map(|r| (&r.file, r.blob.as_str()));
         let snap: Snapshot = snapshot(source, tree_name, registry, max_file_size, cache, known);
         let parsed = snap.parsed;
-        let mut outputs: HashMap<String, Output> =
-            records.into_iter().filter_map(|r| Some((r.file.path, Output::Packed(r.output?)))).collect();
+        // An output is taken with the facts it was made from: a record of another blob is parsed and
+        // resolved afresh (and written again), whatever its output.
+        let mut outputs: HashMap<String, Output> = records
+            .into_iter()
+            .filter(|r| r.readable && source.blob_id(&r.file.path) == Some(r.blob.as_str()))
+            .filter_map(|r| Some((r.file.path, Output::Packed(r.output?))))
+            .collect();
         // Paths whose record is not this state's: outputs resolved afresh, records of files gone.
         let mut changed = HashSet::default();
         let mut warm = Warm::of_snapshot(source, commit, snap, max_file_size, |path| {
@@ -183,7 +189,9 @@ impl Warm {
             }
             output
         });
-        changed.extend(outputs.into_keys());
+        // Records of files this tree does not read (gone, or skipped now) go at the next write.
+        let read: HashSet<&str> = warm.table.files.iter().map(|f| f.path.as_str()).collect();
+        changed.extend(recorded.into_iter().filter(|path| !read.contains(path.as_str())));
         warm.kept = Kept::Since(generation, changed);
         Some((warm, parsed))
     }

@@ -121,4 +121,21 @@ fn records_that_are_not_the_planes_or_do_not_read_are_not_used() {
     // The damaged record is written again with the rest of what the fold changed.
     let report = edit_and_fold(&fx, &mut store, "pkg/__init__.py", "X = 1\n");
     assert_eq!((report.state_from, report.files_parsed), ("kept", 1), "{report:?}");
+
+    // A record of another blob than the tree's (a record that does not match its header) is read
+    // neither for its facts nor for its output, and a record of a file the tree lacks is dropped.
+    let header = store.kept_header("repo").unwrap().unwrap();
+    let mut files = store.kept_files("repo").unwrap();
+    for file in &mut files {
+        if file.path == "web/t.ts" {
+            file.blob = "0".repeat(40);
+        }
+    }
+    let stray = KeptFile { path: "gone.py".to_owned(), ..files[0].clone() };
+    files.push(stray);
+    assert!(store.keep("repo", &header, KeptWrite::Whole(files)).unwrap());
+    let report = edit_and_fold(&fx, &mut store, "pkg/a.py", "class A:\n    def run(self):\n        return 5\n");
+    assert_eq!((report.state_from, report.files_parsed), ("kept", 2), "{report:?}");
+    let paths: Vec<String> = store.kept_files("repo").unwrap().into_iter().map(|f| f.path).collect();
+    assert!(!paths.contains(&"gone.py".to_owned()), "{paths:?}");
 }
