@@ -103,11 +103,6 @@ fn lock(store: &SharedStore) -> MutexGuard<'_, Store> {
     store.lock()
 }
 
-/// The code plane read from `root` (a canonical path), if any.
-pub fn plane_of_root(store: &Store, root: &Path) -> anyhow::Result<Option<String>> {
-    Ok(drsg_indexer::sync::plane_of_root(store, root)?)
-}
-
 /// How to watch: polling every `poll_ms` milliseconds when given, else file-system events.
 pub fn mode(poll_ms: Option<u64>) -> Mode {
     match poll_ms {

@@ -86,9 +86,7 @@ pub struct Tracked {
 impl Tracked {
     /// Plane `plane` of `store`, asked for by `source` (`cli`, `watch`, …).
     pub fn read(store: &Store, plane: &str, source: Option<&str>) -> Result<Tracked, FoldError> {
-        let info =
-            store.plane(plane).map_err(crate::Error::from)?.ok_or_else(|| FoldError::UnknownPlane(plane.to_owned()))?;
-        Tracked::of(info, source)
+        Tracked::of(code_row(store, plane)?, source)
     }
 
     /// The plane of row `info`.
@@ -103,21 +101,14 @@ impl Tracked {
             return Err(FoldError::TreeGone { plane, root: root_text });
         }
         let repo = Repo::discover(&root).ok_or_else(|| FoldError::NotGit { plane, root: root_text })?;
-        let recorded = IndexOptions::recorded(&info.meta.ledger).unwrap_or_default();
-        let options = IndexOptions { source: source.map(str::to_owned), ..recorded };
+        let options = recorded_options(&info, source.map(str::to_owned));
         Ok(Tracked { info, root, repo, options })
     }
 
     /// Reads the plane's row (and the options it records) again, after a write; the repository stands.
     pub fn refresh(&mut self, store: &Store) -> Result<(), FoldError> {
-        let plane = self.name().to_owned();
-        let info =
-            store.plane(&plane).map_err(crate::Error::from)?.ok_or_else(|| FoldError::UnknownPlane(plane.clone()))?;
-        if info.meta.kind != PlaneKind::Code {
-            return Err(FoldError::NotCode(plane));
-        }
-        let recorded = IndexOptions::recorded(&info.meta.ledger).unwrap_or_default();
-        self.options = IndexOptions { source: self.options.source.take(), ..recorded };
+        let info = code_row(store, self.name())?;
+        self.options = recorded_options(&info, self.options.source.take());
         self.info = info;
         Ok(())
     }
@@ -126,6 +117,21 @@ impl Tracked {
     pub fn name(&self) -> &str {
         &self.info.meta.name
     }
+}
+
+/// Plane `plane`'s row, which must be a code plane's.
+pub(crate) fn code_row(store: &Store, plane: &str) -> Result<PlaneInfo, FoldError> {
+    let info =
+        store.plane(plane).map_err(crate::Error::from)?.ok_or_else(|| FoldError::UnknownPlane(plane.to_owned()))?;
+    if info.meta.kind != PlaneKind::Code {
+        return Err(FoldError::NotCode(plane.to_owned()));
+    }
+    Ok(info)
+}
+
+/// The options plane `info` was built with (size limit, commit cap), asked for by `source`.
+pub(crate) fn recorded_options(info: &PlaneInfo, source: Option<String>) -> IndexOptions {
+    IndexOptions { source, ..IndexOptions::recorded(&info.meta.ledger).unwrap_or_default() }
 }
 
 /// What a fold did.

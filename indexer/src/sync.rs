@@ -12,7 +12,7 @@ use drsg_parsers::Registry;
 use drsg_planes::{PlaneKind, Store};
 
 pub use crate::fold::Tracked;
-use crate::fold::{FactsCache, FoldError, FoldReport, fold_tracked};
+use crate::fold::{FactsCache, FoldError, FoldReport, code_row, fold_tracked, recorded_options};
 use crate::history::{HistorySummary, index_history};
 use crate::pipeline::options::{IndexOptions, Progress, Silent};
 use crate::run::{RunReport, index_tree};
@@ -105,16 +105,11 @@ pub fn rebuild(
     source: &str,
     progress: &dyn Progress,
 ) -> Result<RunReport, FoldError> {
-    let info =
-        store.plane(plane).map_err(crate::Error::from)?.ok_or_else(|| FoldError::UnknownPlane(plane.to_owned()))?;
-    if info.meta.kind != PlaneKind::Code {
-        return Err(FoldError::NotCode(plane.to_owned()));
-    }
+    let info = code_row(store, plane)?;
     let root = info.meta.synced_root.clone().ok_or_else(|| FoldError::NoTree(plane.to_owned()))?;
     if !Path::new(&root).is_dir() {
         return Err(FoldError::TreeGone { plane: plane.to_owned(), root });
     }
-    let recorded = IndexOptions::recorded(&info.meta.ledger).unwrap_or_default();
-    let options = IndexOptions { plane: Some(plane.to_owned()), source: Some(source.to_owned()), ..recorded };
+    let options = IndexOptions { plane: Some(plane.to_owned()), ..recorded_options(&info, Some(source.to_owned())) };
     Ok(index_tree(Path::new(&root), registry, store, &options, progress)?)
 }

@@ -62,7 +62,7 @@ impl Store {
     /// The header of plane `plane`'s records, if it has any.
     pub fn kept_header(&self, plane: &str) -> Result<Option<KeptHeader>> {
         let context = "reading a plane's kept state";
-        if !self.has_kept_tables().ctx(&self.shown, context)? {
+        if !has_tables(&self.conn).ctx(&self.shown, context)? {
             return Ok(None);
         }
         self.conn
@@ -76,7 +76,7 @@ impl Store {
     /// Every record of plane `plane`, by path.
     pub fn kept_files(&self, plane: &str) -> Result<Vec<KeptFile>> {
         let context = "reading a plane's kept state";
-        if !self.has_kept_tables().ctx(&self.shown, context)? {
+        if !has_tables(&self.conn).ctx(&self.shown, context)? {
             return Ok(Vec::new());
         }
         let read = || -> rusqlite::Result<Vec<KeptFile>> {
@@ -141,7 +141,7 @@ impl Store {
     /// Removes plane `plane`'s records.
     pub fn forget_kept(&mut self, plane: &str) -> Result<()> {
         let context = "removing a plane's kept state";
-        if !self.has_kept_tables().ctx(&self.shown, context)? {
+        if !has_tables(&self.conn).ctx(&self.shown, context)? {
             return Ok(());
         }
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).ctx(&self.shown, context)?;
@@ -152,7 +152,7 @@ impl Store {
     /// Bytes of plane `plane`'s records.
     pub fn kept_bytes(&self, plane: &str) -> Result<u64> {
         let context = "reading a plane's kept state";
-        if !self.has_kept_tables().ctx(&self.shown, context)? {
+        if !has_tables(&self.conn).ctx(&self.shown, context)? {
             return Ok(0);
         }
         self.conn
@@ -163,10 +163,6 @@ impl Store {
             )
             .map(|n| n as u64)
             .ctx(&self.shown, context)
-    }
-
-    fn has_kept_tables(&self) -> rusqlite::Result<bool> {
-        has_tables(&self.conn)
     }
 }
 
