@@ -84,6 +84,13 @@ pub struct CommitInfo {
     pub committed_at: i64,
 }
 
+/// A commit's id and its parents' ids (first parent first), as [`Repo::walk`] gives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Walked {
+    pub sha: String,
+    pub parents: Vec<String>,
+}
+
 /// What kind of reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefKind {
@@ -439,9 +446,36 @@ impl Repo {
 
     /// Commits reachable from `tips`, newest first by committer time, at most `limit`.
     pub fn commits(&self, tips: &[String], limit: Option<usize>) -> Result<Vec<CommitInfo>, GitError> {
+        let mut out = Vec::new();
+        self.each_walked(tips, limit, |info| {
+            out.push(self.commit_info(info.id)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Like [`Repo::commits`], with each commit's id and parents only: its text is read apart, with
+    /// [`Repo::commit`] (decoded again unless an object cache, [`Repo::with_object_cache`], still holds it).
+    pub fn walk(&self, tips: &[String], limit: Option<usize>) -> Result<Vec<Walked>, GitError> {
+        let mut out = Vec::new();
+        self.each_walked(tips, limit, |info| {
+            let parents = info.parent_ids.iter().map(|p| p.to_string()).collect();
+            out.push(Walked { sha: info.id.to_string(), parents });
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Calls `each` with the commits reachable from `tips`, newest first by committer time, at most `limit`.
+    fn each_walked(
+        &self,
+        tips: &[String],
+        limit: Option<usize>,
+        mut each: impl FnMut(gix::revision::walk::Info<'_>) -> Result<(), GitError>,
+    ) -> Result<(), GitError> {
         let tips: Vec<gix::ObjectId> = tips.iter().map(|t| self.object_id(t)).collect::<Result<_, _>>()?;
         if tips.is_empty() {
-            return Ok(Vec::new());
+            return Ok(());
         }
         let walk = self
             .repo
@@ -449,15 +483,21 @@ impl Repo {
             .sorting(gix::revision::walk::Sorting::ByCommitTime(Default::default()))
             .all()
             .map_err(|e| self.read_error(e))?;
-        let mut out = Vec::new();
-        for info in walk {
-            if limit.is_some_and(|l| out.len() >= l) {
+        for (n, info) in walk.enumerate() {
+            if limit.is_some_and(|l| n >= l) {
                 break;
             }
-            let info = info.map_err(|e| self.read_error(e))?;
-            out.push(self.commit_info(info.id)?);
+            each(info.map_err(|e| self.read_error(e))?)?;
         }
-        Ok(out)
+        Ok(())
+    }
+
+    /// This repository with a cache of at most `bytes` of the objects it decodes (none by default), for
+    /// a reader that reads the same objects twice, such as a [`Repo::walk`] then each commit's text.
+    pub fn with_object_cache(&self, bytes: usize) -> Repo {
+        let mut repo = self.repo.clone();
+        repo.object_cache_size(bytes);
+        Repo { repo, workdir: self.workdir.clone() }
     }
 
     /// The newest commit that is an ancestor of both `a` and `b` (either itself included), by

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use drsg_planes::{NewEdge, NodeData, PlaneKind, PlaneMeta, Props, Store};
-use foldhash::{HashMap, HashMapExt, HashSet};
+use drsg_planes::{NewEdge, NodeData, PlaneBatch, PlaneKind, PlaneMeta, Props, Store};
+use foldhash::{HashMap, HashMapExt};
 use serde_json::{Value, json};
 
 use crate::Error;
@@ -66,43 +66,49 @@ pub fn index_history(
 }
 
 /// [`index_history`] writing the plane whole, whatever changed.
+///
+/// The history is read twice and streamed into the plane: first its shape (each commit's id and its
+/// parents', about 150 bytes a commit), which the first-parent generations and HEAD's first-parent line
+/// need whole; then the commits' texts, 2,048 at a time, each batch's nodes and edges written as it is
+/// made. A cache of the objects the walk decoded, 32 MiB at most, spares the second read most decoding.
 pub fn rewrite_history(
     repo: &Repo,
     store: &mut Store,
     code_plane: &str,
     max_commits: Option<usize>,
 ) -> Result<HistorySummary, HistoryError> {
+    let repo = &repo.with_object_cache(OBJECT_CACHE);
     let head = repo.head();
     let refs = repo.refs()?;
     let reflog = repo.reflog("HEAD");
     let rebases = rebases(&reflog);
     let mut tips: Vec<String> = refs.iter().filter_map(|r| r.commit.clone()).collect();
     tips.extend(head.commit.clone());
-    let mut commits = repo.commits(&dedup(tips), max_commits)?;
-    let capped = max_commits.is_some_and(|m| commits.len() >= m);
-    let mut reachable: HashSet<String> = commits.iter().map(|c| c.sha.clone()).collect();
+    let walked = repo.walk(&dedup(tips), max_commits)?;
+    let capped = max_commits.is_some_and(|m| walked.len() >= m);
     let plane_name = format!("{code_plane}_git");
     let before = recorded_before(store, &plane_name)?;
+    let mut shape = Shape::default();
+    for w in walked {
+        shape.push(w.sha, w.parents, true, None);
+    }
     // The tip a rebase replaced is known only from the reflog: record that one commit, unreachable.
     // (Were it still reachable beyond the cap, it would be marked unreachable: the cap's price.)
-    let mut recorded = reachable.clone();
     for rb in &rebases {
-        if recorded.insert(rb.replaced.clone())
+        if !shape.holds(&rb.replaced)
             && let Ok(c) = repo.commit(&rb.replaced)
         {
-            commits.push(c);
+            shape.push(c.sha.clone(), c.parents.clone(), false, Some(c));
         }
     }
     // What the plane recorded before stays: read again from the repository while the object exists,
     // else as recorded.
     for (old, was_reachable) in before.commits {
-        if !recorded.insert(old.sha.clone()) {
+        if shape.holds(&old.sha) {
             continue;
         }
-        if capped && was_reachable {
-            reachable.insert(old.sha.clone());
-        }
-        commits.push(repo.commit(&old.sha).unwrap_or(old));
+        let c = repo.commit(&old.sha).unwrap_or(old);
+        shape.push(c.sha.clone(), c.parents.clone(), capped && was_reachable, Some(c));
     }
     let mut rebases = rebases;
     for old in before.rebases {
@@ -112,18 +118,207 @@ pub fn rewrite_history(
         }
     }
     rebases.sort_by(|a, b| a.finished_at.cmp(&b.finished_at).then_with(|| a.branch.cmp(&b.branch)));
-    let (nodes, edges) = git_plane(&head, &refs, &commits, &reachable, &rebases);
     let summary = HistorySummary {
         plane: plane_name,
-        commits: commits.len() as u64,
+        commits: shape.shas.len() as u64,
         branches: refs.iter().filter(|r| r.kind != RefKind::Tag).count() as u64,
         tags: refs.iter().filter(|r| r.kind == RefKind::Tag).count() as u64,
         rebases: rebases.len() as u64,
         capped,
         appended: false,
     };
-    store.replace_plane(&meta(repo, &head, &summary, max_commits), &nodes, &edges).map_err(Error::from)?;
+    let meta = meta(repo, &head, &summary, max_commits);
+    let plane = Plane::new(shape, &head);
+    let failed: std::cell::RefCell<Option<HistoryError>> = Default::default();
+    let mut next = 0;
+    let mut deferred = Vec::new();
+    let mut tail = Some((refs, rebases));
+    let batches = std::iter::from_fn(|| {
+        if next < plane.len() {
+            let end = (next + BATCH).min(plane.len());
+            let batch = plane.commits(next..end, &mut deferred, |sha| repo.commit(sha));
+            next = end;
+            return batch.map_err(|err| *failed.borrow_mut() = Some(err)).ok();
+        }
+        let (refs, rebases) = tail.take()?;
+        Some(plane.refs_and_rebases(&head, &refs, &rebases))
+    });
+    let written =
+        store.replace_plane_streamed(&meta, Vec::new(), batches, || failed.borrow().is_none().then(|| meta.clone()));
+    if let Some(err) = failed.take() {
+        return Err(err);
+    }
+    written.map_err(Error::from)?;
     Ok(summary)
+}
+
+/// Commits a streamed history write reads and writes at a time.
+const BATCH: usize = 2048;
+
+/// Bytes of decoded objects kept between the walk of a history and the reading of its commits' texts:
+/// cargo's 23,000 commits fit.
+const OBJECT_CACHE: usize = 32 << 20;
+
+/// The commits a `_git` plane is written with, before their texts are read: ids, parents, reachability,
+/// and the text of those not read from the walk.
+#[derive(Default)]
+struct Shape {
+    shas: Vec<String>,
+    parents: Vec<Vec<String>>,
+    reachable: Vec<bool>,
+    /// Commits that are not the walk's (replaced by a rebase, recorded before) come with their text.
+    texts: HashMap<usize, CommitInfo>,
+    position: HashMap<String, usize>,
+}
+
+impl Shape {
+    fn push(&mut self, sha: String, parents: Vec<String>, reachable: bool, text: Option<CommitInfo>) {
+        if let Some(text) = text {
+            self.texts.insert(self.shas.len(), text);
+        }
+        self.position.insert(sha.clone(), self.shas.len());
+        self.shas.push(sha);
+        self.parents.push(parents);
+        self.reachable.push(reachable);
+    }
+
+    fn holds(&self, sha: &str) -> bool {
+        self.position.contains_key(sha)
+    }
+}
+
+/// A `_git` plane's commits numbered in the order they are written (the oldest walked first), each with
+/// its parents' numbers (`None` for a parent the plane does not hold), its first-parent generation and
+/// whether it is on HEAD's first-parent line.
+struct Plane {
+    shas: Vec<String>,
+    position: HashMap<String, usize>,
+    parents: Vec<Vec<Option<usize>>>,
+    reachable: Vec<bool>,
+    texts: HashMap<usize, CommitInfo>,
+    generations: Vec<u64>,
+    mainline: Vec<bool>,
+}
+
+impl Plane {
+    fn new(shape: Shape, head: &Head) -> Plane {
+        let Shape { mut shas, parents, mut reachable, texts, mut position } = shape;
+        let n = shas.len();
+        // Written oldest first: the walk gives the newest first, so parents mostly come before children.
+        shas.reverse();
+        reachable.reverse();
+        let texts = texts.into_iter().map(|(i, t)| (n - 1 - i, t)).collect();
+        position.values_mut().for_each(|i| *i = n - 1 - *i);
+        let parents: Vec<Vec<Option<usize>>> =
+            parents.into_iter().rev().map(|ps| ps.iter().map(|p| position.get(p).copied()).collect()).collect();
+        let first: Vec<Option<usize>> = parents.iter().map(|ps| ps.first().copied().flatten()).collect();
+        let generations = first_parent_generations(&first);
+        let mut mainline = vec![false; n];
+        let mut at = head.commit.as_ref().and_then(|h| position.get(h).copied());
+        while let Some(i) = at {
+            if std::mem::replace(&mut mainline[i], true) {
+                break;
+            }
+            at = first[i];
+        }
+        Plane { shas, position, parents, reachable, texts, generations, mainline }
+    }
+
+    fn len(&self) -> usize {
+        self.shas.len()
+    }
+
+    /// The nodes of commits `range`, with the parent edges whose ends are both written by then; an edge
+    /// to a parent written later waits in `deferred` for its batch.
+    fn commits(
+        &self,
+        range: std::ops::Range<usize>,
+        deferred: &mut Vec<(usize, usize, usize)>,
+        read: impl Fn(&str) -> Result<CommitInfo, GitError>,
+    ) -> Result<PlaneBatch, HistoryError> {
+        let end = range.end;
+        let mut nodes = Vec::with_capacity(range.len());
+        let mut edges = Vec::new();
+        let parent_edge = |(src, dst, order): (usize, usize, usize)| {
+            NewEdge::new(src, dst, "PARENT", &props(json!({"order": order})))
+        };
+        for i in range {
+            let read_text;
+            let text = match self.texts.get(&i) {
+                Some(text) => text,
+                None => {
+                    read_text = read(&self.shas[i])?;
+                    &read_text
+                }
+            };
+            let placed = Placed {
+                reachable: self.reachable[i],
+                generation: Some(self.generations[i]),
+                mainline: self.mainline[i],
+            };
+            nodes.push(commit_node(text, placed));
+            for (order, parent) in self.parents[i].iter().enumerate() {
+                // A parent beyond the commit cap is not in the plane.
+                match parent {
+                    Some(p) if *p < end => edges.push(parent_edge((i, *p, order))),
+                    Some(p) => deferred.push((i, *p, order)),
+                    None => {}
+                }
+            }
+        }
+        deferred.retain(|&(i, p, order)| {
+            let due = p < end;
+            if due {
+                edges.push(parent_edge((i, p, order)));
+            }
+            !due
+        });
+        Ok(PlaneBatch { nodes, edges })
+    }
+
+    /// The branch, tag and rebase nodes, after every commit, with their edges to the commits.
+    fn refs_and_rebases(&self, head: &Head, refs: &[RefInfo], rebases: &[Rebase]) -> PlaneBatch {
+        let mut nodes = Vec::new();
+        let mut edges = Vec::new();
+        let at = |nodes: &Vec<NodeData>| self.len() + nodes.len();
+        for r in refs {
+            let (node, edge_type) = ref_node(r, head);
+            let src = at(&nodes);
+            nodes.push(node);
+            if let Some(&dst) = r.commit.as_ref().and_then(|c| self.position.get(c)) {
+                edges.push(NewEdge::new(src, dst, edge_type, &Props::new()));
+            }
+        }
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        for rb in rebases {
+            let date = iso_date(rb.finished_at);
+            let mut key = format!("rebase:{}@{date}", rb.branch);
+            let n = seen.entry(key.clone()).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                key.push_str(&format!("#{n}"));
+            }
+            let src = at(&nodes);
+            let name = rb.branch.strip_prefix("refs/heads/").unwrap_or(&rb.branch).to_owned();
+            nodes.push(NodeData { key, labels: vec!["Rebase".to_owned()], name, ..NodeData::default() }.with_props(
+                &props(json!({
+                    "branch": rb.branch,
+                    "onto": rb.onto,
+                    "replaced": rb.replaced,
+                    "steps": rb.steps,
+                    "finished_at": rb.finished_at,
+                    "date": date,
+                })),
+            ));
+            if let Some(&dst) = self.position.get(&rb.onto) {
+                edges.push(NewEdge::new(src, dst, "ONTO", &Props::new()));
+            }
+            if let Some(&dst) = self.position.get(&rb.replaced) {
+                edges.push(NewEdge::new(src, dst, "REPLACED", &Props::new()));
+            }
+        }
+        PlaneBatch { nodes, edges }
+    }
 }
 
 /// A `_git` plane's meta: synced to HEAD, its ledger the summary's counts.
@@ -246,117 +441,31 @@ pub fn rebases(reflog: &[ReflogEntry]) -> Vec<Rebase> {
     out
 }
 
-/// Each commit's first-parent generation: first-parent steps down to the oldest commit recorded (0 there,
-/// and at a commit whose first parent the plane does not hold). Along HEAD's first-parent line, HEAD's
-/// generation less a commit's is how many commits it is behind HEAD, with no walk at query time.
-fn first_parent_generations(commits: &[CommitInfo]) -> HashMap<&str, u64> {
-    let first: HashMap<&str, Option<&str>> =
-        commits.iter().map(|c| (c.sha.as_str(), c.parents.first().map(String::as_str))).collect();
-    let mut out: HashMap<&str, u64> = HashMap::with_capacity(commits.len());
-    for c in commits {
+/// Each commit's first-parent generation, given each commit's first parent: first-parent steps down to
+/// the oldest commit recorded (0 there, and at a commit whose first parent the plane does not hold).
+/// Along HEAD's first-parent line, HEAD's generation less a commit's is how many commits it is behind
+/// HEAD, with no walk at query time.
+fn first_parent_generations(first: &[Option<usize>]) -> Vec<u64> {
+    let mut out: Vec<Option<u64>> = vec![None; first.len()];
+    let mut path = Vec::new();
+    for start in 0..first.len() {
         // Walk down to a commit whose generation is known (or the bottom), then number the way back up.
-        let mut path = Vec::new();
-        let mut at = Some(c.sha.as_str());
+        path.clear();
+        let mut at = Some(start);
         let mut base = None;
-        while let Some(sha) = at {
-            if let Some(&g) = out.get(sha) {
+        while let Some(i) = at {
+            if let Some(g) = out[i] {
                 base = Some(g);
                 break;
             }
-            path.push(sha);
-            at = first.get(sha).copied().flatten().filter(|p| first.contains_key(p));
+            path.push(i);
+            at = first[i];
         }
-        for (generation, sha) in (base.map_or(0, |g| g + 1)..).zip(path.into_iter().rev()) {
-            out.insert(sha, generation);
-        }
-    }
-    out
-}
-
-/// The commits on HEAD's first-parent line.
-fn first_parent_line<'a>(commits: &'a [CommitInfo], head: Option<&str>) -> HashSet<&'a str> {
-    let by_sha: HashMap<&str, &CommitInfo> = commits.iter().map(|c| (c.sha.as_str(), c)).collect();
-    let mut out = HashSet::default();
-    let mut at = head.and_then(|h| by_sha.get(h));
-    while let Some(c) = at {
-        if !out.insert(c.sha.as_str()) {
-            break;
-        }
-        at = c.parents.first().and_then(|p| by_sha.get(p.as_str()));
-    }
-    out
-}
-
-/// The nodes and edges of a `_git` plane.
-pub fn git_plane(
-    head: &Head,
-    refs: &[RefInfo],
-    commits: &[CommitInfo],
-    reachable: &HashSet<String>,
-    rebases: &[Rebase],
-) -> (Vec<NodeData>, Vec<NewEdge>) {
-    let mut nodes = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut sorted: Vec<&CommitInfo> = commits.iter().collect();
-    sorted.sort_by(|a, b| a.sha.cmp(&b.sha));
-    let generations = first_parent_generations(commits);
-    let mainline = first_parent_line(commits, head.commit.as_deref());
-    for c in &sorted {
-        let placed = Placed {
-            reachable: reachable.contains(&c.sha),
-            generation: generations.get(c.sha.as_str()).copied(),
-            mainline: mainline.contains(c.sha.as_str()),
-        };
-        index.insert(c.sha.clone(), nodes.len());
-        nodes.push(commit_node(c, placed));
-    }
-    let mut edges = Vec::new();
-    for c in &sorted {
-        let src = index[&c.sha];
-        for (order, parent) in c.parents.iter().enumerate() {
-            // A parent beyond the commit cap is not in the plane.
-            if let Some(&dst) = index.get(parent) {
-                edges.push(NewEdge::new(src, dst, "PARENT", &props(json!({"order": order}))));
-            }
+        for (generation, &i) in (base.map_or(0, |g| g + 1)..).zip(path.iter().rev()) {
+            out[i] = Some(generation);
         }
     }
-    for r in refs {
-        let (node, edge_type) = ref_node(r, head);
-        let at = nodes.len();
-        nodes.push(node);
-        if let Some(&dst) = r.commit.as_ref().and_then(|c| index.get(c)) {
-            edges.push(NewEdge::new(at, dst, edge_type, &Props::new()));
-        }
-    }
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for rb in rebases {
-        let date = iso_date(rb.finished_at);
-        let mut key = format!("rebase:{}@{date}", rb.branch);
-        let n = seen.entry(key.clone()).or_insert(0);
-        *n += 1;
-        if *n > 1 {
-            key.push_str(&format!("#{n}"));
-        }
-        let at = nodes.len();
-        let name = rb.branch.strip_prefix("refs/heads/").unwrap_or(&rb.branch).to_owned();
-        nodes.push(NodeData { key, labels: vec!["Rebase".to_owned()], name, ..NodeData::default() }.with_props(
-            &props(json!({
-                "branch": rb.branch,
-                "onto": rb.onto,
-                "replaced": rb.replaced,
-                "steps": rb.steps,
-                "finished_at": rb.finished_at,
-                "date": date,
-            })),
-        ));
-        if let Some(&dst) = index.get(&rb.onto) {
-            edges.push(NewEdge::new(at, dst, "ONTO", &Props::new()));
-        }
-        if let Some(&dst) = index.get(&rb.replaced) {
-            edges.push(NewEdge::new(at, dst, "REPLACED", &Props::new()));
-        }
-    }
-    (nodes, edges)
+    out.into_iter().map(|g| g.unwrap_or(0)).collect()
 }
 
 /// Where a commit stands in the history a `_git` plane records.
@@ -440,6 +549,69 @@ mod tests {
             message: message.to_owned(),
             time,
         }
+    }
+
+    fn info(sha: &str, parents: &[&str]) -> CommitInfo {
+        CommitInfo {
+            sha: sha.into(),
+            parents: parents.iter().map(|p| p.to_string()).collect(),
+            summary: format!("commit {sha}"),
+            author: "A <a@example.com>".into(),
+            committed_at: 0,
+        }
+    }
+
+    #[test]
+    fn a_streamed_history_writes_every_parent_edge_once_after_both_its_ends() {
+        // Newest first, as a walk gives them, with `p` walked before its child `c` (a clock skewed
+        // commit on another branch), a merge `m`, and `x` whose first parent is beyond the cap.
+        let walked = [
+            ("m", vec!["c", "b"]),
+            ("p", vec!["a"]),
+            ("c", vec!["p"]),
+            ("d", vec!["a"]),
+            ("b", vec!["a"]),
+            ("x", vec!["gone", "a"]),
+            ("a", vec![]),
+        ];
+        let mut shape = Shape::default();
+        for (sha, parents) in &walked {
+            shape.push(sha.to_string(), parents.iter().map(|p| p.to_string()).collect(), true, None);
+        }
+        shape.push("r".into(), vec!["a".into()], false, Some(info("r", &["a"])));
+        let head = Head { commit: Some("m".into()), branch: None };
+        let plane = Plane::new(shape, &head);
+        let at = |sha: &str| plane.position[sha];
+        // Batches of two, oldest first: r a | x b | d c | p m, so `c -> p` waits a batch.
+        assert_eq!(plane.shas, ["r", "a", "x", "b", "d", "c", "p", "m"]);
+        let mut deferred = Vec::new();
+        let mut edges = Vec::new();
+        let mut keys = Vec::new();
+        for start in (0..plane.len()).step_by(2) {
+            let end = (start + 2).min(plane.len());
+            let batch = plane.commits(start..end, &mut deferred, |sha| Ok(info(sha, &[]))).expect("every text reads");
+            keys.extend(batch.nodes.iter().map(|n| n.key.clone()));
+            for e in &batch.edges {
+                assert!(e.src < end && e.dst < end, "an edge written before one of its ends");
+                edges.push((plane.shas[e.src].clone(), plane.shas[e.dst].clone()));
+            }
+        }
+        assert!(deferred.is_empty());
+        assert_eq!(keys.len(), 8);
+        edges.sort();
+        let expected: Vec<(String, String)> =
+            [("b", "a"), ("c", "p"), ("d", "a"), ("m", "b"), ("m", "c"), ("p", "a"), ("r", "a"), ("x", "a")]
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
+        assert_eq!(edges, expected);
+        let generation = |sha: &str| plane.generations[at(sha)];
+        assert_eq!([generation("a"), generation("p"), generation("c"), generation("m")], [0, 1, 2, 3]);
+        assert_eq!([generation("b"), generation("d"), generation("r"), generation("x")], [1, 1, 1, 0]);
+        let mainline: Vec<&str> =
+            ["m", "c", "p", "a", "b", "d", "x", "r"].into_iter().filter(|s| plane.mainline[at(s)]).collect();
+        assert_eq!(mainline, ["m", "c", "p", "a"]);
+        assert!(!plane.reachable[at("r")] && plane.reachable[at("x")]);
     }
 
     #[test]
