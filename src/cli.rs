@@ -1,6 +1,13 @@
 //! The verbs on the command line: one subcommand per verb of the table, its arguments and flags
 //! derived from the verb's parameters. A call runs in process, or, when a live `drsg serve` holds
 //! the database, through that server's `/rpc`, printing the same text with the same exit code.
+//!
+//! `verb_commands` builds each subcommand from the verb's parameters (positional, long or short
+//! flags, `--json` for the shared `format`). A live server holding the database is found through
+//! `init::holder`. `open_for_owned_write` turns the lock error of `index`, `fold` and `watch`
+//! beside a live server into one sentence on what to do instead. `pretty_json` lays out compact
+//! JSON as `serde_json::to_string_pretty` would, keeping the answer's key order, so that a JSON
+//! answer reads the same from the process and from the server.
 
 use std::io::Write as _;
 use std::path::Path;

@@ -7,6 +7,12 @@
 //! dir = "tools/drsg-plugins"   # relative to drsg.toml; one folder per plugin (plugin.toml + *.scm)
 //! builtin = false              # leave the built-in declarative plugins out (default: true)
 //! ```
+//!
+//! Each plugin of the folder is read and checked (`drsg_plugins::declarative::load`); a refused one
+//! is said on stderr while the others load. `registry_for` builds the process's registry once, from
+//! the built-in plugins and those of the config of the tree a command reads; `built_by` is what it
+//! records in a plane, which `DiskFiles::built_by` hands the answers, so that a plane built by other
+//! plugins says so.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -109,4 +115,39 @@ pub fn load_plugins(config: &Config) -> (Vec<drsg_parsers::wire::Extractor>, Vec
         }
     }
     (loaded, refused)
+}
+
+static REGISTRY: std::sync::OnceLock<drsg_parsers::Registry> = std::sync::OnceLock::new();
+
+/// The parsers for the whole life of the process: the built-in plugins and the declarative plugins of
+/// the `drsg.toml` of the tree at `root` (or `--config`'s), read on the first call.
+pub fn registry_for(root: &Path) -> &'static drsg_parsers::Registry {
+    REGISTRY.get_or_init(|| {
+        let registry = drsg_plugins::builtin();
+        match for_root(root) {
+            Ok(config) => {
+                let (loaded, refused) = load_plugins(&config);
+                for why in refused {
+                    eprintln!("warning: plugin refused: {why}; the other plugins are loaded");
+                }
+                let registry = if config.builtin_plugins { registry } else { registry.without_extractors() };
+                registry.with_extractors(loaded)
+            }
+            Err(err) => {
+                eprintln!("warning: {err:#}; no plugin of the repository's is loaded");
+                registry
+            }
+        }
+    })
+}
+
+/// [`registry_for`] the working directory, unless a command set it up for its tree first.
+pub fn registry() -> &'static drsg_parsers::Registry {
+    registry_for(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
+}
+
+/// What the plugins of this process record in a plane's `built_by`.
+pub fn built_by() -> serde_json::Value {
+    static BUILT_BY: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    BUILT_BY.get_or_init(|| serde_json::to_value(registry().fingerprints()).unwrap_or_default()).clone()
 }

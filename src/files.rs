@@ -165,6 +165,6 @@ impl SourceFiles for DiskFiles {
     }
 
     fn built_by(&self) -> Option<serde_json::Value> {
-        Some(crate::serving::built_by())
+        Some(crate::config::built_by())
     }
 }

@@ -4,6 +4,20 @@
 //! What a server needs to be found again lives in `serve.json` in the database directory (mode
 //! 0600: it holds the token): its pid, address, token and log. `init` reuses a live server, and
 //! restarts a dead one on the same address and token (the plane resumes from its sync point).
+//!
+//! `init` starts the server detached (`drsg serve … watch`, after indexing when there is no plane
+//! yet), waits for `/health`, and upserts `.mcp.json` and `.gitignore`; files holding the token are
+//! written 0600. It declares the server in each editor's project file the checkout has
+//! (`.mcp.json`; `.cursor/mcp.json`, `.vscode/mcp.json` where those folders exist), merged with
+//! what they hold, 0600 and ignored by git. Two `init`s of one database take turns on a lock file
+//! in the temporary directory named by a hash of its path, so the second finds the first's server
+//! and reuses it.
+//!
+//! Nothing reads `/proc`: a live server is one that answers `/health` with the recorded pid, and
+//! `holder` names the live server behind a lock error (the recorded server answers `/health` with
+//! the pid the lock holds). `stop` asks the server to stop over HTTP, waits for the lock
+//! (`drsg_planes::lock_state`) to be released, and only then signals, TERM and then KILL through
+//! the system's `kill`, when the lock's pid is the recorded one.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -136,7 +150,7 @@ pub fn init(root: &Path, db: &Path) -> anyhow::Result<Initialized> {
         let mut store = crate::open_for_write(db).context(
             "cannot open the database to set it up (a server that is not answering may hold it: `drsg stop`)",
         )?;
-        let registry = crate::serving::registry();
+        let registry = crate::config::registry();
         let existing = drsg_indexer::sync::plane_of_root(&store, root)?;
         let indexed = existing.map(|plane| (plane, None)).map_or_else(
             || {

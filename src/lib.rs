@@ -1,5 +1,18 @@
 //! The wiring the `drsg` binaries share: finding the database, opening the store, progress bars,
 //! terminal output and exit codes. The logic lives in the member crates.
+//!
+//! It sets the global allocator of every program linking it: jemalloc, which also takes the C
+//! code's `malloc` (tree-sitter's and SQLite's); the raw-parse baseline links it too, so the
+//! comparison stays like for like. It holds the database path, opening for read (never creating) or
+//! for write, the progress bar (stderr, terminals only), `emit` (a closed pipe exits quietly),
+//! error chains and the index summary.
+//!
+//! The verbs read the tree through `files::DiskFiles`. Besides confining paths (`files::confine`:
+//! absolute paths only under the root, no `..`, nothing under `.git`, and the canonical path under
+//! the canonical root, so symlinks cannot lead out), it walks the tree for `grep` in parallel and
+//! ignore-aware (links not followed; with ignore rules on, a scope is walked from the root so that
+//! the rules apply to it), gives file modification times for the edited-file warning, and reads the
+//! checkout's HEAD (reused for 500 ms) for the note that a plane is behind.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};

@@ -3,6 +3,11 @@
 //! a NUL would be written raw, and a megabyte-long id would be a megabyte-long line. Each record's
 //! control characters are escaped (`\n`, `\u{0}`), its length is capped, and a file takes at most
 //! [`MAX_DAY_BYTES`] a day, so the seven days kept stay bounded.
+//!
+//! A record is at most 4,096 characters and a log file at most 64 MiB a day. Stderr passes at most 50
+//! records a second, saying how many it dropped, and at most `DRSG_STDERR_LIMIT` bytes when that is
+//! set: `drsg init` sets 8 MiB for `logs/serve.out`, which is set aside as `serve.out.1` at the next
+//! start once larger.
 
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex};

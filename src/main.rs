@@ -1,4 +1,7 @@
 //! `drsg`: the command line. Thin: parses arguments, opens the store, calls a member crate, prints.
+//!
+//! The verbs' subcommands are those of the verbs whose `Verb::cli` is set, built by
+//! `cli::verb_commands`; `report` is a verb with flags of its own, so it is a `Command` too.
 #![allow(clippy::print_stdout, reason = "the binary writes its answers to stdout through `emit`")]
 
 use std::path::PathBuf;
@@ -179,7 +182,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                     return Err(anyhow::Error::new(err).context(format!("cannot read the tree at {}", dir.display())));
                 }
             }
-            let registry = drsg::serving::registry_for(&dir);
+            let registry = drsg::config::registry_for(&dir);
             drsg_indexer::prepare_announced_dialects(&dir, registry);
             let existed = db.exists();
             let mut store = drsg::cli::open_for_owned_write(&db, "index", true)?;
@@ -214,7 +217,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             let chosen = drsg_query::choose_plane(&store, plane.as_deref(), cwd.as_deref())?;
             let root = chosen.meta.synced_root.clone().map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
             let plane = chosen.meta.name;
-            let registry = drsg::serving::registry_for(&root);
+            let registry = drsg::config::registry_for(&root);
             let cache = drsg_indexer::FactsCache::default();
             let bar = drsg::Bar::new();
             let options = drsg_indexer::IndexOptions { source: Some("cli".into()), ..Default::default() };
@@ -241,7 +244,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             }
             let existed = db.exists();
             let mut store = drsg::cli::open_for_owned_write(&db, "watch", true)?;
-            let registry = drsg::serving::registry_for(&root);
+            let registry = drsg::config::registry_for(&root);
             let plane = match drsg::watching::plane_for_root(&mut store, registry, &root, &mut |l| drsg::log_line(l)) {
                 Ok(plane) => plane,
                 Err(err) => {

@@ -1,6 +1,11 @@
 //! `drsg report`: a change's impact report for CI. In a fresh checkout it indexes the head into a
 //! temporary database of its own, removed when the report is written, when it fails, and on Ctrl-C
 //! or SIGTERM; with `--db` it reads a database whose plane is already at the head.
+//!
+//! The steps: both revisions checked; the head indexed into a `TempDb` (a directory under the
+//! temporary directory, removed on drop and by a thread waiting for Ctrl-C or SIGTERM) unless
+//! `--db` names a database at the head; `query::report`; Markdown within 60,000 characters, or
+//! JSON, written to stdout or `--out`; exit 3 on a risk `--fail-on` names.
 
 use std::path::{Path, PathBuf};
 
@@ -46,7 +51,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<i32> {
             root.display()
         );
     }
-    let registry = crate::serving::registry_for(&root);
+    let registry = crate::config::registry_for(&root);
     let revisions = GitRevisions { registry };
     // Both revisions are checked before the head is indexed.
     let resolve = |spec: &str| drsg_query::Revisions::resolve(&revisions, &root, spec);

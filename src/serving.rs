@@ -13,42 +13,8 @@ use drsg_mcp::{Backend, DrsgServer, Limits, ToolSet};
 use drsg_planes::{SharedStore, Store};
 use tokio_util::sync::CancellationToken;
 
+use crate::config::registry;
 use crate::logline::Clean;
-
-static REGISTRY: std::sync::OnceLock<drsg_parsers::Registry> = std::sync::OnceLock::new();
-
-/// The parsers for the whole life of the process: the built-in plugins and the declarative plugins of
-/// the `drsg.toml` of the tree at `root` (or `--config`'s), read on the first call.
-pub fn registry_for(root: &Path) -> &'static drsg_parsers::Registry {
-    REGISTRY.get_or_init(|| {
-        let registry = drsg_plugins::builtin();
-        match crate::config::for_root(root) {
-            Ok(config) => {
-                let (loaded, refused) = crate::config::load_plugins(&config);
-                for why in refused {
-                    eprintln!("warning: plugin refused: {why}; the other plugins are loaded");
-                }
-                let registry = if config.builtin_plugins { registry } else { registry.without_extractors() };
-                registry.with_extractors(loaded)
-            }
-            Err(err) => {
-                eprintln!("warning: {err:#}; no plugin of the repository's is loaded");
-                registry
-            }
-        }
-    })
-}
-
-/// [`registry_for`] the working directory, unless a command set it up for its tree first.
-pub fn registry() -> &'static drsg_parsers::Registry {
-    registry_for(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
-}
-
-/// What the plugins of this process record in a plane's `built_by`.
-pub fn built_by() -> serde_json::Value {
-    static BUILT_BY: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
-    BUILT_BY.get_or_init(|| serde_json::to_value(registry().fingerprints()).unwrap_or_default()).clone()
-}
 
 /// `rebuild`: re-parses a plane from its own recorded tree, never another path.
 pub struct TreeRebuild;

@@ -1,6 +1,13 @@
 //! The watch loop: keep a code plane at its repository's HEAD, folding on every move, until asked to
 //! stop. `drsg watch` runs it in the foreground; `drsg serve … watch` runs it beside the server, the
 //! store's mutex being the write gate: each fold holds it, calls wait for it.
+//!
+//! `watch_plane` takes a `SharedStore` and holds its write gate per fold, so a server answers
+//! between folds. It starts watching, reconciles (`drsg_indexer::sync::sync`: in sync, fold the gap,
+//! or rebuild after rewritten history) and warms up, then syncs on every `drsg_watch::Event::Moved`
+//! (a move of HEAD, a ref, `packed-refs` or a reflog), one log line each. It discovers the
+//! repository once and reads the plane's row once per fold (`Tracked::refresh`). Watching starts
+//! before the reconciliation, so a commit made while the loop starts is an event, not a move missed.
 
 use std::path::Path;
 use std::sync::MutexGuard;

@@ -6,6 +6,19 @@
 //! difference is applied in one SQLite transaction that also stamps the new `synced_commit`, so a fold
 //! interrupted at any point leaves the previous commit's plane. When the difference is a large part of
 //! the plane, or does not apply, the plane is written whole from the new state instead.
+//!
+//! A fold writes in one transaction the code plane's difference and, when the history only grew, the
+//! `_git` plane's (`history::appended_diff`), then the text documents of the nodes touched. The plane
+//! is written whole instead when more than 20,000 edges and more than a quarter of the plane's change,
+//! or when the difference does not apply. Then `Warm::keep` stores the records of the files made dirty
+//! or removed (all of them when the state does not derive from the stored ones), under the plane's new
+//! generation. `history::index_history` runs when the history was not written with the code, also on a
+//! fold already in sync, since refs may have moved.
+//!
+//! A fold needs a repository: its source is a commit's tree read through `git`. Its tests
+//! (`tests/it/fold.rs`: 200 random histories over Python, TypeScript and a Rust crate, branch switches
+//! and targeted cases) build real repositories with `drsg_testdata::Fixture` and the real `git`, and
+//! check the plane and its `_ops` plane against a fresh index of each commit.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

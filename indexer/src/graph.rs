@@ -1,5 +1,10 @@
 //! From the symbol table and resolver to nodes and edges: structure, references, imports, inheritance,
 //! with every call site accounted for exactly once (resolved, external, or unresolved with its reason).
+//!
+//! An invocation that binds to another file's macro adds the macro body's calls as sites at the
+//! invocation (`Builder::macro_body`, nested up to four macros deep), bound where it is invoked as
+//! `macro_rules!` paths are; `warm::names` passes a body's names on to the macro's, so folds resolve
+//! its invokers again.
 
 use std::collections::BTreeMap;
 

@@ -6,6 +6,17 @@
 //! - JS/TS: the nearest `package.json` name, `/`, the path from that manifest's directory without
 //!   extension, a trailing `/index` folded; without a manifest, the tree's directory name.
 //! - Python: walk up while directories hold `__init__.py`; the dotted path from the first that does not.
+//!
+//! A directory of Python files without `__init__.py` inside a package is a namespace package of it
+//! (`Layout::of_walk`). A Cargo package's targets are crates: the library, the targets declared with a
+//! `path` (`[[bin]]`, `[[test]]`, `[[example]]`, `[[bench]]`, `package.build`), whose root directories
+//! hold their modules, and the conventional ones Cargo discovers unless `autobins`/`autotests`/… turn
+//! them off. A target name is unique only within its package: a name packages share is keyed
+//! `<target>@<package crate>` (`Layout::shared_targets`), so keys, `crate::` and macro scopes stay per
+//! target. A `Cargo.toml` that cannot be read still makes a package (`CargoPackage::unread`: its
+//! directory's name, `src/lib.rs`, conventional targets, no known dependency); manifest errors carry
+//! their line (`toml_error`) into the run and fold reports, the ledger, and every answer's freshness
+//! line.
 
 use drsg_parsers::Family;
 use foldhash::{HashMap, HashSet};

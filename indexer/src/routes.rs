@@ -10,6 +10,15 @@
 //!
 //! The layer depends on all files' facts (a prefix may be set in another file than its routes), so an
 //! index builds it after the symbols and a fold builds it again whole and compares it by key.
+//!
+//! Each route and mount gets its full path through routers, mounts (followed through imports), clients
+//! and constants. A request no route serves as written is tried as the tree's proxies forward it
+//! (`Rewrite` facts, `rewritten`), and a stand-in lists those paths under `via`. Routes and mounts
+//! inside a scoped router are its; Django's `include("m")` and Rust's `m::f` find the module's file;
+//! `drsg_planes::routes::fit` picks the route a request fits best. An index appends the layer after the
+//! stand-ins (`graph::build`); a fold builds it again whole (`graph::layer_output`) and compares it by
+//! key with the old one like a dirty file's output, so a changed prefix re-derives every path it
+//! reaches.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

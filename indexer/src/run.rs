@@ -1,4 +1,14 @@
 //! One indexing run: walk → parse (rayon) → symbol table → resolve → nodes and edges → store.
+//!
+//! Files are parsed largest first and split down to single files, each dialect's queries compiled
+//! meanwhile on a thread of its own (`Language::prepare`). The store thread writes the symbols'
+//! nodes with `Store::replace_plane_streamed`, then the batches the resolution thread sends: every
+//! reference bound, `External`, or unresolved with a reason, stand-in nodes and edges in batches,
+//! then the route layer from every file's wire facts. The whole plane is one SQLite transaction
+//! (the secondary indexes dropped and built again by sorting when the plane is most of the
+//! database); the Tantivy segments are written beside the edges and committed right after SQLite.
+//! The resolution thread lowers its own priority (`drsg_planes::lower_thread_priority`) before it
+//! frees the table, so that the text index is not delayed.
 
 use std::collections::BTreeMap;
 use std::path::Path;

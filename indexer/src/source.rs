@@ -63,7 +63,7 @@ impl CommitTree {
         let mut out: Vec<String> = self
             .entries()
             .filter(|e| e.kind == EntryKind::File && !e.path.split('/').any(|part| part.starts_with('.')))
-            .filter(|e| crate::ops::is_ops_name(e.path.rsplit('/').next().unwrap_or(&e.path)))
+            .filter(|e| crate::ops::names::is_ops_name(e.path.rsplit('/').next().unwrap_or(&e.path)))
             .map(|e| e.path.clone())
             .collect();
         out.sort();
@@ -150,7 +150,7 @@ impl Source {
                 out.manifests.push((kind, rel.clone()));
                 continue;
             }
-            if crate::ops::is_ops_name(name) {
+            if crate::ops::names::is_ops_name(name) {
                 out.ops_files.push(rel.clone());
             }
             let Some((_, lang)) = registry.for_path(rel) else { continue };

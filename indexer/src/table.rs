@@ -3,6 +3,13 @@
 //! Built in two phases: modules and definitions first (their keys follow from the layout),
 //! then Rust `impl` methods, whose keys depend on the resolved self type and trait
 //! (`my_crate::Client::connect`, `<my_crate::Client as my_crate::Connect>::connect`).
+//!
+//! Keys, symbols and members are made file by file on the pool, and ids given out in file order on
+//! one thread, so a build numbers symbols the same whatever the pool does. A file's definitions are
+//! replaced in place when the keys stay unique (`Table::replace_defs`: the old ones marked dead,
+//! reached by no lookup). A Rust impl's methods and associated consts are keyed below the type they
+//! implement once types resolve, and definitions nested in an impl method below it once it has its
+//! key (`pipeline/prepare`).
 
 use std::collections::hash_map::Entry;
 use std::sync::Arc;

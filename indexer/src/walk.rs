@@ -215,7 +215,7 @@ impl Visitor<'_> {
             out.manifests.push((kind, rel.clone()));
             return;
         }
-        if crate::ops::is_ops_name(&name) {
+        if crate::ops::names::is_ops_name(&name) {
             out.ops_files.push(rel.clone());
         }
         let Some((_, lang)) = registry.for_path(&rel) else { return };

@@ -5,6 +5,13 @@
 //! The guard, in order: the `Host` header (against DNS rebinding: loopback names always, with a
 //! token also the bound address and `DRSG_ALLOWED_HOSTS`), then without a token the peer must be on
 //! loopback, with one `Authorization: Bearer <token>` must match (compared in constant time).
+//!
+//! At most 512 connections are open; one that has made no request the guard lets through is closed
+//! after 5 s, and at the cap the oldest such connection is closed for the new one (`Waiting`), so
+//! idle or slow clients cannot starve authenticated ones. `/mcp` is rmcp's `StreamableHttpService`
+//! over `Sessions`, which are reaped; it answers ending an unknown session with 404, and JSON that
+//! rmcp takes for no message (a batch) with 400 and `-32600`. `/rpc` calls `DrsgServer::call_verb`,
+//! the same gate as MCP.
 
 use std::collections::HashMap;
 use std::convert::Infallible;

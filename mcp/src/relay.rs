@@ -6,6 +6,9 @@
 //! The relay keeps the session id the server assigns and the protocol version it negotiates. When
 //! the server answers 404 (the session was reaped while the client idled), it opens a new session
 //! by replaying the client's `initialize` and carries on, so the client never sees the gap.
+//!
+//! The declared server is found by `find_target` (`.mcp.json` up to the repository's root, its
+//! owner and mode checked) and must answer `/health` within 1.5 s.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

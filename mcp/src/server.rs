@@ -2,6 +2,14 @@
 //! resources, and the call gate every surface goes through: at most [`Limits::concurrent`] calls at
 //! once process-wide, each with a deadline covering its wait and its run, on blocking threads,
 //! answered by the query crate's [`Backend`] (a shared store: reader handles and one write gate).
+//!
+//! The gate has two doors: `DrsgServer::call`, for MCP tool calls under the server's tool set, and
+//! `DrsgServer::call_verb`, for `/rpc`'s methods, by verb whatever the tool set; both run through
+//! the same private `logged` and `gated` steps, which allow at most 16 calls at once, put a
+//! deadline over queue and run, run the call on a blocking thread, and write the log line with its
+//! source. A write (`rebuild`) goes through the shared store's writing handle to the `Writer` the
+//! binary supplies; bad arguments are a tool result with `isError` and a sentence, a miss a normal
+//! answer.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -70,7 +70,7 @@ pub struct FileFacts {
     #[serde(default)]
     pub macro_calls: Vec<MacroCalls>,
     /// Routes, requests and what their paths are built from, found by the declarative plugins.
-    pub wire: Vec<crate::wire::WireFact>,
+    pub wire: Vec<crate::wire::fact::WireFact>,
 }
 
 /// The calls a macro's transcribers write, of the macro defined by `def`.

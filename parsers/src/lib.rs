@@ -4,6 +4,19 @@
 //! typed local bindings and inheritance, as plain data ([`FileFacts`]).
 //! It never reads files, the environment or the clock; sources arrive as text.
 //! It knows nothing of keys, other files or storage: binding names across files is the indexer's job.
+//!
+//! The `wire` module is also the engine of declarative plugins. An extractor's query files compile per
+//! dialect when a file first holds their triggers (a user's plugin at once, to refuse a bad one with
+//! its file and line). `wire::run_all` runs them in `parse_file_with` over the tree the language
+//! plugin read: queries whose patterns name their roots' kinds (which `patterns` reads from a
+//! pattern's text) start from one walk shared by all plugins, at nodes of those kinds only; the others
+//! run the query cursor over the whole tree. Patterns matching one construct twice keep the fuller
+//! match, and a request on a name that is no library's client, no client of the file and no import is
+//! dropped (`wire::builtin_client`). The engine names a call chain by what it is bound to, gives a
+//! scoped router (`@router.scope`) the lines and name of its function or class, turns an object of
+//! helpers around a client into a client, reads Rust's `format!` URLs, and gives Next.js route files
+//! their folder's path (`FileRoutes`); `wire::paths` reads paths, URLs and methods from captured
+//! nodes.
 
 pub mod facts;
 pub mod patterns;

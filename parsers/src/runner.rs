@@ -1,4 +1,9 @@
 //! Running tree-sitter: one parser per thread, error counting, and the `Language` trait plugins implement.
+//!
+//! `Language::prepare` does a dialect's one-time work (compiling its queries), so that a run can start it
+//! on a thread of its own beside the parse. `parse_file` parses at most `MAX_PARSE_BYTES` (4 MiB) of a
+//! file, up to a line end, and marks a longer one cut: a tree and its facts take tens of times the source
+//! (a 40 MB Python file peaked at 2.0 GB, and at 0.3 GB read in part).
 
 use std::cell::RefCell;
 

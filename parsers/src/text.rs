@@ -1,5 +1,9 @@
 //! Small helpers shared by language plugins: signatures, doc comments, node text, nesting depth, and
 //! a source file's line endings as the parsers read them.
+//!
+//! `parse_file` reads a lone `\r` as a line end and a leading byte-order mark as blanks
+//! (`for_parsing`, offsets kept), since tree-sitter counts rows by `\n`; `snippet` and `recall`
+//! split lines the same way and drop the mark.
 
 use std::borrow::Cow;
 

@@ -5,6 +5,9 @@
 //! (Django's plane: keys, names, paths and properties of 74,000 nodes, types and properties of 287,000
 //! edges); [`Borrowed::execute`] binds them with `SQLITE_STATIC` instead, which is sound because the
 //! strings outlive the call and every parameter is bound again before each step.
+//!
+//! Whole-plane and streamed writes insert their node and edge rows through it. A test stores and reads
+//! back rows, and checks a constraint error and a wrong parameter count.
 
 use std::ffi::c_int;
 

@@ -1,6 +1,13 @@
 //! Writing a plane by difference: the nodes and edges a fold removes, adds and changes, named by key,
 //! applied in one SQLite transaction that also writes the plane's new meta, then mirrored in the text
 //! index. Nodes that stay keep their row ids.
+//!
+//! The difference is applied against a stated base generation; `apply_plane_diffs` applies several
+//! planes' differences in one transaction, all or none. Anything that does not match the stored
+//! plane, or a moved generation, rolls the whole difference back. Text documents are rewritten only
+//! for nodes whose indexed text changed, and when none did the text stamp is deferred to the next
+//! commit or to closing. After the write the cached plane list is patched with the written plane's
+//! counts rather than recounted.
 
 use std::borrow::Cow;
 use std::collections::HashMap;

@@ -9,6 +9,8 @@
 //!
 //! The tables are made on first write, so a database written by a build without them still opens, and
 //! a build without them ignores them.
+//!
+//! Deleting a plane deletes its records.
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 

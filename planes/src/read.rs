@@ -1,4 +1,10 @@
 //! Reads: planes, nodes, edges, counts and text search.
+//!
+//! The reads walks use are narrow: `adjacent` (edge id, type and far node, no properties),
+//! `nodes_by_ids`, `unresolved_sites_named`; `plane_digest` hashes a plane's nodes and edges from
+//! their stored text, to count what a write changed. The plane list with its row counts is cached
+//! between writes: counting costs milliseconds on a large plane, and the lock makes this process
+//! the only writer.
 
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{OptionalExtension, Params, Row, params_from_iter};

@@ -1,6 +1,9 @@
 //! One open database shared by the threads of a server: the writing handle behind a mutex (the
 //! write gate, which folds and rebuilds hold) and a few read-only handles that read verbs take in
 //! turn, so reads run beside each other and beside a write.
+//!
+//! A server asks for this handle: up to four reader handles, taken in turn, each call within a
+//! deadline; `SharedStore::single` has no readers, for a process answering one call.
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Instant;

@@ -1,5 +1,10 @@
 //! The store: opening a database directory (or an in-memory twin) under its lock, reader handles and
 //! snapshots, and bringing the text index in line with SQLite. Plane writes are in `write`.
+//!
+//! Reader handles (`Store::reader`) are more connections of this process to the same database:
+//! read-only (`query_only`), with no lock of their own, used through `Store::snapshot` (one read
+//! transaction per call; a cached plane list dropped when `PRAGMA data_version` says another handle
+//! wrote; the text reader moved to the newest commit).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

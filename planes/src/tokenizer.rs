@@ -4,6 +4,14 @@
 //! `snake_case` gives `snake`, `case` and `snake_case`; `src/api/client.rs` gives `src`, `api`,
 //! `client`, `rs`. So users find a symbol by any of its words, spelled in any convention,
 //! and an exact name still ranks first because it also matches the whole-identifier term.
+//!
+//! The tokenizer has a byte path for ASCII text, held to the char path by a test. A text the same
+//! as the one before (a file's symbols repeat their `file`) takes the tokens already cut, and one
+//! that begins as the one before (consecutive keys of a file) keeps the tokens of the identifiers
+//! before the last separator they share; each field has its own tokenizer, and nothing changes the
+//! tokens it hands out. Documentation text has its own `en_stem` analyzer: Tantivy's pipeline with
+//! each word's stem remembered, held to Tantivy's built-in analyzer by a test (an index's schema
+//! names the analyzer, so the two must give the same terms).
 
 use tantivy::tokenizer::{
     Language, LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer, Token, TokenFilter,

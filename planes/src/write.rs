@@ -1,6 +1,39 @@
 //! Plane writes: a plane replaced whole in one SQLite transaction, its nodes given or streamed in
 //! batches while the text index stages their documents beside the rows; the first write of a database,
 //! unsynced and journaled; and deleting a plane.
+//!
+//! `replace_plane_streamed` takes first the nodes, which carry every text document, then batches of
+//! stand-in nodes and edges as a producer makes them, then the final meta; a symbol in a batch is
+//! refused. Rows go in through `bound::Borrowed`, edges 64 rows to an `INSERT` (`rows::insert_edges`;
+//! a fold's few edges go one to a statement), so the indexes kept row by row grow at their last page
+//! instead of being searched from the root for every row.
+//!
+//! A bulk write (the other planes hold fewer edges than twice the new plane's symbols) drops all six
+//! secondary indexes inside its transaction and builds them by sorting once every row is in, even
+//! those whose rows would land at their end; other writes keep them row by row (`SECONDARY_INDEXES` in
+//! `schema`). A key used twice is then found when its index is built, and refused as `DuplicateKey`;
+//! databases created before the key index keep the rule as a table constraint, which stays in place.
+//!
+//! In a streamed or whole write of a code plane, a second thread stages the text documents of the
+//! first nodes and then commits them. The row writer goes on to the batches at once, checks that
+//! staging succeeded before the SQLite commit (a staging failure rolls the rows back), and hands the
+//! text thread the new stamp after it; the text commit follows the SQLite commit. In a bulk write that
+//! thread lowers its own scheduling priority by 10 nice steps (`text::lower_thread_priority`, Linux),
+//! and the text index threads it starts inherit it: the SQLite writer and the producer feeding it
+//! bound the write, and the text index's one segment builder takes the core time they leave (a second
+//! builder only built the shared terms' dictionary twice). Before a first write,
+//! `Store::warm_up_first_write` creates the text index's writer on a short-lived thread at that
+//! priority, so the indexer can have it made while it waits for the symbol table.
+//!
+//! The first plane written into an empty database file goes through a rollback journal (switched back
+//! to WAL right after; kept in WAL when other connections are open): there are no old pages to keep,
+//! so the rows are written to the file once instead of logged and then copied by the checkpoint, and a
+//! crash leaves a hot journal the next open rolls back. That write commits without `fsync`
+//! (`synchronous = OFF`, set before the switch to the rollback journal, whose checkpoint would sync
+//! otherwise, and back to `NORMAL` after the switch to WAL): only an operating-system crash in the
+//! seconds before the cache is written out could damage the file, which held nothing before. Nothing
+//! marks such a file as unsynced: should an operating-system crash damage it, the next open does not
+//! notice until a read meets the damage (see the README's known gaps).
 
 use std::borrow::Cow;
 use std::path::Path;

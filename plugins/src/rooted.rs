@@ -12,6 +12,31 @@
 //! their matches over directly. Starting the cursor costs a few hundred instructions even when the match is
 //! immediate, and most starts in real code are calls and assignments, which the plugins capture whole.
 //!
+//! Each node's children are listed in one pass by `children` (anonymous leaves left out). The walk finds the
+//! same matches as a query cursor over every node, for less than the cursor's bookkeeping, and has no depth
+//! limit of its own (a whole-tree cursor's states count depth in 16 bits). `Rooted::new` requires every
+//! pattern to have one named root kind or an alternation of them, refusing wildcard, anonymous and sibling
+//! roots; each plugin checks its query when it first compiles it, and a pattern that needs a wildcard root
+//! is spelled out per kind, as the Rust bounds patterns are.
+//!
+//! Since the cursor starts only where a pattern with children, fields or anchors does, the commonest nodes
+//! (calls, assignments, argument lists, expression statements) are captured whole and their fields read in
+//! code. The same goes for patterns that would only reach into a node's fields, each of which starts the
+//! cursor at every node of its root kind: Rust functions' parameters, types and bounds, impls' and traits'
+//! members, TypeScript declarations' names and import statements, and Python's import statements are read
+//! off single-node matches (the Python query has no other kind).
+//!
+//! The walk does not go below a node of a kind its plugin seals (`Rooted::sealing`: comments, string
+//! literals and Rust's macro token trees; Python strings unless they are f-strings; never a node holding a
+//! syntax error): nothing below such a node can start a pattern that matters, and on tokio more than a third
+//! of the nodes lie below them. The walk hands each match its start node's parent, grandparent and
+//! great-grandparent and the named sibling before it (`Start`), with which a plugin reads a fact that would
+//! otherwise need a pattern rooted at the parent (whose match state stays alive across every sibling) or
+//! `Node::parent` (which searches down from the root). The Python plugin reads statement-level variables and
+//! PEP 257 attribute docs this way; the TypeScript plugin tells a class's or an interface's methods and
+//! properties from an object literal's or a type literal's, and module-level variable declarations from
+//! local ones.
+//!
 //! [`TreeCursor`]: tree_sitter::TreeCursor
 
 use drsg_parsers::patterns::{kind_name, pattern_roots};
@@ -252,7 +277,7 @@ impl<'t> Open<'t> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
@@ -283,62 +308,12 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_plugins_commonest_nodes_are_matched_without_the_cursor() {
-        let cases: [(tree_sitter::Language, String, &[&str]); 3] = [
-            (
-                tree_sitter_python::LANGUAGE.into(),
-                crate::python::query_text(),
-                &[
-                    "call",
-                    "assignment",
-                    "decorator",
-                    "decorated_definition",
-                    "expression_statement",
-                    "import_statement",
-                    "import_from_statement",
-                ],
-            ),
-            (
-                tree_sitter_rust::LANGUAGE.into(),
-                crate::rust::query_text(),
-                &[
-                    "call_expression",
-                    "arguments",
-                    "let_declaration",
-                    "closure_parameters",
-                    "function_item",
-                    "function_signature_item",
-                    "impl_item",
-                    "trait_item",
-                ],
-            ),
-            (
-                tree_sitter_typescript::LANGUAGE_TSX.into(),
-                crate::typescript::query_text(true),
-                &[
-                    "call_expression",
-                    "assignment_expression",
-                    "variable_declarator",
-                    "type_parameter",
-                    "arguments",
-                    "method_definition",
-                    "public_field_definition",
-                    "function_declaration",
-                    "class_declaration",
-                    "interface_declaration",
-                    "type_alias_declaration",
-                    "import_statement",
-                    "ambient_declaration",
-                ],
-            ),
-        ];
-        for (language, text, kinds) in cases {
-            let rooted = Rooted::new(&language, &text).expect("rooted");
-            for kind in kinds {
-                let starts = &rooted.starts[usize::from(language.id_for_node_kind(kind, true))];
-                assert!(!starts.direct.is_empty() && !starts.cursor, "{kind}: direct {:?}", starts.direct);
-            }
+    /// Asserts that the query `text` for `language` starts each of `kinds` without the cursor.
+    pub(crate) fn assert_matched_without_the_cursor(language: &tree_sitter::Language, text: &str, kinds: &[&str]) {
+        let rooted = Rooted::new(language, text).expect("rooted");
+        for kind in kinds {
+            let starts = &rooted.starts[usize::from(language.id_for_node_kind(kind, true))];
+            assert!(!starts.direct.is_empty() && !starts.cursor, "{kind}: direct {:?}", starts.direct);
         }
     }
 
@@ -410,7 +385,7 @@ mod tests {
 
     /// Asserts that the query `text` is rooted and that, started at its root kinds, it finds in `source`
     /// what a whole-tree cursor finds, and that the sample is worth it (more than `at_least` matches).
-    fn assert_same_matches(language: &tree_sitter::Language, text: &str, source: &str, at_least: usize) {
+    pub(crate) fn assert_same_matches(language: &tree_sitter::Language, text: &str, source: &str, at_least: usize) {
         let (compiled, tree) = &rooted_query(language, text, source);
         // The whole query, none of its patterns disabled, over the whole tree.
         let query = Query::new(language, text).expect("valid query");
@@ -495,143 +470,6 @@ mod tests {
             },
         );
         assert_eq!(starts.first(), Some(&(block, None, None)));
-    }
-
-    #[test]
-    fn starting_at_root_kinds_finds_what_the_whole_tree_cursor_finds() {
-        let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-        let text = crate::python::query_text();
-        let source = r#""""Module doc."""
-import os.path as p
-from .util import f, g as h
-from m import *
-
-LIMIT = 3
-"""The limit."""
-
-@decorate(arg)
-@other
-class A(Base, metaclass=Meta):
-    x: int = 1
-    """Doc of x."""
-
-    def run(self, y: "B" = f, *args, **kw) -> None:
-        def inner(z=g):
-            return h(z)
-        self.go(map(inner, [y]), key=p.join)
-        items = [c() for c in args]
-        if y:
-            w = 2
-            """Not an attribute doc."""
-
-def broken(:
-    call_in_error()
-"#;
-        assert_same_matches(&language, &text, source, 25);
-    }
-
-    #[test]
-    fn starting_at_root_kinds_finds_what_the_whole_tree_cursor_finds_in_tsx() {
-        let language: tree_sitter::Language = tree_sitter_typescript::LANGUAGE_TSX.into();
-        let text = crate::typescript::query_text(true);
-        let source = r#"// A module.
-import React, { useState as use } from "react";
-import * as path from "path";
-export { a, b as c } from "./x";
-export * from "./y";
-const fs = require("fs");
-const { readFile } = require("fs/promises").promises;
-module.exports.helper = helper;
-exports.other = () => 1;
-
-/** A class. */
-@Component({ selector: "x" })
-export default class Widget<T extends Base> extends React.Component<Props> implements Thing {
-  count: number = 0;
-  handler = (e: Event): void => this.update(e);
-  render(): JSX.Element {
-    const [v, setV] = use<string>("");
-    return <Panel title={label(v)} onClick={this.handler}><Item key="k" /></Panel>;
-  }
-}
-
-export function helper(x: Map<string, Widget<number>>): asserts x is Widget<number> {
-  return new Widget(x).render();
-}
-
-declare module "ambient" {
-  export const z: number;
-}
-
-namespace Space { export let w = make(); }
-
-describe("suite", () => {
-  it("works", async () => { expect(helper(null)).toBe(1); });
-});
-
-function broken( {
-  call();
-"#;
-        assert_same_matches(&language, &text, source, 80);
-    }
-
-    #[test]
-    fn starting_at_root_kinds_finds_what_the_whole_tree_cursor_finds_in_rust() {
-        let language: tree_sitter::Language = tree_sitter_rust::LANGUAGE.into();
-        let text = crate::rust::query_text();
-        let source = r#"//! Crate doc.
-use std::collections::{HashMap as Map, HashSet};
-use crate::net::{self, Client};
-pub use inner::*;
-
-/// A widget.
-#[derive(Debug)]
-pub struct Widget<T: Clone + Send> where T: Default {
-    pub items: Vec<T>,
-    pair: (Map<String, T>, u8),
-}
-
-pub struct Tuple<U: Copy>(U, Box<dyn Fn(&U) -> U>);
-
-pub union Bits<B: Copy> where B: Sized { a: B, b: u32 }
-
-enum Shape<S: Into<f64>> where S: Copy { Circle { r: S }, Square(S) }
-
-type Alias<A: Iterator> where A: Clone = Vec<A>;
-
-pub trait Render: Sized + Clone where Self: Send {
-    type Out<'a>: AsRef<str> where Self: 'a;
-    fn render<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> where W: Send;
-    fn name(&self) -> String { String::new() }
-}
-
-impl<T: Clone + Send> Render for Widget<T> where T: Default {
-    type Out<'a> = String where T: 'a;
-    fn render<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> where W: Send {
-        let c: Client = Client::new();
-        c.connect(net::ADDR);
-        let f = |x: u8| helper(x);
-        self.items.iter().map(Self::helper).for_each(drop);
-        println!("{}", self.name());
-        Ok(())
-    }
-}
-
-fn hr<F>(f: F) where F: for<'a> Fn(&'a u8) -> &'a u8 { let _ = Widget::<u8> { items: vec![], pair: todo!() }; }
-
-const LIMIT: usize = 3;
-static NAME: &str = "x";
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn works() { super::hr(|x| x); }
-}
-
-fn broken( {
-    call();
-"#;
-        assert_same_matches(&language, &text, source, 60);
     }
 
     #[test]

@@ -2,6 +2,10 @@
 //! no route of its own plane serves), computed from the stored facts when asked, so never staler than the
 //! planes. `wire`, `impact --across` and `trace` pair requests with routes alike through it. A request
 //! that no route fits as written is tried as its plane's proxies forward it (its `via` paths).
+//!
+//! Each plane's `Request` stand-ins are matched as written, else through their `via` paths, against the
+//! routes of the other code planes, segment by segment, `{}` matching any, and the best-fitting route is
+//! taken.
 
 use std::collections::HashMap;
 

@@ -13,10 +13,8 @@ use crate::lookup::{Lookup, find_symbol};
 use crate::render::{Group, NodeLine, Page, Text, one_line, site_lines};
 use crate::unresolved::{self, CutFiles, UnresolvedSite};
 use crate::walk::bfs;
-use crate::{Answer, Result, Session, is_test};
+use crate::{Answer, CALL_TYPES, Result, Session, is_test};
 
-/// Edge types that are calls: a call site binds to a function, or to a type it instantiates.
-pub(crate) const CALL_TYPES: &[&str] = &["CALLS", "INSTANTIATES"];
 const STRUCTURE_TYPES: &[&str] = &["CONTAINS", "HAS_METHOD"];
 /// How many rows a group keeps in the structured answer.
 const GROUP_CAP: usize = 50;

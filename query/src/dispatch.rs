@@ -4,8 +4,8 @@
 
 use drsg_planes::{Direction, Node, Store};
 
+use crate::CALL_TYPES;
 use crate::Result;
-use crate::context::CALL_TYPES;
 use crate::walk::{Also, Start};
 
 /// The edge types through which a constructor's class is instantiated.

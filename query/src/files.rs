@@ -1,6 +1,12 @@
 //! Access to the source tree a plane was parsed from, for the verbs that show text (`grep`,
 //! `snippet`). This crate does no I/O: the caller supplies an implementation that confines every
 //! read to the tree (the `drsg` binaries' one checks canonical paths).
+//!
+//! The implementations are the binaries' `DiskFiles` (the tree on disk) and `TreeAt` (a revision's
+//! tree, for `recall`), and `NoFiles`, a tree without files for callers that never show text;
+//! `SlowFiles` in `tests/it/mcp.rs` is a test double. Through this trait the freshness line also
+//! learns the installed plugins' `built_by`: a code plane built by other plugins says "plugins
+//! changed since this plane was built".
 
 use std::path::Path;
 

@@ -1,6 +1,11 @@
 //! `impact`: everything that can reach a symbol through calls, references, instantiations, imports
 //! and inheritance, by distance, tests apart from production, with the unresolved sites that might
 //! also reach it counted beside the total.
+//!
+//! `impact` follows `SERVES` and `REQUESTS` like calls, and `--across` adds other planes'
+//! requesters (`wire::requested_elsewhere`). It resolves its name with `lookup::find_for_calls`;
+//! given a module, it lists the module's functions beside what reaches the module itself. `reach`
+//! is the walk `report` runs from each changed definition, with the same completeness rule.
 
 use std::collections::{HashMap, HashSet};
 

@@ -4,6 +4,29 @@
 //! Verbs never write and do no file, process or environment access: the caller passes the store,
 //! the working directory and a [`SourceFiles`] that reads the tree. Every answer serialises to a
 //! stable JSON form and renders to compact text within a character budget ([`render`]).
+//!
+//! A verb's path: `choose_plane` (the plane asked for, else the only code plane, else the one whose
+//! root holds the working directory), `find_symbol` (key, key segments, any case; candidates or
+//! nearest names), store reads (point lookups, `Store::adjacent` walks), an `Output`, and its text
+//! within a budget. `grep` and `snippet` read the tree only through `SourceFiles`; `recall` reads a
+//! revision's tree through `Revisions::files_at`. `lookup::inherited` finds `Type.member` on the
+//! nearest base (through `EXTENDS`) that defines it, when no key ends so.
+//!
+//! Dispatch (`dispatch`): a constructor (`constructor`, `__init__`) is called by its class's
+//! instantiations, which `context` lists among its callers and `impact` walks (`walk::Also`), at
+//! the start and at every node the walk goes through (`dispatch::also_of`). An interface or trait
+//! method lists its `IMPLEMENTS`-linked implementations in `context`; an implementation's callers
+//! are a lower bound while call sites bind to the method it implements, and `impact` walks those
+//! `via interface`. `trace` searches call edges and dispatch steps (`dispatch::steps`) alike,
+//! anywhere on the path.
+//!
+//! Unresolved sites (`unresolved`): the unresolved call sites named like the symbols an answer
+//! passed through are counted (`context` with depth above 1 and `impact` count those of the callers
+//! above the last level too) and listed by file and line when asked (`--unresolved`), paged like
+//! the answer's other lists. While a plane has a file read only in part, `context`, `impact` and
+//! `trace` call their answers lower bounds (`unresolved::CutFiles`); a miss names the files read
+//! only in part (a symbol may lie beyond the cut) and those that could not be read
+//! (`lookup::unread_files`).
 
 mod across;
 mod context;
@@ -175,6 +198,9 @@ pub const EDGE_TYPES: &[&str] = &[
     "SERVES",
     "REQUESTS",
 ];
+
+/// Edge types that are calls: a call site binds to a function, or to a type it instantiates.
+pub(crate) const CALL_TYPES: &[&str] = &["CALLS", "INSTANTIATES"];
 
 /// Checks edge type names given by a caller, accepting any case.
 pub fn edge_types(names: &[String]) -> Result<Vec<&'static str>> {

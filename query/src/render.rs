@@ -1,5 +1,8 @@
 //! Text rendering shared by the verbs: the one-line node form, capped groups, and a writer that keeps
 //! an answer within its character budget and says when it cut.
+//!
+//! `Text::page` shows the items of a group that fit the budget and says which; the JSON form is cut
+//! to the budget by `fit_json`, which trims the longest pages first.
 
 use std::fmt::{self, Write as _};
 

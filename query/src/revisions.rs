@@ -1,6 +1,10 @@
 //! Access to a repository's revisions for `recall` and `report`: this crate does no I/O, so the caller
 //! supplies an implementation (the `drsg` binaries read git through the indexer's gix module and parse
 //! with the language plugins).
+//!
+//! The binaries' implementation is `GitRevisions` (`src/revisions.rs`); the files of a revision it
+//! gives are `TreeAt`, a commit's tree read through gix, with the same confinement as the tree on
+//! disk.
 
 use std::path::Path;
 

@@ -1,14 +1,22 @@
 //! `trace`: the shortest recorded call path from one symbol to another, a hop per line with the
 //! call-site line and how the call was bound; the reverse path when there is none forward; and when
 //! there is none either way, where the chain breaks: the unresolved calls reachable from the start.
+//!
+//! `trace` steps through dispatch (`interface`: from an interface or trait method to its
+//! implementations; `constructor`: from a class to its constructor) and through the wire between
+//! planes (`wire` hops, paired by `across`), and looks a `to` up in the other code planes when the
+//! caller's has none. It resolves its names with `lookup::find_for_calls`, which takes the one
+//! function or method among a name's module and callable matches (a module's exact key too, when
+//! its function is keyed `#2`) and says so; given a module, it searches the paths of its functions
+//! (`lookup::module_functions`) and names the one it took, or lists them.
 
 use std::collections::{HashMap, HashSet};
 
 use drsg_planes::{Direction, PlaneKind, Store};
 use serde::{Deserialize, Serialize};
 
+use crate::CALL_TYPES;
 use crate::across::Across;
-use crate::context::CALL_TYPES;
 use crate::dispatch;
 use crate::lookup::{Lookup, Resolved, find_for_calls};
 use crate::render::{NodeLine, Text};

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use drsg_planes::{PlaneInfo, Store};
 use serde::Serialize;
 
+use crate::CALL_TYPES;
 use crate::Result;
-use crate::context::CALL_TYPES;
 use crate::render::{Group, MAX_PAGE, Page, Text, one_line};
 
 /// Names looked up for unresolved sites; beyond this the count is a lower bound.

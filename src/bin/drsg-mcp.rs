@@ -1,6 +1,10 @@
 //! `drsg-mcp`: the MCP server over stdio. stdout carries only JSON-RPC; messages go to stderr.
 //!
 //!     drsg-mcp [--db PATH | PATH] [--tools full|compact]
+//!
+//! With no database named, it relays to a live server its checkout's `.mcp.json` declares
+//! (`drsg_mcp::relay`). Otherwise it finds the database as `drsg` does but never creates one, opens
+//! it (the lock refuses a second process) and serves it with `drsg_mcp::serve_stdio`.
 #![allow(clippy::print_stdout, reason = "--help and --version print to stdout before any session starts")]
 
 use std::path::PathBuf;

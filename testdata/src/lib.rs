@@ -18,6 +18,10 @@
 //!
 //! Text before the first `//- commit:` line that names files is committed as "initial".
 //! This crate is a dev-dependency only.
+//!
+//! `self-fold-check.sh` folds a clone of this repository through commits, a module rename, a branch
+//! switch, a rebase and the watch loop, comparing with a fresh index at each step (`.ci/run` runs
+//! it with the debug binary).
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};

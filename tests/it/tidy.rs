@@ -2,6 +2,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+mod circles;
+
 /// Internal crates each crate may depend on (normal dependencies; dev-dependencies are free).
 const ALLOWED: &[(&str, &[&str])] = &[
     ("drsg-parsers", &[]),

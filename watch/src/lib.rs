@@ -4,6 +4,10 @@
 //! `logs/**`) with the platform's file-system events (notify, debounced), or by polling their sizes and
 //! modification times where events are unavailable, and sends a [`Event::Moved`] for each burst of
 //! changes. It knows nothing of indexing: the caller compares HEAD with what it has and acts.
+//!
+//! The events come through notify-debouncer-full; polling is also used when asked for. Lock files and
+//! directory events are not moves, and the polling baseline is taken before `start` returns, so no
+//! change after it is missed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,11 @@
 //! Writing only what is new to a `_git` plane: the commits on top of what it recorded and the refs that
 //! moved, as a difference, when the history only grew. Anything else (a rewrite, a checkout elsewhere, a
 //! new rebase, a commit cap) is left to the whole rewrite, which gives the same plane.
+//!
+//! The history only grew when every old tip and the old HEAD are still reached, HEAD's first-parent line
+//! grew from the old HEAD, no new rebase appeared and no commit cap applies; then the new commits and
+//! the moved refs are written as a `PlaneDiff` (`plan`), which a fold writes in the code plane's
+//! transaction.
 
 use drsg_planes::{Direction, KeyedEdge, NewEdge, Node, NodeData, PlaneDiff, Props, Store};
 use foldhash::{HashMap, HashMapExt, HashSet};

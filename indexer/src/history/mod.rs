@@ -1,5 +1,16 @@
 //! The `_git` plane: commits with their parents, branches, tags, and rebases reconstructed from the
 //! reflog, built from the plain values of the `git` module.
+//!
+//! The plane is append-mostly: commits and rebases recorded before are kept, marked unreachable,
+//! when the history no longer reaches them; rebases are parsed from reflog messages. When the
+//! history only grew, `append` writes only what is new; anything else falls back to
+//! `rewrite_history`, which gives the same plane (the fold property test compares the two, and the
+//! folded history with the rewrite). `rewrite_history` streams the plane: a walk keeps each
+//! commit's id and parents only (`Repo::walk`), and the generations and HEAD's first-parent line
+//! are numbered on that shape (`Plane`); the commits' texts are then read and written 2,048 at a
+//! time (`Store::replace_plane_streamed`), the walk's decoded objects kept for that second read in
+//! a 32 MiB cache (`Repo::with_object_cache`). The reading of rebases from a reflog runs on plain
+//! values, so this module's unit tests cover it without a repository.
 
 use std::collections::BTreeMap;
 

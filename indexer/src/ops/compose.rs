@@ -1,5 +1,8 @@
 //! Compose files: each service as a workload, its `image`, its `build` (a context directory and a
 //! Dockerfile), and the files it `include`s.
+//!
+//! Compose files are found by name, and the files they `include` whatever their name, each read
+//! once; `image` and `build` (a string, or `context` and `dockerfile`) are read.
 
 use super::yaml::{documents, get, get_text, items, keyed, line, text};
 use super::{Build, Container, Facts, Workload, join};

@@ -5,15 +5,6 @@ use parse_dockerfile::{Instruction, parse};
 
 use super::{Dockerfile, Facts, Stage};
 
-/// `Dockerfile`, `Containerfile`, `api.Dockerfile`, `Dockerfile.prod`, `web.dockerfile`.
-pub fn is_dockerfile_name(name: &str) -> bool {
-    name == "Dockerfile"
-        || name == "Containerfile"
-        || name.starts_with("Dockerfile.")
-        || name.ends_with(".Dockerfile")
-        || name.ends_with(".dockerfile")
-}
-
 const REVISION: &str = "org.opencontainers.image.revision";
 const VERSION: &str = "org.opencontainers.image.version";
 
@@ -168,14 +159,6 @@ fn substitute(text: &str, args: &[(String, Option<String>)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names() {
-        for yes in ["Dockerfile", "Containerfile", "api.Dockerfile", "Dockerfile.prod", "web.dockerfile"] {
-            assert!(is_dockerfile_name(yes), "{yes}");
-        }
-        assert!(!is_dockerfile_name("Dockerfile-notes.md") && !is_dockerfile_name("dockerfile.rs"));
-    }
 
     #[test]
     fn stages_args_and_labels() {

@@ -2,6 +2,8 @@
 //!
 //! The first path component is a registry when it holds a `.` or a `:` (a host name or a port) or is
 //! `localhost`; a `:` after the last `/` starts the tag, so `registry:5000/app` has a port and no tag.
+//!
+//! A digest follows `@`, and Docker Hub names get `library/`.
 
 /// An image reference taken apart.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -1,4 +1,8 @@
 //! Kubernetes manifests: the workloads of each document and the images their containers run.
+//!
+//! The workloads are the pod templates of Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job,
+//! CronJob and any kind with `spec.template.spec.containers`, in multi-document files and `List`
+//! items, with their init and ephemeral containers.
 
 use saphyr::MarkedYaml;
 

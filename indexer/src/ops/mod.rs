@@ -10,6 +10,7 @@ mod helm;
 pub mod image;
 mod kube;
 mod kustomize;
+pub mod names;
 mod yaml;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,11 +27,6 @@ pub use image::ImageRef;
 const MAX_MANIFEST_BYTES: usize = 1 << 20;
 /// Ledger entries kept by name; the rest are counted.
 const ISSUES_NAMED: usize = 100;
-
-/// True for a file name the `_ops` plane may read: YAML and Dockerfiles.
-pub fn is_ops_name(name: &str) -> bool {
-    name.ends_with(".yaml") || name.ends_with(".yml") || name == "Kustomization" || dockerfile::is_dockerfile_name(name)
-}
 
 /// The plane holding `code_plane`'s deployment manifests.
 pub fn ops_plane_name(code_plane: &str) -> String {
@@ -203,7 +199,7 @@ pub fn collect(tree: &dyn TreeView, candidates: &[String]) -> Facts {
                 facts.files.insert(path.clone());
                 kustomizations.extend(kustomize::read(path, &text, &mut facts));
             }
-        } else if dockerfile::is_dockerfile_name(name) {
+        } else if names::is_dockerfile_name(name) {
             if let Some(text) = read(path, &mut facts) {
                 facts.files.insert(path.clone());
                 dockerfile::read(path, &text, &mut facts);

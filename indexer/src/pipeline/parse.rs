@@ -1,5 +1,9 @@
 //! Parse: the files of a source read and parsed in parallel, taking the facts of blobs already parsed
 //! from a cache; the plugins' one-time preparation started early; test files told by their path.
+//!
+//! The announced dialects are those of `Cargo.toml`, `pyproject.toml` or `setup.py`/`setup.cfg`,
+//! `tsconfig.json`, `package.json` and the top-level sources. Files are parsed largest first and
+//! split down to single files, so that what is left at the end is small.
 
 use std::path::Path;
 

@@ -1,5 +1,13 @@
 //! Members: a path walked member by member, through a namespace's items and imports (re-exports seen
 //! from outside), a type's methods and nested items, then its parents'; a tie is a miss, never a guess.
+//!
+//! `pick` breaks three kinds of tie: a Python name with `typing.overload` stubs (`Def::overload`) means
+//! its implementation, a TypeScript interface and value of one name mean the interface in an annotation
+//! (`Want::Type`) and the value elsewhere, and a Rust call means the function beside a module. A Rust
+//! glob of an enclosing module (`use super::*`) takes its private items and imports too; a path whose
+//! unknown head is no dependency in the package's manifest is unresolved, not an extern crate's
+//! `External` stand-in. A glob of an external module (`use diesel::prelude::*`) is the last resort:
+//! never for a crate of the tree, a dependency, a standard crate or a builtin (`glob_may_hold`).
 
 use drsg_parsers::{DefKind, Family};
 

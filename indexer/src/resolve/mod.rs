@@ -10,6 +10,24 @@
 //! The resolver's methods are split by concern: `refs` binds one reference, `lookup` finds a name in
 //! scope, `members` takes a path's next step, `types` says what a value holds, `imports` what an import
 //! binds.
+//!
+//! What a lookup wants is `Resolver::wanted` (set by `wanting`): a lookup wanting a value or a type
+//! bypasses the import memo. A `Miss` that only says where a name was absent keeps the name and the
+//! symbol looked in, and is written out as text only when a reference ends unresolved with it, since most
+//! misses are passed over by a lookup that looks further.
+//!
+//! The rules every language keeps: a call site never binds to a module, nor does any Rust reference, nor
+//! does a call bind to the type of a value it calls (`make()(x)`). In Rust and Python a second pass looks
+//! for a value of the same name: a function the module shares its name with, or one the package's
+//! `__init__.py` imports over its submodule; none found is unresolved. A name a function binds (typed or
+//! not: parameters, locals, loop and pattern variables, closure and lambda parameters) shadows every
+//! outer meaning of that name there, so a call or value of it binds to no definition. In Python that
+//! holds from anywhere in the function, as the language scopes it; in Rust and TypeScript from its line
+//! on, and for a `let`, assignment, `if let` or `for` from the line after its value, which still reads
+//! the name's earlier meaning. Bindings carry lines, not columns, and function-wide, not block, scope; a
+//! Rust path (`task::spawn`), `use` or macro never starts at a local. A binding read from a block outside
+//! any function (a macro invocation, `rgtest!(name, |dir: Dir| { … })`, or a TypeScript callback) holds
+//! within that block's lines (`FileFacts::local_blocks`).
 
 use std::cell::RefCell;
 

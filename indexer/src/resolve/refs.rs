@@ -1,5 +1,11 @@
 //! References: how one reference binds, by its qualifier (a plain path, `self.`, `super.`, the result of
 //! a call), and macros, which Rust scopes textually and crate-wide once exported.
+//!
+//! A Rust `External` stand-in whose path names a type of the tree (`stand_in`) binds to its member,
+//! stays external for a derivable method, or is unresolved; an enum's capitalised member is its variant
+//! before any trait it implements. A path whose head is a type parameter of the function around it
+//! (`T::default()`; `Def::generics`, its own and its impl's) is unresolved saying so, even where an item
+//! has that name.
 
 use drsg_parsers::{DefKind, Family, Qualifier, Ref, RefKind};
 

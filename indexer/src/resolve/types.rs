@@ -1,6 +1,28 @@
 //! Types: what a binding, a call's result or a field holds, from declared facts only (annotations,
 //! constructor calls, recorded return types); and the self types, traits and parents of Rust impls and
 //! classes, resolved before any reference.
+//!
+//! A variable's or constant's members are its type's, read from the binding of the assignment that
+//! defines it (`variable_type`); a field a class does not assign is looked for in its bases. An
+//! annotation's type never resolves to a local (`Shape::Type`). A field typed by its class's type
+//! parameter, read on a subclass, takes the type argument that subclass's `extends` gives
+//! (`Inherit::args`).
+//!
+//! A TypeScript callback's untyped parameter (`TypeHint::Callback`) takes the type the callee's
+//! function-typed parameter (`Def::callbacks`) gives it; a `new` callee's is its class's
+//! constructor's; a callee's own type parameter takes the call's type argument or the matching
+//! argument of the annotation its result meets. A callback passed to a property typed by an interface
+//! with call signatures takes what all their slots agree on, through aliases of function types; along
+//! a chain of calls, the callee is the method of what the chain returns. A function's untyped
+//! parameters take the type declared where it stands, an alias of a function type
+//! (`TypeHint::Contextual`).
+//!
+//! A Rust receiver that is a call chain (`Router::new().route(a)?.layer(l)`) is typed step by step
+//! from its first call: a method's declared return type (`Self` is the impl's type), and for `?`,
+//! `unwrap()` or `expect()` the `T` of a declared `Result<T, _>` or `Option<T>` (`Def::returns_ok`).
+//! In a chain, `clone()` keeps the type, and any other step on an unknown or external type loses it,
+//! with the step named in the reason. A derived trait's constructor on a type of the tree
+//! (`T::default()`, `T::from(…)`) gives that type.
 
 use drsg_parsers::{DefKind, Family, Inherit, InheritKind, TypeArgs, TypeHint};
 

@@ -1,4 +1,8 @@
 //! `POST /rpc`: JSON-RPC 2.0 whose methods are the verbs, beside MCP on the same server.
+//!
+//! Each request is read as raw JSON first, so a numeric `id` beyond 64 bits is echoed as written,
+//! and a verb's JSON answer is carried as written (`RawValue`), so its keys keep the answer's
+//! order.
 
 use drsg_query::verbs::Failure;
 use hyper::body::Incoming;

@@ -19,7 +19,7 @@ use drsg_parsers::text::node_text;
 use tree_sitter::Node;
 
 use super::Field;
-use super::macros::Segment;
+use super::spans::Segment;
 use crate::fields::ChildInField;
 use crate::kinds::KindName;
 

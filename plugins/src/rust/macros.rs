@@ -23,6 +23,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use super::expand::{self, Expansion, Glue, Rules};
 use super::refs::Positioned;
+use super::spans::Segment;
 use super::{Capture, Field, capture, read_expression_site};
 use crate::fields::ChildInField;
 use crate::kinds::KindName;
@@ -213,40 +214,7 @@ pub(super) fn parse(text: &str) -> Option<Tree> {
     })
 }
 
-/// A segment of a synthetic source: where its copy starts there and in the file.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Segment {
-    synthetic: usize,
-    original: usize,
-    len: usize,
-    /// The segment's first row in the synthetic source and in the file.
-    synthetic_row: usize,
-    original_row: usize,
-    pending: usize,
-}
-
 impl Segment {
-    pub(super) fn new(
-        synthetic: usize,
-        original: usize,
-        len: usize,
-        synthetic_row: usize,
-        original_row: usize,
-    ) -> Self {
-        Segment { synthetic, original, len, synthetic_row, original_row, pending: 0 }
-    }
-
-    /// Whether synthetic byte `at` lies in this segment's copy (not in the glue around it).
-    pub(super) fn holds(&self, at: usize) -> bool {
-        self.synthetic <= at && at < self.synthetic + self.len
-    }
-
-    /// The file's byte and line for a synthetic byte and line of this segment.
-    pub(super) fn map(&self, at: usize, line: u32) -> (usize, u32) {
-        let line = (line as usize + self.original_row).saturating_sub(self.synthetic_row);
-        (at - self.synthetic + self.original, u32::try_from(line).unwrap_or(u32::MAX))
-    }
-
     /// A token tree of this segment, found in the synthetic source, in the file's coordinates.
     fn pending_in_file(&self, p: Pending) -> Pending {
         let start = p.start - self.synthetic + self.original;

@@ -14,6 +14,7 @@ mod imports;
 mod macros;
 mod paths;
 mod refs;
+mod spans;
 
 use crate::kinds::KindName;
 use std::collections::HashMap;

@@ -1,4 +1,8 @@
 //! One pass of the plugin's query over a tree, sorting captured nodes into buckets by role.
+//!
+//! A generic call the TypeScript grammar misreads as comparisons among arguments
+//! (`f(await g<A, B>(x))`: `await g < A` and `B > (x)`) is read off the `arguments` match as a call
+//! of `g` (`misparsed_generic_calls`), as TypeScript itself reads it.
 
 use crate::kinds::KindName;
 use std::collections::{HashMap, HashSet};

@@ -5,6 +5,13 @@
 //! `build`), or named like the tree, a Dockerfile's directory or a service built here. Then the tag is
 //! tried as a git tag (with or without `v`), as a commit id or a part of it between `-`, `_` or `.`
 //! (`sha-1a2b3c4`, `main-1a2b3c4`, `1.4.0-1a2b3c4`), and the Dockerfile's OCI revision label is read.
+//!
+//! The statuses are tried in order: templated, an OCI revision label, digest, untagged, floating,
+//! external, then a tag matched as a git tag or a commit id or a part of one. Behind HEAD comes from
+//! the commits' first-parent generations on HEAD's first-parent line, and from one walk of the plane's
+//! `PARENT` edges per answer (`Graph`) for any other commit; `--rev` lists the workloads running a
+//! commit or a descendant of it. The verb is in `mod.rs`, the resolution in `resolve.rs`, the text in
+//! `render.rs`, and what other verbs say of deployments in `mentions.rs`.
 
 use std::collections::BTreeSet;
 use std::path::Path;

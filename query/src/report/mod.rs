@@ -4,6 +4,16 @@
 //!
 //! The head side is the plane (which must be synced to it); the base side is read only for the files
 //! the change touched, from git, and parsed with the same plugins.
+//!
+//! `co_changes` reads the files each of the base's newest commits changed
+//! (`Revisions::commit_files`, no rename detection) and names files that nearly always changed with
+//! a touched one but not in this change. `report::markdown` renders the pull-request comment, with a
+//! bounded Mermaid graph.
+//!
+//! The steps: the merge base, the files the change touched (`Revisions::changed_files`), each
+//! touched file outlined at both commits (`Revisions::outline`), the definitions paired (`diff`),
+//! what reaches each changed one (`impact::reach`), the tests reached grouped into commands
+//! (`runs`), then the risks.
 
 mod diff;
 mod markdown;

@@ -1,5 +1,8 @@
 //! What a server answers from: the verb table, the shared store, the tree's files and revisions,
 //! and the writer of `rebuild`; [`Backend::call`] runs one call against them within a deadline.
+//!
+//! A failed call's sentence writes the paths below a plane's tree relative to the tree, and the
+//! tree by its directory's name, since the client may be on another machine.
 
 use std::path::PathBuf;
 use std::sync::Arc;

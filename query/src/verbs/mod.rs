@@ -6,6 +6,11 @@
 //! A call is a verb's name and a JSON object of arguments; [`Verb::check`] refuses unknown and
 //! missing arguments with a sentence a caller (often a model) can act on, and [`Backend::call`] runs
 //! it against a shared store. A verb answers text within a budget, or its JSON form.
+//!
+//! `Verb::input_schema`, `Verb::signature` and `Verb::check` give every surface its schema, guide
+//! line and argument check. `Registry::builtin` holds the built-in verbs of `table.rs` and
+//! `Registry::add` takes more; a unit test checks each verb's parameters against its `Params`
+//! fields.
 
 mod backend;
 mod param;
