@@ -173,8 +173,6 @@ struct Builder<'a, S> {
     r: &'a Resolver<'a>,
     sink: S,
     acc: Accounting,
-    /// The category of the unresolved reason being counted.
-    category: String,
 }
 
 /// `refs` are each file's references, taken out of the table beforehand: they are the bulk of the facts and
@@ -194,7 +192,7 @@ pub fn build(
         taken: Reserved::of(t),
         key: String::new(),
     };
-    let mut b = Builder { t, r, sink, acc: Accounting::default(), category: String::new() };
+    let mut b = Builder { t, r, sink, acc: Accounting::default() };
     for id in 0..t.syms.len() as SymId {
         b.structure(id);
     }
@@ -285,7 +283,7 @@ impl Sink for Keyed<'_> {
 /// The output of file `fi`, whose symbols are `syms`. `taken` tells the keys of the tree's symbols.
 pub fn file_output(t: &Table, r: &Resolver<'_>, fi: u32, syms: &[SymId], taken: &dyn Fn(&str) -> bool) -> FileOutput {
     let sink = Keyed { taken, out: FileOutput::default(), seen: HashSet::new() };
-    let mut b = Builder { t, r, sink, acc: Accounting::default(), category: String::new() };
+    let mut b = Builder { t, r, sink, acc: Accounting::default() };
     for &id in syms {
         b.structure(id);
     }
@@ -444,15 +442,16 @@ impl<S: Sink> Builder<'_, S> {
             }
             Resolution::Unresolved(reason) => {
                 self.acc.unresolved += 1;
-                write_reason_category(&mut self.category, reason);
-                match self.acc.unresolved_by_reason.get_mut(self.category.as_str()) {
+                let category = reason.category();
+                match self.acc.unresolved_by_reason.get_mut(category.as_ref()) {
                     Some(n) => *n += 1,
                     None => {
-                        self.acc.unresolved_by_reason.insert(self.category.clone(), 1);
+                        self.acc.unresolved_by_reason.insert(category.into_owned(), 1);
                     }
                 }
                 let name = r.path.last().map(String::as_str).filter(|n| !n.is_empty()).unwrap_or("(computed)");
-                props.reason = Some(reason);
+                let reason = reason.to_string();
+                props.reason = Some(&reason);
                 let ty = if instantiate { "INSTANTIATES" } else { "CALLS" };
                 self.edge(src, End::Unresolved(&file.path, name), ty, &props);
             }
@@ -493,8 +492,7 @@ impl<S: Sink> Builder<'_, S> {
                 line: r.line,
                 scope: r.scope,
                 text: format!("{shown} in the body of {name}"),
-                within: Some(name.clone()),
-                expanded: true,
+                origin: drsg_parsers::Origin::MacroBody { within: name.clone() },
             };
             self.reference(fi, &site, nesting + 1);
         }
@@ -529,6 +527,7 @@ impl<S: Sink> Builder<'_, S> {
                 }
                 // An import that cannot be bound is an unresolved edge, with why, named by what it binds.
                 Err(reason) => {
+                    let reason = reason.to_string();
                     self.acc.imports_unresolved += 1;
                     let name = imp.name.as_deref().unwrap_or(&imp.source);
                     let separator = if family == Family::Rust { "::" } else { "." };
@@ -536,7 +535,7 @@ impl<S: Sink> Builder<'_, S> {
                     if !seen.insert((src, Err(name.to_owned()))) {
                         continue;
                     }
-                    props.reason = Some(reason);
+                    props.reason = Some(&reason);
                     self.edge(src, End::Unresolved(&file.path, name), "IMPORTS", &props);
                 }
             }
@@ -704,32 +703,9 @@ fn push_decimal(out: &mut String, mut n: u32) {
     }
 }
 
-/// A reason with the names in backticks elided, for counting by kind.
-pub fn reason_category(reason: &str) -> String {
-    let mut out = String::with_capacity(reason.len());
-    write_reason_category(&mut out, reason);
-    out
-}
-
-/// [`reason_category`] written over `out`.
-fn write_reason_category(out: &mut String, reason: &str) {
-    out.clear();
-    let mut inside = false;
-    for ch in reason.chars() {
-        match ch {
-            '`' if !inside => out.push_str("`…`"),
-            _ if inside => {}
-            '`' => {}
-            '0'..='9' => out.push('N'),
-            _ => out.push(ch),
-        }
-        inside ^= ch == '`';
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{EdgeProps, reason_category};
+    use super::EdgeProps;
 
     #[test]
     fn edge_properties_are_written_as_serde_json_writes_them() {
@@ -762,14 +738,5 @@ mod tests {
         for props in cases {
             assert_eq!(props.to_json(), serde_json::to_string(&props).expect("serializes"));
         }
-    }
-
-    #[test]
-    fn a_reason_category_elides_names_and_numbers() {
-        assert_eq!(reason_category("field `a1` of `Foo` has no known type"), "field `…` of `…` has no known type");
-        assert_eq!(reason_category("resolution chain deeper than 32"), "resolution chain deeper than NN");
-        assert_eq!(reason_category("`x` not found in `é9`; 2 tries"), "`…` not found in `…`; N tries");
-        assert_eq!(reason_category("unclosed `name"), "unclosed `…`");
-        assert_eq!(reason_category(""), "");
     }
 }

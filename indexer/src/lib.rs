@@ -70,7 +70,7 @@ pub use git::{
     BlobReader, Checkout, CommitInfo, EntryKind, GitError, Head, Listing, LocalBlobs, PathChange, RefInfo, RefKind,
     ReflogEntry, Repo, TreeEntry, checkout,
 };
-pub use graph::{Accounting, reason_category};
+pub use graph::Accounting;
 pub use ops::OpsSummary;
 pub use pipeline::options::{IndexOptions, Progress, Silent};
 pub use pipeline::parse::{is_test_path, prepare_announced_dialects};

@@ -292,12 +292,44 @@ pub struct Ref {
     pub scope: Option<u32>,
     /// The reference as written (callee text), at most about 120 characters.
     pub text: String,
-    /// Rust: the macro invocation whose tokens this site was read from (`assert_eq!`), the innermost one.
+    /// Where the reference was read: as written, or out of a macro invocation.
     #[serde(default)]
-    pub within: Option<String>,
-    /// Rust: a call the body of the file's own macro makes, read from its expansion at the invocation.
-    #[serde(default)]
-    pub expanded: bool,
+    pub origin: Origin,
+}
+
+/// Where a [`Ref`] was read. Every plugin gives [`Origin::Written`] for what the code says as written;
+/// the other origins belong to languages with macros (Rust).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Origin {
+    /// In the code as written.
+    #[default]
+    Written,
+    /// Among the tokens passed to a macro invocation, which parsed as code (`f(x)` in `assert_eq!(f(x), 1)`);
+    /// `within` is the innermost invocation (`assert_eq!`).
+    MacroArgument { within: String },
+    /// Among the tokens of an invocation that parse as no code (`name(…)` and `name!(…)` among them), read as
+    /// tokens; `within` is the innermost invocation.
+    MacroTokens { within: String },
+    /// Written by the body of a macro, read from its expansion and placed at the invocation; `within` is the
+    /// innermost invocation it was read in.
+    MacroBody { within: String },
+}
+
+impl Origin {
+    /// The innermost macro invocation the reference was read in, if any.
+    pub fn within(&self) -> Option<&str> {
+        match self {
+            Origin::Written => None,
+            Origin::MacroArgument { within } | Origin::MacroTokens { within } | Origin::MacroBody { within } => {
+                Some(within)
+            }
+        }
+    }
+
+    /// Whether the reference comes from a macro's body rather than from what the invocation passed.
+    pub fn is_macro_body(&self) -> bool {
+        matches!(self, Origin::MacroBody { .. })
+    }
 }
 
 /// A name brought into scope from another module.

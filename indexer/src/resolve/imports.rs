@@ -7,7 +7,7 @@
 
 use drsg_parsers::Family;
 
-use super::{MAX_DEPTH, Miss, Res, Resolver, Target, Why, miss};
+use super::{MAX_DEPTH, Miss, Reason, Res, Resolver, Target, Why, miss};
 use crate::layout::{self, join_normalized, parent_dir};
 use crate::table::SymId;
 
@@ -18,11 +18,11 @@ impl Resolver<'_> {
         for &i in list {
             let t = self.resolve_import(fi, i)?;
             match &result {
-                Some(prev) if *prev != t => return miss("name imported from two places"),
+                Some(prev) if *prev != t => return miss(Reason::ImportedTwice),
                 _ => result = Some(t),
             }
         }
-        result.ok_or_else(|| Miss(Why::Text("empty import".to_owned())))
+        result.ok_or(Miss(Why::Said(Reason::EmptyImport)))
     }
 
     /// What an import binds (a module for globs and namespace imports). Memoised; cycles are misses.
@@ -49,13 +49,13 @@ impl Resolver<'_> {
         if let Some(entry) = self.import_memo.borrow().get(&memo_key) {
             return match entry {
                 Some(result) => result.clone(),
-                None => miss("import cycle"),
+                None => miss(Reason::ImportCycle),
             };
         }
         self.import_memo.borrow_mut().insert(memo_key, None);
         self.family.set(self.family(fi));
         let result = self.nested(|| self.resolve_import_uncached(fi, ii));
-        if matches!(&result, Err(missed) if missed.text() == Some("resolution chain too deep")) {
+        if matches!(&result, Err(missed) if missed.said() == Some(&Reason::ChainTooDeep)) {
             // Not a property of the import: a shallower lookup may still succeed.
             self.import_memo.borrow_mut().remove(&memo_key);
         } else {
@@ -78,7 +78,7 @@ impl Resolver<'_> {
         if let Some(name) = &imp.name {
             path.push(name.clone());
         }
-        let Some(head) = path.first() else { return miss("empty use") };
+        let Some(head) = path.first() else { return miss(Reason::EmptyUse) };
         let start = match head.as_str() {
             "crate" | "self" | "super" => self.rust_special_head(fi, imp.scope, head)?,
             "std" | "core" | "alloc" => Target::External(head.clone()),
@@ -100,12 +100,11 @@ impl Resolver<'_> {
     fn extern_crate(&self, fi: u32, head: &str) -> Res<Target> {
         let package = self.t.layout.cargo_package(&self.t.files[fi as usize].path);
         match package {
-            Some(p) if p.unread.is_some() && !matches!(head, "proc_macro" | "test") => miss(format!(
-                "name `{head}` not found in scope, and the manifest of `{}` could not be read, so its dependencies are unknown",
-                p.crate_name
-            )),
+            Some(p) if p.unread.is_some() && !matches!(head, "proc_macro" | "test") => {
+                miss(Reason::ManifestUnread { name: head.to_owned(), package: p.crate_name.clone() })
+            }
             Some(p) if !p.depends_on(head) && !matches!(head, "proc_macro" | "test") => {
-                miss(format!("name `{head}` not found in scope, and `{}` has no dependency of that name", p.crate_name))
+                miss(Reason::NoDependency { name: head.to_owned(), package: p.crate_name.clone() })
             }
             _ => Ok(Target::External(head.to_owned())),
         }
@@ -127,7 +126,7 @@ impl Resolver<'_> {
             }
             for _ in 1..dots {
                 if base.pop().is_none() {
-                    return miss(format!("relative import `{source}` climbs above the top package"));
+                    return miss(Reason::ClimbsAbove { source: source.to_string() });
                 }
             }
             base.extend(rest.split('.').filter(|s| !s.is_empty()));
@@ -140,7 +139,7 @@ impl Resolver<'_> {
         };
         let module = match self.t.module_near(&module_key, fi) {
             Some(id) => Target::Sym(id),
-            None if dots > 0 => return miss(format!("module `{source}` not found in the tree")),
+            None if dots > 0 => return miss(Reason::ModuleNotInTree { source: source.to_string() }),
             None => {
                 // In the tree under another spelling (a submodule reached as an attribute)?
                 let first = module_key.split('.').next().unwrap_or("");
@@ -203,7 +202,7 @@ impl Resolver<'_> {
             let joined = join_normalized(parent_dir(&file.path), source.trim_start_matches('/'));
             return match joined.as_deref().and_then(found) {
                 Some(t) => Ok(t),
-                None => miss(format!("module `{source}` not found in the tree")),
+                None => miss(Reason::ModuleNotInTree { source: source.to_string() }),
             };
         }
         if let Some(config) = self.t.layout.tsconfig(&file.path) {
@@ -254,7 +253,7 @@ impl Resolver<'_> {
             } else if let Some(t) = found(&base(rest)).or_else(|| found(&base(&format!("src/{rest}")))) {
                 return Ok(t);
             }
-            return miss(format!("module `{source}` not found in package `{}`", package.name));
+            return miss(Reason::ModuleNotInPackage { source: source.to_string(), package: package.name.to_string() });
         }
         Ok(Target::External(source.to_owned()))
     }
@@ -262,7 +261,7 @@ impl Resolver<'_> {
     /// What a JS/TS module exports under `name` (`default` for the default export).
     pub(super) fn js_export(&self, fi: u32, name: &str, depth: usize) -> Res<Target> {
         if depth > MAX_DEPTH {
-            return miss("re-export chain too deep");
+            return miss(Reason::ReexportTooDeep);
         }
         let file = &self.t.files[fi as usize];
         let ix = &self.index[fi as usize];
@@ -271,9 +270,11 @@ impl Resolver<'_> {
             let local = &file.facts.exports[list[0] as usize].local;
             return match self.namespace_member(module, local, true, depth + 1) {
                 Ok((t, _)) => Ok(t),
-                Err(absent) if absent.is_not_found() => {
-                    miss(format!("`{name}` exported by `{}` but `{local}` not found", self.sym_key(module)))
-                }
+                Err(absent) if absent.is_not_found() => miss(Reason::ExportedButMissing {
+                    name: name.to_string(),
+                    module: self.sym_key(module).to_owned(),
+                    local: local.to_string(),
+                }),
                 Err(m) => Err(m),
             };
         }
@@ -315,7 +316,7 @@ impl Resolver<'_> {
                 return Ok(found.remove(0));
             }
         }
-        miss(format!("not found: `{name}` is not exported by `{}`", self.sym_key(module)))
+        miss(Reason::NotExported { name: name.to_string(), module: self.sym_key(module).to_owned() })
     }
 }
 

@@ -4,7 +4,7 @@
 
 use drsg_parsers::{DefKind, Family};
 
-use super::{Found, Miss, Res, Resolver, Strategy, Target, Why, miss};
+use super::{Found, Miss, Reason, Res, Resolver, Strategy, Target, Why, miss};
 use crate::builtins;
 use crate::table::SymId;
 
@@ -119,18 +119,18 @@ impl Resolver<'_> {
         if builtins::is_builtin(family, name) {
             return Ok(Found::Target(Target::External(name.to_owned()), Strategy::Scope));
         }
-        miss(format!("name `{name}` not found in scope"))
+        miss(Reason::NotInScope { name: name.to_owned() })
     }
 
     pub(super) fn rust_special_head(&self, fi: u32, scope: Option<u32>, head: &str) -> Res<Target> {
         match head {
             "crate" => {
                 let Some(crate_name) = self.crate_of(fi) else {
-                    return miss("`crate` outside a Cargo target");
+                    return miss(Reason::CrateOutsideTarget);
                 };
                 match self.t.module_by_key.get(crate_name) {
                     Some(&id) => Ok(Target::Sym(id)),
-                    None => miss(format!("crate root of `{crate_name}` not in the tree")),
+                    None => miss(Reason::CrateRootMissing { name: crate_name.to_string() }),
                 }
             }
             "self" => Ok(Target::Sym(self.current_namespace(fi, scope))),
@@ -138,12 +138,10 @@ impl Resolver<'_> {
                 let ns = self.current_namespace(fi, scope);
                 match self.t.syms[ns as usize].parent {
                     Some(p) => Ok(Target::Sym(p)),
-                    None => miss("`super` of a crate root"),
+                    None => miss(Reason::SuperOfRoot),
                 }
             }
-            _ => self
-                .enclosing_type(fi, scope)
-                .ok_or_else(|| Miss(Why::Text("`Self` outside an impl or trait".to_owned()))),
+            _ => self.enclosing_type(fi, scope).ok_or(Miss(Why::Said(Reason::SelfTypeOutside))),
         }
     }
 

@@ -11,7 +11,7 @@
 
 use drsg_parsers::{DefKind, Family};
 
-use super::{MAX_DEPTH, Miss, Res, Resolver, Strategy, Target, Why, miss};
+use super::{MAX_DEPTH, Miss, Reason, Res, Resolver, Strategy, Target, Why, miss};
 use crate::table::{SymId, SymKind, separator};
 
 impl Resolver<'_> {
@@ -41,7 +41,7 @@ impl Resolver<'_> {
             current = match step {
                 Ok(t) => t,
                 Err(_) if !last && matches!(&current, Target::Sym(id) if self.t.syms[*id as usize].kind.is_type()) => {
-                    return miss(format!("field `{seg}` of `{}` has no known type", self.describe(&current)));
+                    return miss(Reason::FieldUntyped { field: seg.to_string(), owner: self.describe(&current) });
                 }
                 Err(m) => return Err(m),
             };
@@ -63,7 +63,7 @@ impl Resolver<'_> {
 
     fn namespace_member_inner(&self, ns: SymId, name: &str, inside: bool, depth: usize) -> Res<(Target, Strategy)> {
         if depth > MAX_DEPTH {
-            return miss("not found: re-export chain too deep");
+            return miss(Reason::MemberReexportTooDeep);
         }
         let sym = &self.t.syms[ns as usize];
         let fi = sym.file;
@@ -125,7 +125,7 @@ impl Resolver<'_> {
             match found.len() {
                 1 => return Ok((found.remove(0), Strategy::Import)),
                 0 => {}
-                n => return miss(format!("name `{name}` comes from {n} glob imports")),
+                n => return miss(Reason::GlobImports { name: name.to_string(), imports: n }),
             }
             if let [only] = external_globs.as_slice()
                 && self.glob_may_hold(fi, name)
@@ -205,7 +205,7 @@ impl Resolver<'_> {
 
     fn type_member_inner(&self, ty: SymId, name: &str, depth: usize) -> Res<Target> {
         if depth > MAX_DEPTH {
-            return miss("not found: inheritance chain too deep");
+            return miss(Reason::InheritanceTooDeep);
         }
         if let Some(id) = self.pick(self.t.members(ty, name), name)? {
             return Ok(Target::Sym(id));
@@ -241,7 +241,13 @@ impl Resolver<'_> {
         match found.len() {
             1 => return Ok(found.remove(0)),
             0 => {}
-            n => return miss(format!("`{name}` inherited from {n} parents of `{}`", self.sym_key(ty))),
+            n => {
+                return miss(Reason::InheritedFromMany {
+                    name: name.to_string(),
+                    parents: n,
+                    ty: self.sym_key(ty).to_owned(),
+                });
+            }
         }
         if let Some(ext) = external {
             return Ok(ext);
@@ -303,7 +309,7 @@ impl Resolver<'_> {
                         return Ok(Some(if self.wants_value(name) { *value } else { *module }));
                     }
                 }
-                miss(format!("name `{name}` defined {} times in scope", many.len()))
+                miss(Reason::DefinedTimes { name: name.to_string(), times: many.len() })
             }
         }
     }

@@ -37,8 +37,11 @@ use foldhash::{HashMap, HashMapExt};
 mod imports;
 mod lookup;
 mod members;
+mod reason;
 mod refs;
 mod types;
+
+pub use reason::Reason;
 
 use crate::table::{SymId, SymKind, Table};
 
@@ -58,7 +61,7 @@ pub struct Miss(Why);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Why {
-    Text(String),
+    Said(Reason),
     /// ``not found: `name` in `namespace` ``.
     NotIn(Box<str>, SymId),
     /// ``not found: `name` on `type` ``.
@@ -70,19 +73,19 @@ enum Why {
 }
 
 impl Miss {
-    /// Whether the name is absent (the caller may look further): the reason starts with "not found".
+    /// Whether the name is absent (the caller may look further).
     fn is_not_found(&self) -> bool {
         match &self.0 {
-            Why::Text(reason) => reason.starts_with("not found"),
+            Why::Said(reason) => reason.is_not_found(),
             Why::NotIn(..) | Why::NotOn(..) => true,
             Why::NotFound(..) | Why::Untyped(_) => false,
         }
     }
 
-    /// The reason, when it is text already.
-    fn text(&self) -> Option<&str> {
+    /// The reason, when it is made already.
+    fn said(&self) -> Option<&Reason> {
         match &self.0 {
-            Why::Text(reason) => Some(reason),
+            Why::Said(reason) => Some(reason),
             _ => None,
         }
     }
@@ -93,8 +96,8 @@ type Res<T> = Result<T, Miss>;
 /// (file, import) → what it binds; `None` while being resolved (a cycle).
 type ImportMemo = HashMap<(u32, u32), Option<Res<Target>>>;
 
-fn miss<T>(reason: impl Into<String>) -> Res<T> {
-    Err(Miss(Why::Text(reason.into())))
+fn miss<T>(reason: Reason) -> Res<T> {
+    Err(Miss(Why::Said(reason)))
 }
 
 /// How a reference was bound (`resolved_by`), and how sure we are.
@@ -138,7 +141,7 @@ impl Strategy {
 pub enum Resolution {
     Resolved { target: SymId, by: Strategy },
     External(String),
-    Unresolved(String),
+    Unresolved(Reason),
 }
 
 /// What a Rust reference's path is, which decides where its head may be found. Other languages look heads
@@ -340,18 +343,17 @@ impl<'t> Resolver<'t> {
         &self.t.syms[id as usize].key
     }
 
-    /// The text of a miss.
-    fn reason(&self, miss: Miss) -> String {
+    /// The reason of a miss.
+    fn reason(&self, miss: Miss) -> Reason {
+        let key = |id: SymId| self.sym_key(id).to_owned();
         match miss.0 {
-            Why::Text(reason) => reason,
-            Why::NotIn(name, ns) => format!("not found: `{name}` in `{}`", self.sym_key(ns)),
-            Why::NotOn(name, ty) => format!("not found: `{name}` on `{}`", self.sym_key(ty)),
-            Why::NotFound(name, id) => format!("`{name}` not found in `{}`", self.sym_key(id)),
-            Why::Untyped(id) => format!(
-                "method call: receiver type unknown (`{}` is a {})",
-                self.sym_key(id),
-                self.t.syms[id as usize].kind.label()
-            ),
+            Why::Said(reason) => reason,
+            Why::NotIn(name, ns) => Reason::NotIn { name: name.into(), namespace: key(ns) },
+            Why::NotOn(name, ty) => Reason::NotOn { name: name.into(), ty: key(ty) },
+            Why::NotFound(name, id) => Reason::NotFoundIn { name: name.into(), owner: key(id) },
+            Why::Untyped(id) => {
+                Reason::ReceiverUntyped { key: key(id), label: self.t.syms[id as usize].kind.label().to_string() }
+            }
         }
     }
 
@@ -366,7 +368,7 @@ impl<'t> Resolver<'t> {
     /// members climb parents), bounding the total nesting so no input can exhaust the stack.
     fn nested<T>(&self, step: impl FnOnce() -> Res<T>) -> Res<T> {
         if self.depth.get() >= MAX_NESTING {
-            return miss("resolution chain too deep");
+            return miss(Reason::ChainTooDeep);
         }
         self.depth.set(self.depth.get() + 1);
         let result = step();
@@ -375,7 +377,7 @@ impl<'t> Resolver<'t> {
     }
 
     /// Bind what an import statement names, for IMPORTS edges; why not, when it cannot be bound.
-    pub fn import_target(&self, fi: u32, ii: u32) -> Result<Target, String> {
+    pub fn import_target(&self, fi: u32, ii: u32) -> Result<Target, Reason> {
         self.resolve_import(fi, ii).map_err(|missed| self.reason(missed))
     }
 

@@ -9,7 +9,7 @@
 
 use drsg_parsers::{DefKind, Family, Qualifier, Ref, RefKind};
 
-use super::{Found, Miss, Res, Resolution, Resolver, Shape, Strategy, Target, Want, Why, miss};
+use super::{Found, Miss, Reason, Res, Resolution, Resolver, Shape, Strategy, Target, Want, Why, miss};
 use crate::builtins;
 use crate::table::{SymId, SymKind};
 
@@ -33,23 +33,18 @@ impl Resolver<'_> {
                 Ok(ty) => self.walk_members(ty, &r.path).map(|t| (t, Strategy::ReceiverType)),
                 Err(lost) if !then.is_empty() => miss(lost.reason(then)),
                 Err(_) => match self.resolve_plain(fi, r.scope, inner, r.line, Shape::Method) {
-                    Ok((Target::External(path), _)) => {
-                        miss(format!("method call: receiver is the result of external `{path}`"))
-                    }
-                    Ok((Target::Sym(id), _)) => miss(format!(
-                        "method call: receiver is the result of `{}` (return type not recorded)",
-                        self.sym_key(id)
-                    )),
-                    Err(_) => miss("method call: receiver type unknown"),
+                    Ok((Target::External(path), _)) => miss(Reason::ResultOfExternal { path: path.clone() }),
+                    Ok((Target::Sym(id), _)) => miss(Reason::ReturnNotRecorded { key: self.sym_key(id).to_owned() }),
+                    Err(_) => miss(Reason::ReceiverUnknown),
                 },
             },
             Qualifier::Expr { call: None, .. }
                 if r.path.len() <= 1 && !r.path.first().is_some_and(|p| is_identifier(p)) =>
             {
-                miss("call of a computed expression")
+                miss(Reason::ComputedCall)
             }
-            Qualifier::Expr { call: None, .. } => miss("method call: receiver type unknown"),
-            Qualifier::Tokens => miss("its tokens do not read as Rust, so what it calls depends on the expansion"),
+            Qualifier::Expr { call: None, .. } => miss(Reason::ReceiverUnknown),
+            Qualifier::Tokens => miss(Reason::Tokens),
         };
         // An annotation means a type: of an interface and a value of one name, the interface.
         let mut result = match (family, r.kind, r.path.last()) {
@@ -60,7 +55,7 @@ impl Resolver<'_> {
         // means the value, so a tie between them is looked up again for a value.
         if family == Family::Js
             && Self::is_call_site(r.kind)
-            && matches!(&result, Err(Miss(Why::Text(why))) if why.contains("times in scope"))
+            && matches!(&result, Err(Miss(Why::Said(Reason::DefinedTimes { .. }))))
             && let Some(name) = r.path.last()
         {
             let again = self.wanting(name, Want::Value, run);
@@ -88,31 +83,34 @@ impl Resolver<'_> {
             let again = self.wanting(name, Want::Value, run);
             result = match again {
                 Ok((t, by)) if !self.is_module(&t) => Ok((t, by)),
-                _ if Self::is_call_site(r.kind) => miss(format!(
-                    "call of `{name}` binds only to the module `{module}`: no function of that name is visible"
-                )),
-                _ => miss(format!("`{name}` names only the module `{module}` here, which is no value or type")),
+                _ if Self::is_call_site(r.kind) => miss(Reason::OnlyModuleCalled { name: name.clone(), module }),
+                _ => miss(Reason::OnlyModule { name: name.clone(), module }),
             };
         }
         match result {
-            Ok((Target::Sym(id), _)) if r.expanded => Resolution::Resolved { target: id, by: Strategy::Macro },
+            Ok((Target::Sym(id), _)) if r.origin.is_macro_body() => {
+                Resolution::Resolved { target: id, by: Strategy::Macro }
+            }
             Ok((Target::Sym(id), by)) => Resolution::Resolved { target: id, by },
             Ok((Target::External(path), _)) if family == Family::Rust => match self.stand_in(&path) {
                 Ok(Target::Sym(id)) => Resolution::Resolved {
                     target: id,
-                    by: if r.expanded { Strategy::Macro } else { Strategy::ReceiverType },
+                    by: if r.origin.is_macro_body() { Strategy::Macro } else { Strategy::ReceiverType },
                 },
                 Ok(Target::External(path)) => Resolution::External(path),
-                Err(missed) => Resolution::Unresolved(match &r.within {
-                    Some(name) => format!("inside macro `{name}`: {}", self.reason(missed)),
-                    None => self.reason(missed),
-                }),
+                Err(missed) => Resolution::Unresolved(self.unresolved(r, missed)),
             },
             Ok((Target::External(path), _)) => Resolution::External(path),
-            Err(missed) => Resolution::Unresolved(match &r.within {
-                Some(name) => format!("inside macro `{name}`: {}", self.reason(missed)),
-                None => self.reason(missed),
-            }),
+            Err(missed) => Resolution::Unresolved(self.unresolved(r, missed)),
+        }
+    }
+
+    /// The reason a reference ends unresolved with, said inside the macro it was read in.
+    fn unresolved(&self, r: &Ref, missed: Miss) -> Reason {
+        let reason = self.reason(missed);
+        match r.origin.within() {
+            Some(within) => Reason::InsideMacro { within: within.to_owned(), reason: Box::new(reason) },
+            None => reason,
         }
     }
 
@@ -125,7 +123,7 @@ impl Resolver<'_> {
         let Some(id) = self.tree_type(ty) else { return Ok(Target::External(path.to_owned())) };
         match self.member(&Target::Sym(id), name, 0) {
             Ok(found) => Ok(found),
-            Err(_) => miss(format!("`{name}` not found on `{ty}`, a type of the tree reached as external")),
+            Err(_) => miss(Reason::NotOnExternalType { name: name.to_string(), ty: ty.to_string() }),
         }
     }
 
@@ -137,7 +135,7 @@ impl Resolver<'_> {
     /// A call of a value of type `ty` (`make()(x)`): the type says what the value looks like, not which
     /// definition is called, so it is no call target itself.
     fn call_of_value(&self, ty: SymId) -> Res<(Target, Strategy)> {
-        miss(format!("call of a value of type `{}`: which definition it holds is not known", self.sym_key(ty)))
+        miss(Reason::ValueOfType { ty: self.sym_key(ty).to_owned() })
     }
 
     pub(super) fn resolve_plain(
@@ -159,13 +157,13 @@ impl Resolver<'_> {
         line: u32,
         shape: Shape,
     ) -> Res<(Target, Strategy)> {
-        let Some(head) = path.first() else { return miss("empty reference") };
+        let Some(head) = path.first() else { return miss(Reason::EmptyReference) };
         let family = self.family(fi);
         let (shape, no_locals) = if shape == Shape::Type { (Shape::Path, true) } else { (shape, false) };
         let special = family == Family::Rust && matches!(head.as_str(), "crate" | "self" | "super" | "Self");
         // A type parameter shadows the items of its name.
         if family == Family::Rust && path.len() > 1 && self.is_type_parameter(fi, scope, head) {
-            return miss(format!("`{head}` is a type parameter: what it runs depends on the type each caller gives"));
+            return miss(Reason::TypeParameter { name: head.to_string() });
         }
         let (start, mut by) = if special {
             (self.rust_special_head(fi, scope, head)?, Strategy::Path)
@@ -179,31 +177,28 @@ impl Resolver<'_> {
             };
             match found {
                 Ok(Found::Target(target, by)) => (target, by),
-                Ok(Found::Local(_)) if path.len() == 1 => return miss("call of a local value"),
+                Ok(Found::Local(_)) if path.len() == 1 => return miss(Reason::LocalValueCalled),
                 Ok(Found::Local(Some(ty))) => (ty, Strategy::ReceiverType),
-                Ok(Found::Local(None)) => return miss("method call: receiver type unknown"),
+                Ok(Found::Local(None)) => return miss(Reason::ReceiverUnknown),
                 Err(missed) => {
-                    let absent = missed
-                        .text()
-                        .is_some_and(|reason| reason.starts_with("name `") && reason.ends_with("not found in scope"));
+                    let absent = matches!(missed.said(), Some(Reason::NotInScope { .. }));
                     if absent && path.len() > 1 {
                         // Rust: an unknown head of a path (`serde_json::to_string`) is an extern crate, when
                         // the package's manifest depends on one of that name (or no manifest is known).
                         if family == Family::Rust && shape != Shape::Method {
                             let package = self.t.layout.cargo_package(&self.t.files[fi as usize].path);
                             return match package {
-                                Some(p) if p.unread.is_some() => miss(format!(
-                                    "name `{head}` not found in scope, and the manifest of `{}` could not be read, so its dependencies are unknown",
-                                    p.crate_name
-                                )),
-                                Some(p) if !p.depends_on(head) => miss(format!(
-                                    "name `{head}` not found in scope, and `{}` has no dependency of that name",
-                                    p.crate_name
-                                )),
+                                Some(p) if p.unread.is_some() => miss(Reason::ManifestUnread {
+                                    name: head.to_string(),
+                                    package: p.crate_name.clone(),
+                                }),
+                                Some(p) if !p.depends_on(head) => {
+                                    miss(Reason::NoDependency { name: head.to_string(), package: p.crate_name.clone() })
+                                }
                                 _ => Ok((Target::External(path.join("::")), Strategy::Path)),
                             };
                         }
-                        return miss("method call: receiver type unknown");
+                        return miss(Reason::ReceiverUnknown);
                     }
                     return Err(missed);
                 }
@@ -241,11 +236,11 @@ impl Resolver<'_> {
         let Some(ty) = self.enclosing_type(fi, scope) else {
             return match self.enclosing_impl(fi, scope) {
                 // `impl Tr for Vec<T>`, or a type defined inside a macro the parser cannot see into.
-                Some(self_ty) => miss(format!("`self`: impl type `{}` is not defined in the tree", self_ty.join("::"))),
-                None => miss("`self` outside a type"),
+                Some(self_ty) => miss(Reason::ImplTypeMissing { ty: self_ty.join("::") }),
+                None => miss(Reason::SelfOutsideType),
             };
         };
-        let Some((first, rest)) = path.split_first() else { return miss("empty reference") };
+        let Some((first, rest)) = path.split_first() else { return miss(Reason::EmptyReference) };
         let start = match self.member(&ty, first, 0) {
             Ok(t) => t,
             Err(m) => {
@@ -258,7 +253,7 @@ impl Resolver<'_> {
                         let target = self.walk_members(field_ty, rest)?;
                         return Ok((target, Strategy::ReceiverType));
                     }
-                    None => return miss(format!("field `{first}` of `{}` has no known type", self.describe(&ty))),
+                    None => return miss(Reason::FieldUntyped { field: first.to_string(), owner: self.describe(&ty) }),
                 }
             }
         };
@@ -268,17 +263,17 @@ impl Resolver<'_> {
         // `self.method().x` is not a path: only fields continue.
         match self.field_type(&ty, first) {
             Some(field_ty) => Ok((self.walk_members(field_ty, rest)?, Strategy::ReceiverType)),
-            None => miss(format!("field `{first}` of `{}` has no known type", self.describe(&ty))),
+            None => miss(Reason::FieldUntyped { field: first.to_string(), owner: self.describe(&ty) }),
         }
     }
 
     fn resolve_on_super(&self, fi: u32, scope: Option<u32>, path: &[String]) -> Res<(Target, Strategy)> {
         let Some(Target::Sym(ty)) = self.enclosing_type(fi, scope) else {
-            return miss("`super` outside a class");
+            return miss(Reason::SuperOutsideClass);
         };
         let parents = self.supers.get(&ty).cloned().unwrap_or_default();
         let Some(parent) = parents.into_iter().next() else {
-            return miss(format!("`super` in `{}`: no known parent class", self.sym_key(ty)));
+            return miss(Reason::NoParentClass { ty: self.sym_key(ty).to_owned() });
         };
         let target = self.walk_members(parent, path)?;
         Ok((target, Strategy::Super))
@@ -314,8 +309,8 @@ impl Resolver<'_> {
         match candidates {
             [one] => Resolution::Resolved { target: *one, by: Strategy::MacroScope },
             [] if builtins::is_builtin(Family::Rust, last) => Resolution::External(format!("std::{last}")),
-            [] => Resolution::Unresolved(format!("macro `{last}` not defined in this crate (a dependency's?)")),
-            many => Resolution::Unresolved(format!("macro `{last}` defined {} times in the crate", many.len())),
+            [] => Resolution::Unresolved(Reason::MacroNotDefined { name: last.to_string() }),
+            many => Resolution::Unresolved(Reason::MacroDefinedTimes { name: last.to_string(), times: many.len() }),
         }
     }
 }

@@ -26,7 +26,7 @@
 
 use drsg_parsers::{DefKind, Family, Inherit, InheritKind, TypeArgs, TypeHint};
 
-use super::{Miss, Res, Resolver, Shape, Target, Want, Why};
+use super::{Miss, Reason, Res, Resolver, Shape, Target, Want, Why};
 use crate::table::{SymId, SymKind, separator};
 
 /// Where a call chain's type was lost: at its first call, or at a step of its `then`.
@@ -38,12 +38,12 @@ pub(super) enum Lost {
 
 impl Lost {
     /// A miss's reason, with the step of `then` named.
-    pub(super) fn reason(self, then: &[String]) -> String {
+    pub(super) fn reason(self, then: &[String]) -> Reason {
         match self.step(then) {
-            None => "method call: receiver is a call chain whose first call's type is unknown".to_owned(),
+            None => Reason::ChainFirstUnknown,
             Some(step) => {
                 let step = if step == "?" { "?".to_owned() } else { format!(".{step}(…)") };
-                format!("method call: receiver is a call chain whose type is lost at `{step}`")
+                Reason::ChainLostAt { step }
             }
         }
     }
@@ -74,7 +74,7 @@ struct Site {
 
 impl Resolver<'_> {
     pub(super) fn binding_type(&self, fi: u32, bi: u32) -> Option<Target> {
-        self.nested(|| self.binding_type_inner(fi, bi).ok_or_else(|| Miss(Why::Text(String::new())))).ok()
+        self.nested(|| self.binding_type_inner(fi, bi).ok_or(Miss(Why::Said(Reason::BindingUntyped)))).ok()
     }
 
     fn binding_type_inner(&self, fi: u32, bi: u32) -> Option<Target> {

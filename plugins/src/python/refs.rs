@@ -1,7 +1,7 @@
 //! References: call sites, decorators, names passed as values, names in annotations.
 
 use drsg_parsers::text::{collapse, node_text};
-use drsg_parsers::{FileFacts, Qualifier, Ref, RefKind};
+use drsg_parsers::{FileFacts, Origin, Qualifier, Ref, RefKind};
 use tree_sitter::Node;
 
 use super::syntax::{
@@ -61,8 +61,7 @@ pub(super) fn call(node: Node<'_>, scope: Option<u32>, source: &str, facts: &mut
             line: line(site),
             scope,
             text: collapse(node_text(function, source), 120),
-            within: None,
-            expanded: false,
+            origin: Origin::Written,
         });
     }
     argument_values(node, scope, source, facts);
@@ -150,8 +149,7 @@ fn push_named(ref_kind: RefKind, node: Node<'_>, site: u32, scope: Option<u32>, 
         line: site,
         scope,
         text: collapse(node_text(node, source), 120),
-        within: None,
-        expanded: false,
+        origin: Origin::Written,
     });
 }
 
@@ -170,8 +168,7 @@ pub(super) fn annotation(ty: Node<'_>, scope: Option<u32>, source: &str, facts: 
             line: line(at),
             scope,
             text,
-            within: None,
-            expanded: false,
+            origin: Origin::Written,
         });
     };
     let mut stack = vec![ty];

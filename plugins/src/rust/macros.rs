@@ -18,7 +18,7 @@
 use std::cell::RefCell;
 
 use drsg_parsers::text::{collapse, node_text};
-use drsg_parsers::{Binding, Qualifier, Ref, RefKind};
+use drsg_parsers::{Binding, Origin, Qualifier, Ref, RefKind};
 use tree_sitter::{Node, Parser, Tree};
 
 use super::expand::{self, Expansion, Glue, Rules};
@@ -377,7 +377,9 @@ fn read_expressions(
             }
         }
         for (_, r) in &mut found_refs {
-            r.within.get_or_insert_with(|| within.clone());
+            if r.origin == Origin::Written {
+                r.origin = Origin::MacroArgument { within: within.clone() };
+            }
         }
         segment.items_to_file(found_refs, |r| &mut r.line, refs);
         segment.items_to_file(found_bindings, |b| &mut b.line, bindings);
@@ -467,7 +469,9 @@ pub(super) fn to_invocation(
     let copy_of = |position: usize| expansion.copies.iter().find(|c| c.holds(position));
     let mut refs = Vec::with_capacity(found.len());
     for (position, mut r) in found {
-        r.within.get_or_insert_with(|| format!("{name}!"));
+        if r.origin == Origin::Written {
+            r.origin = Origin::MacroArgument { within: format!("{name}!") };
+        }
         // A site is the invocation's when all it names was passed (`$f()`, `$x.run()`).
         let end = position + r.text.len().saturating_sub(1);
         match copy_of(position).filter(|copy| copy.holds(end)) {
@@ -478,7 +482,9 @@ pub(super) fn to_invocation(
             }
             None => {
                 r.line = line;
-                r.expanded = true;
+                if let Some(within) = r.origin.within() {
+                    r.origin = Origin::MacroBody { within: within.to_owned() };
+                }
                 refs.push((at, r));
             }
         }
@@ -554,8 +560,7 @@ fn token_tree(
                 line,
                 scope: None,
                 text: format!("{written}!"),
-                within: Some(within.to_owned()),
-                expanded: false,
+                origin: Origin::MacroTokens { within: within.to_owned() },
             }
         } else {
             Ref {
@@ -565,8 +570,7 @@ fn token_tree(
                 line,
                 scope: None,
                 text: collapse(&text[name.start_byte()..child.end_byte()], 120),
-                within: Some(within.to_owned()),
-                expanded: false,
+                origin: Origin::MacroTokens { within: within.to_owned() },
             }
         };
         refs.push((name.start_byte(), r));

@@ -5,7 +5,7 @@ use crate::kinds::KindName;
 use std::collections::HashMap;
 
 use drsg_parsers::text::{collapse, node_text};
-use drsg_parsers::{Qualifier, Ref, RefKind};
+use drsg_parsers::{Origin, Qualifier, Ref, RefKind};
 use tree_sitter::Node;
 
 use super::{Container, Field};
@@ -25,8 +25,7 @@ fn make_ref(kind: RefKind, path: Vec<String>, qualifier: Qualifier, line_node: N
         line: line_node.start_position().row as u32 + 1,
         scope: None,
         text: collapse(text, 120),
-        within: None,
-        expanded: false,
+        origin: Origin::Written,
     }
 }
 

@@ -4,7 +4,7 @@ use crate::kinds::KindName;
 use std::collections::HashSet;
 
 use drsg_parsers::text::{collapse, node_text};
-use drsg_parsers::{Qualifier, Ref, RefKind};
+use drsg_parsers::{Origin, Qualifier, Ref, RefKind};
 use tree_sitter::Node;
 
 use super::capture::Captured;
@@ -54,8 +54,7 @@ impl Refs<'_> {
                 line: syntax::line(line),
                 scope: self.scopes.innermost(at.start_byte()),
                 text: collapse(node_text(text, self.source), 120),
-                within: None,
-                expanded: false,
+                origin: Origin::Written,
             },
         ));
     }
