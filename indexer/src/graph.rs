@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use drsg_parsers::{DefKind, Family, InheritKind, RefKind};
-use drsg_planes::{KeyedEdge, NewEdge, NodeData, PlaneBatch};
+use drsg_planes::{EdgeType, KeyedEdge, NewEdge, NodeData, PlaneBatch};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use serde::Serialize;
 
@@ -357,9 +357,9 @@ impl<S: Sink> Builder<'_, S> {
         let Some(parent) = sym.parent else { return };
         let parent_kind = self.t.syms[parent as usize].kind;
         let ty = if parent_kind.is_type() && matches!(sym.kind, SymKind::Def(DefKind::Method)) {
-            "HAS_METHOD"
+            EdgeType::HasMethod.as_str()
         } else {
-            "CONTAINS"
+            EdgeType::Contains.as_str()
         };
         self.edge(parent, End::Sym(id), ty, &EdgeProps::default());
     }
@@ -409,7 +409,7 @@ impl<S: Sink> Builder<'_, S> {
                     self.acc.references_bound += 1;
                     props.resolved_by = Some(by.as_str());
                     props.confidence = Some(by.confidence());
-                    self.edge(src, End::Sym(target), "REFERENCES", &props);
+                    self.edge(src, End::Sym(target), EdgeType::References.as_str(), &props);
                 }
                 _ => self.acc.references_unbound += 1,
             }
@@ -422,9 +422,9 @@ impl<S: Sink> Builder<'_, S> {
                 self.acc.resolved += 1;
                 let kind = self.t.syms[*target as usize].kind;
                 let ty = if instantiate || (kind.is_type() && kind != SymKind::Def(DefKind::Trait)) {
-                    "INSTANTIATES"
+                    EdgeType::Instantiates.as_str()
                 } else {
-                    "CALLS"
+                    EdgeType::Calls.as_str()
                 };
                 props.resolved_by = Some(by.as_str());
                 props.confidence = Some(by.confidence());
@@ -437,7 +437,7 @@ impl<S: Sink> Builder<'_, S> {
                 self.acc.external += 1;
                 props.resolved_by = Some("external");
                 props.confidence = Some("high");
-                let ty = if instantiate { "INSTANTIATES" } else { "CALLS" };
+                let ty = if instantiate { EdgeType::Instantiates.as_str() } else { EdgeType::Calls.as_str() };
                 self.edge(src, End::External(family, path), ty, &props);
             }
             Resolution::Unresolved(reason) => {
@@ -452,7 +452,7 @@ impl<S: Sink> Builder<'_, S> {
                 let name = r.path.last().map(String::as_str).filter(|n| !n.is_empty()).unwrap_or("(computed)");
                 let reason = reason.to_string();
                 props.reason = Some(&reason);
-                let ty = if instantiate { "INSTANTIATES" } else { "CALLS" };
+                let ty = if instantiate { EdgeType::Instantiates.as_str() } else { EdgeType::Calls.as_str() };
                 self.edge(src, End::Unresolved(&file.path, name), ty, &props);
             }
         }
@@ -523,7 +523,7 @@ impl<S: Sink> Builder<'_, S> {
                     if *target == Target::Sym(src) || !seen.insert((src, Ok(target.clone()))) {
                         continue;
                     }
-                    self.edge(src, Self::target_end(family, target), "IMPORTS", &props);
+                    self.edge(src, Self::target_end(family, target), EdgeType::Imports.as_str(), &props);
                 }
                 // An import that cannot be bound is an unresolved edge, with why, named by what it binds.
                 Err(reason) => {
@@ -536,7 +536,7 @@ impl<S: Sink> Builder<'_, S> {
                         continue;
                     }
                     props.reason = Some(&reason);
-                    self.edge(src, End::Unresolved(&file.path, name), "IMPORTS", &props);
+                    self.edge(src, End::Unresolved(&file.path, name), EdgeType::Imports.as_str(), &props);
                 }
             }
         }
@@ -553,8 +553,8 @@ impl<S: Sink> Builder<'_, S> {
             match target {
                 Ok(target) => {
                     let ty = match inh.kind {
-                        InheritKind::Extends => "EXTENDS",
-                        InheritKind::Implements => "IMPLEMENTS",
+                        InheritKind::Extends => EdgeType::Extends.as_str(),
+                        InheritKind::Implements => EdgeType::Implements.as_str(),
                     };
                     let written = inh.target.join(separator(family));
                     let props = EdgeProps { line: Some(inh.line), text: Some(&written), ..EdgeProps::default() };

@@ -24,8 +24,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use drsg_parsers::wire::{Handler, PathPart, WireKind};
 use drsg_parsers::{Family, Lang};
-use drsg_planes::NodeData;
 use drsg_planes::routes::{fit, normalise};
+use drsg_planes::{EdgeType, NodeData};
 use serde_json::{Value, json};
 
 use crate::table::{SymId, Table};
@@ -214,7 +214,7 @@ pub(crate) fn layer(t: &Table) -> Layer {
                         && served.insert((at, h))
                     {
                         let props = json!({"file": file.path, "line": f.line}).to_string();
-                        out.edges.push((LayerEnd::Node(at), LayerEnd::Sym(h), "SERVES", props));
+                        out.edges.push((LayerEnd::Node(at), LayerEnd::Sym(h), EdgeType::Serves.as_str(), props));
                     }
                 }
             }
@@ -286,7 +286,7 @@ pub(crate) fn layer(t: &Table) -> Layer {
                     }
                 };
                 let props = json!({"line": f.line, "raw": path.raw, "client": client, "method": method}).to_string();
-                out.edges.push((LayerEnd::Sym(caller), LayerEnd::Node(target), "REQUESTS", props));
+                out.edges.push((LayerEnd::Sym(caller), LayerEnd::Node(target), EdgeType::Requests.as_str(), props));
             }
         }
     }

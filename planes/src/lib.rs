@@ -17,6 +17,7 @@
 
 mod bound;
 mod diff;
+mod edge_type;
 mod error;
 mod kept;
 mod lock;
@@ -32,6 +33,7 @@ mod tokenizer;
 mod write;
 
 pub use diff::{KeyedEdge, PlaneDiff};
+pub use edge_type::{EdgeType, names as edge_names};
 pub use error::{Error, Result};
 pub use kept::{KeptFile, KeptHeader, KeptWrite};
 pub use lock::{LockState, lock_state};

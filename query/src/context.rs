@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use drsg_planes::{Direction, Edge, Node, Store};
+use drsg_planes::{Direction, Edge, EdgeType, Node, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::describe::Symbol;
@@ -15,7 +15,7 @@ use crate::unresolved::{self, CutFiles, UnresolvedSite};
 use crate::walk::bfs;
 use crate::{Answer, CALL_TYPES, Result, Session, is_test};
 
-const STRUCTURE_TYPES: &[&str] = &["CONTAINS", "HAS_METHOD"];
+const STRUCTURE_TYPES: &[&str] = &[EdgeType::Contains.as_str(), EdgeType::HasMethod.as_str()];
 /// How many rows a group keeps in the structured answer.
 const GROUP_CAP: usize = 50;
 const MAX_DEPTH: u32 = 3;
@@ -152,7 +152,7 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
     let dispatch = Dispatch::of(s.store, &node)?;
     let mut incoming = s.store.edges_in(node.id, None)?;
     if let Some(class) = &dispatch.class {
-        incoming.extend(s.store.edges_in(class.id, Some("INSTANTIATES"))?);
+        incoming.extend(s.store.edges_in(class.id, Some(EdgeType::Instantiates.as_str()))?);
     }
     let outgoing = s.store.edges_out(node.id, None)?;
     let mut ids: Vec<i64> = incoming.iter().map(|e| e.src).chain(outgoing.iter().map(|e| e.dst)).collect();

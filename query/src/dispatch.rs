@@ -2,14 +2,14 @@
 //! class's instantiations, an implementation through the interface or trait method it implements (a
 //! call bound to `Speak::speak` may run `<Dog as Speak>::speak`).
 
-use drsg_planes::{Direction, Node, Store};
+use drsg_planes::{Direction, EdgeType, Node, Store};
 
 use crate::CALL_TYPES;
 use crate::Result;
 use crate::walk::{Also, Start};
 
 /// The edge types through which a constructor's class is instantiated.
-const INSTANTIATIONS: &[&str] = &["INSTANTIATES"];
+const INSTANTIATIONS: &[&str] = &[EdgeType::Instantiates.as_str()];
 
 /// What else reaches a symbol's callers' way.
 #[derive(Debug, Clone, Default)]
@@ -38,14 +38,14 @@ impl Dispatch {
         match owner.label() {
             "Class" if matches!(node.name.as_str(), "constructor" | "__init__") => out.class = Some(owner),
             "Trait" | "Interface" if implementations => {
-                for e in store.edges_in(owner.id, Some("IMPLEMENTS"))? {
+                for e in store.edges_in(owner.id, Some(EdgeType::Implements.as_str()))? {
                     out.implemented_by.extend(method_named(store, e.src, &node.name)?);
                 }
                 out.implemented_by.sort_by(|a, b| a.key.cmp(&b.key));
             }
             "Trait" | "Interface" => {}
             _ => {
-                for e in store.edges_out(owner.id, Some("IMPLEMENTS"))? {
+                for e in store.edges_out(owner.id, Some(EdgeType::Implements.as_str()))? {
                     if let Some(m) = method_named(store, e.dst, &node.name)? {
                         out.implements = Some(m);
                         break;
@@ -105,7 +105,7 @@ pub(crate) fn steps(store: &Store, node: &Node, dir: Direction) -> Result<Vec<(i
 
 /// The type or trait that declares method `node`.
 fn owner(store: &Store, node: &Node) -> Result<Option<Node>> {
-    match store.edges_in(node.id, Some("HAS_METHOD"))?.first() {
+    match store.edges_in(node.id, Some(EdgeType::HasMethod.as_str()))?.first() {
         Some(e) => Ok(store.node(e.src)?),
         None => Ok(None),
     }
@@ -113,7 +113,7 @@ fn owner(store: &Store, node: &Node) -> Result<Option<Node>> {
 
 /// The method of type `ty` named `name`, if it declares one.
 fn method_named(store: &Store, ty: i64, name: &str) -> Result<Option<Node>> {
-    for e in store.edges_out(ty, Some("HAS_METHOD"))? {
+    for e in store.edges_out(ty, Some(EdgeType::HasMethod.as_str()))? {
         if let Some(m) = store.node(e.dst)?
             && m.name == name
         {

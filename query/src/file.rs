@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use drsg_planes::Node;
+use drsg_planes::{EdgeType, Node};
 use serde::{Deserialize, Serialize};
 
 use crate::render::{Group, NodeLine, Text};
@@ -101,15 +101,15 @@ pub fn file(s: &Session<'_>, p: &FileParams) -> Result<FileOutput> {
     let mut importer_ids = Vec::new();
     for n in &declared {
         for e in s.store.edges_out(n.id, None)? {
-            match e.ty.as_str() {
-                "CONTAINS" | "HAS_METHOD" if ids.contains(&e.dst) => {
+            match EdgeType::parse(&e.ty) {
+                Some(EdgeType::Contains | EdgeType::HasMethod) if ids.contains(&e.dst) => {
                     parent.insert(e.dst, n.id);
                 }
-                "IMPORTS" => imports.push(e),
+                Some(EdgeType::Imports) => imports.push(e),
                 _ => {}
             }
         }
-        for e in s.store.edges_in(n.id, Some("IMPORTS"))? {
+        for e in s.store.edges_in(n.id, Some(EdgeType::Imports.as_str()))? {
             if !ids.contains(&e.src) {
                 importer_ids.push(e.src);
             }

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use drsg_planes::Direction;
+use drsg_planes::{Direction, EdgeType};
 use serde::{Deserialize, Serialize};
 
 use crate::dispatch::Dispatch;
@@ -19,8 +19,16 @@ use crate::unresolved::{self, CutFiles, UnresolvedSite};
 use crate::walk::{Stop, bfs};
 use crate::{Answer, Error, Result, Session, is_test};
 
-pub(crate) const IMPACT_TYPES: &[&str] =
-    &["CALLS", "REFERENCES", "INSTANTIATES", "IMPORTS", "EXTENDS", "IMPLEMENTS", "SERVES", "REQUESTS"];
+pub(crate) const IMPACT_TYPES: &[&str] = &[
+    EdgeType::Calls.as_str(),
+    EdgeType::References.as_str(),
+    EdgeType::Instantiates.as_str(),
+    EdgeType::Imports.as_str(),
+    EdgeType::Extends.as_str(),
+    EdgeType::Implements.as_str(),
+    EdgeType::Serves.as_str(),
+    EdgeType::Requests.as_str(),
+];
 const MAX_DEPTH: u32 = 6;
 const MAX_NODES: usize = 20_000;
 const GROUP_CAP: usize = 30;
@@ -140,7 +148,7 @@ pub fn impact(s: &Session<'_>, p: &ImpactParams) -> Result<Lookup<ImpactOutput>>
         for r in walk.reached.iter().filter(|r| r.depth == d) {
             let Some(n) = nodes.get(&r.node) else { continue };
             let row = Reacher { node: NodeLine::of(n), via: r.ty };
-            if r.ty == "IMPORTS" {
+            if r.ty == EdgeType::Imports.as_str() {
                 imports.push(row)
             } else if is_test(n) {
                 test.push(row)

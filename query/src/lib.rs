@@ -84,6 +84,7 @@ pub use traverse::{TraverseOutput, TraverseParams, traverse};
 pub use unresolved::UnresolvedSite;
 pub use wire::{WireOutput, WireParams, wire};
 
+use drsg_planes::EdgeType;
 use std::path::{Path, PathBuf};
 
 pub use drsg_planes::{SharedStore, Store};
@@ -185,22 +186,11 @@ pub fn short_sha(sha: &str) -> &str {
     sha.get(..12).unwrap_or(sha)
 }
 
-/// The edge types a plane may hold.
-pub const EDGE_TYPES: &[&str] = &[
-    "CONTAINS",
-    "HAS_METHOD",
-    "CALLS",
-    "REFERENCES",
-    "IMPORTS",
-    "IMPLEMENTS",
-    "EXTENDS",
-    "INSTANTIATES",
-    "SERVES",
-    "REQUESTS",
-];
+/// The edge types a code plane may hold.
+pub const EDGE_TYPES: &[&str] = &drsg_planes::edge_names(EdgeType::CODE);
 
 /// Edge types that are calls: a call site binds to a function, or to a type it instantiates.
-pub(crate) const CALL_TYPES: &[&str] = &["CALLS", "INSTANTIATES"];
+pub(crate) const CALL_TYPES: &[&str] = &[EdgeType::Calls.as_str(), EdgeType::Instantiates.as_str()];
 
 /// Checks edge type names given by a caller, accepting any case.
 pub fn edge_types(names: &[String]) -> Result<Vec<&'static str>> {

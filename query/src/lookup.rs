@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use drsg_planes::{Node, PlaneInfo, Store};
+use drsg_planes::{EdgeType, Node, PlaneInfo, Store};
 use serde::Serialize;
 
 use crate::render::{Group, NodeLine, Text};
@@ -237,12 +237,16 @@ fn inherited_from(store: &Store, owner: i64, member: &str, keep: fn(&Node) -> bo
     while !frontier.is_empty() && seen.len() <= MAX_BASES {
         let mut next = Vec::new();
         for id in frontier {
-            for base in store.adjacent(id, drsg_planes::Direction::Out, &["EXTENDS"])? {
+            for base in store.adjacent(id, drsg_planes::Direction::Out, &[EdgeType::Extends.as_str()])? {
                 if !seen.insert(base.node) {
                     continue;
                 }
                 let members: Vec<i64> = store
-                    .adjacent(base.node, drsg_planes::Direction::Out, &["HAS_METHOD", "CONTAINS"])?
+                    .adjacent(
+                        base.node,
+                        drsg_planes::Direction::Out,
+                        &[EdgeType::HasMethod.as_str(), EdgeType::Contains.as_str()],
+                    )?
                     .into_iter()
                     .map(|a| a.node)
                     .collect();
@@ -308,7 +312,7 @@ pub fn find_for_calls(store: &Store, plane: &PlaneInfo, query: &str) -> Result<(
 pub fn module_functions(store: &Store, module: &Node, cap: usize) -> Result<(Vec<Node>, usize)> {
     let mut ids = Vec::new();
     let mut types = Vec::new();
-    for a in store.adjacent(module.id, drsg_planes::Direction::Out, &["CONTAINS"])? {
+    for a in store.adjacent(module.id, drsg_planes::Direction::Out, &[EdgeType::Contains.as_str()])? {
         ids.push(a.node);
     }
     let mut out = Vec::new();
@@ -321,7 +325,12 @@ pub fn module_functions(store: &Store, module: &Node, cap: usize) -> Result<(Vec
     }
     let mut methods = Vec::new();
     for ty in types {
-        methods.extend(store.adjacent(ty, drsg_planes::Direction::Out, &["HAS_METHOD"])?.into_iter().map(|a| a.node));
+        methods.extend(
+            store
+                .adjacent(ty, drsg_planes::Direction::Out, &[EdgeType::HasMethod.as_str()])?
+                .into_iter()
+                .map(|a| a.node),
+        );
     }
     out.extend(store.nodes_by_ids(&methods)?);
     let total = out.len();

@@ -2,6 +2,7 @@
 //! re-parsed from that revision; `pattern` searches that revision's tree; `vs` diffs a file or a symbol
 //! against another revision.
 
+use drsg_planes::EdgeType;
 use serde::{Deserialize, Serialize};
 
 use crate::grep::{GrepOutput, GrepParams, grep_in};
@@ -269,8 +270,10 @@ fn name_path(store: &drsg_planes::Store, node: &drsg_planes::Node) -> Result<Vec
     let mut names = vec![node.name.clone()];
     let mut current = node.id;
     for _ in 0..32 {
-        let parents =
-            store.edges_in(current, Some("HAS_METHOD"))?.into_iter().chain(store.edges_in(current, Some("CONTAINS"))?);
+        let parents = store
+            .edges_in(current, Some(EdgeType::HasMethod.as_str()))?
+            .into_iter()
+            .chain(store.edges_in(current, Some(EdgeType::Contains.as_str()))?);
         let Some(parent) = parents.filter_map(|e| store.node(e.src).ok().flatten()).next() else { break };
         // A file's own module spans it from line 1; an inline module (`mod tests { … }`) is a name.
         if parent.label() == "Module" && parent.line == Some(1) {

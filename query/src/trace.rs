@@ -12,7 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use drsg_planes::{Direction, PlaneKind, Store};
+use drsg_planes::{Direction, EdgeType, PlaneKind, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::CALL_TYPES;
@@ -188,7 +188,15 @@ enum Step {
 }
 
 /// The edges a path follows: calls, and across the wire a request to a route and the route to its handler.
-const PATH_TYPES: &[&str] = &["CALLS", "INSTANTIATES", "REQUESTS", "SERVES"];
+/// The route layer's edge types, as the steps of a path name them.
+const REQUESTS: &str = EdgeType::Requests.as_str();
+const SERVES: &str = EdgeType::Serves.as_str();
+const PATH_TYPES: &[&str] = &[
+    EdgeType::Calls.as_str(),
+    EdgeType::Instantiates.as_str(),
+    EdgeType::Requests.as_str(),
+    EdgeType::Serves.as_str(),
+];
 
 /// A shortest call path from `a` to `b`, by a bidirectional breadth-first search that always grows the
 /// smaller side (so a start or end with few neighbours settles "no path" fast). Besides call edges it
@@ -497,8 +505,8 @@ impl Answer for TraceOutput {
                             t.line(format_args!("  → {}  (via interface: it implements the method above)", h.node))
                         }
                         "constructor" => t.line(format_args!("  → {}  (the constructor of the class above)", h.node)),
-                        "REQUESTS" => t.line(format_args!("  → {}  (requested at {line})", h.node)),
-                        "SERVES" => t.line(format_args!("  → {}  (the route's handler)", h.node)),
+                        REQUESTS => t.line(format_args!("  → {}  (requested at {line})", h.node)),
+                        SERVES => t.line(format_args!("  → {}  (the route's handler)", h.node)),
                         "wire" => t.line(format_args!("  → {}  (the route of another plane serving it)", h.node)),
                         ty => t.line(format_args!("  → {}  ({ty} at {line}, by {by})", h.node)),
                     };

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use drsg_planes::routes::{normalise, same_path};
 
 use crate::across::Across;
-use drsg_planes::{Direction, Node, PlaneInfo, PlaneKind};
+use drsg_planes::{Direction, EdgeType, Node, PlaneInfo, PlaneKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -105,17 +105,18 @@ pub fn wire(s: &Session<'_>, p: &WireParams) -> Result<WireOutput> {
         let request_nodes = s.store.nodes_by_label(plane.id, "Request")?;
         let ids: Vec<i64> = route_nodes.iter().chain(&request_nodes).map(|n| n.id).collect();
         let route_ids: Vec<i64> = route_nodes.iter().map(|n| n.id).collect();
-        let mut edges = s.store.edges_at(&route_ids, Direction::Out, "SERVES")?;
-        edges.extend(s.store.edges_at(&ids, Direction::In, "REQUESTS")?);
-        let mut ends: Vec<i64> = edges.iter().map(|e| if e.ty == "SERVES" { e.dst } else { e.src }).collect();
+        let mut edges = s.store.edges_at(&route_ids, Direction::Out, EdgeType::Serves.as_str())?;
+        edges.extend(s.store.edges_at(&ids, Direction::In, EdgeType::Requests.as_str())?);
+        let mut ends: Vec<i64> =
+            edges.iter().map(|e| if e.ty == EdgeType::Serves.as_str() { e.dst } else { e.src }).collect();
         ends.sort_unstable();
         ends.dedup();
         let symbols: HashMap<i64, Node> = s.store.nodes_by_ids(&ends)?.into_iter().map(|n| (n.id, n)).collect();
         let mut handler_of: HashMap<i64, i64> = HashMap::new();
         let mut requests_of: HashMap<i64, Vec<&drsg_planes::Edge>> = HashMap::new();
         for e in &edges {
-            match e.ty.as_str() {
-                "SERVES" => {
+            match EdgeType::parse(&e.ty) {
+                Some(EdgeType::Serves) => {
                     handler_of.entry(e.src).or_insert(e.dst);
                 }
                 _ => requests_of.entry(e.dst).or_default().push(e),
@@ -245,7 +246,7 @@ fn request_out(e: &drsg_planes::Edge, caller: &Node, target: &Node, plane: &str)
 /// The requests ending at `target` (a route or a request stand-in), one per calling site.
 fn callers(s: &Session<'_>, target: &Node, plane: &str) -> Result<Vec<RequestOut>> {
     let mut out = Vec::new();
-    for e in s.store.edges_in(target.id, Some("REQUESTS"))? {
+    for e in s.store.edges_in(target.id, Some(EdgeType::Requests.as_str()))? {
         let Some(caller) = s.store.node(e.src)? else { continue };
         out.push(request_out(&e, &caller, target, plane));
     }

@@ -7,7 +7,7 @@
 //! the moved refs are written as a `PlaneDiff` (`plan`), which a fold writes in the code plane's
 //! transaction.
 
-use drsg_planes::{Direction, KeyedEdge, NewEdge, Node, NodeData, PlaneDiff, Props, Store};
+use drsg_planes::{Direction, EdgeType, KeyedEdge, NewEdge, Node, NodeData, PlaneDiff, Props, Store};
 use foldhash::{HashMap, HashMapExt, HashSet};
 use serde_json::Value;
 
@@ -183,7 +183,12 @@ pub(crate) fn plan(
         for (order, parent) in c.parents.iter().enumerate() {
             if in_plane(parent) {
                 let props = super::props(serde_json::json!({"order": order}));
-                add_edges.push(keyed(&format!("commit:{}", c.sha), &format!("commit:{parent}"), "PARENT", &props));
+                add_edges.push(keyed(
+                    &format!("commit:{}", c.sha),
+                    &format!("commit:{parent}"),
+                    EdgeType::Parent.as_str(),
+                    &props,
+                ));
             }
         }
     }
@@ -214,7 +219,7 @@ pub(crate) fn plan(
             continue;
         }
         if let Some(t) = target {
-            let ty = if node.label() == "Tag" { "TAGS" } else { "TIP" };
+            let ty = if node.label() == "Tag" { EdgeType::Tags.as_str() } else { EdgeType::Tip.as_str() };
             remove_edges.push(keyed(key, t, ty, &Props::new()));
         }
         remove_nodes.push(key.clone());
@@ -266,7 +271,7 @@ fn old_refs(store: &Store, plane: i64) -> Result<HashMap<String, (Node, Option<S
     // Each ref's one edge, found from the ref (reading the plane's edges by type would scan every commit's
     // parent edges: about 7 ms on cargo's 23,000 commits, against 2 ms for its 127 refs one by one).
     let mut refs = Vec::new();
-    for (label, ty) in [("Branch", "TIP"), ("Tag", "TAGS")] {
+    for (label, ty) in [("Branch", EdgeType::Tip.as_str()), ("Tag", EdgeType::Tags.as_str())] {
         for node in store.nodes_by_label(plane, label).map_err(read)? {
             let target = store.adjacent(node.id, Direction::Out, &[ty]).map_err(read)?.first().map(|a| a.node);
             refs.push((node, target));

@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use drsg_planes::{NewEdge, NodeData, PlaneBatch, PlaneKind, PlaneMeta, Props, Store};
+use drsg_planes::{EdgeType, NewEdge, NodeData, PlaneBatch, PlaneKind, PlaneMeta, Props, Store};
 use foldhash::{HashMap, HashMapExt};
 use serde_json::{Value, json};
 
@@ -251,7 +251,7 @@ impl Plane {
         let mut nodes = Vec::with_capacity(range.len());
         let mut edges = Vec::new();
         let parent_edge = |(src, dst, order): (usize, usize, usize)| {
-            NewEdge::new(src, dst, "PARENT", &props(json!({"order": order})))
+            NewEdge::new(src, dst, EdgeType::Parent.as_str(), &props(json!({"order": order})))
         };
         for i in range {
             let read_text;
@@ -322,10 +322,10 @@ impl Plane {
                 })),
             ));
             if let Some(&dst) = self.position.get(&rb.onto) {
-                edges.push(NewEdge::new(src, dst, "ONTO", &Props::new()));
+                edges.push(NewEdge::new(src, dst, EdgeType::Onto.as_str(), &Props::new()));
             }
             if let Some(&dst) = self.position.get(&rb.replaced) {
-                edges.push(NewEdge::new(src, dst, "REPLACED", &Props::new()));
+                edges.push(NewEdge::new(src, dst, EdgeType::Replaced.as_str(), &Props::new()));
             }
         }
         PlaneBatch { nodes, edges }
@@ -366,7 +366,7 @@ fn recorded_before(store: &Store, plane: &str) -> Result<Recorded, Error> {
     let sha_of: HashMap<i64, &str> =
         commits.iter().filter_map(|n| Some((n.id, n.props.get("sha")?.as_str()?))).collect();
     let mut parents: HashMap<i64, Vec<(u64, &str)>> = HashMap::new();
-    let edges = store.edges(info.id, Some(&["PARENT"]))?;
+    let edges = store.edges(info.id, Some(&[EdgeType::Parent.as_str()]))?;
     for e in &edges {
         if let Some(&parent) = sha_of.get(&e.dst) {
             let order = e.props.get("order").and_then(Value::as_u64).unwrap_or(0);
@@ -528,13 +528,13 @@ fn ref_node(r: &RefInfo, head: &Head) -> (NodeData, &'static str) {
                 "remote": r.kind == RefKind::RemoteBranch,
                 "tip": r.commit,
             }),
-            "TIP",
+            EdgeType::Tip.as_str(),
         ),
         RefKind::Tag => (
             format!("tag:{}", r.short),
             "Tag",
             json!({"name": r.short, "target": r.commit, "annotated": r.tag_object.is_some()}),
-            "TAGS",
+            EdgeType::Tags.as_str(),
         ),
     };
     let node = NodeData { key, labels: vec![label.to_owned()], name: r.short.clone(), ..NodeData::default() }

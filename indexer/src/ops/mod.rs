@@ -15,7 +15,7 @@ mod yaml;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use drsg_planes::{NewEdge, NodeData, PlaneKind, PlaneMeta, Props, Store};
+use drsg_planes::{EdgeType, NewEdge, NodeData, PlaneKind, PlaneMeta, Props, Store};
 use foldhash::{HashMap, HashMapExt};
 use serde_json::{Value, json};
 
@@ -346,7 +346,7 @@ pub fn plane(facts: &Facts) -> (Vec<NodeData>, Vec<NewEdge>) {
         for s in d.stages.iter().filter(|s| !s.from_stage && s.image != "scratch") {
             if let Some(dst) = image(&mut nodes, &mut by_key, &s.image) {
                 let props = json!({"stage": s.name, "line": s.line, "platform": s.platform});
-                edges.push(NewEdge::new(src, dst, "FROM", &obj(props.clone())));
+                edges.push(NewEdge::new(src, dst, EdgeType::From.as_str(), &obj(props.clone())));
             }
         }
     }
@@ -370,7 +370,7 @@ pub fn plane(facts: &Facts) -> (Vec<NodeData>, Vec<NewEdge>) {
         for c in &w.containers {
             if let Some(dst) = image(&mut nodes, &mut by_key, &c.image) {
                 let props = json!({"container": c.name, "line": c.line, "init": c.init});
-                edges.push(NewEdge::new(src, dst, "RUNS", &obj(props.clone())));
+                edges.push(NewEdge::new(src, dst, EdgeType::Runs.as_str(), &obj(props.clone())));
                 built_image.get_or_insert(dst);
             }
         }
@@ -385,10 +385,10 @@ pub fn plane(facts: &Facts) -> (Vec<NodeData>, Vec<NewEdge>) {
                 }
             };
             let props = json!({"context": build.context, "line": build.line});
-            edges.push(NewEdge::new(src, target, "BUILT_FROM", &obj(props.clone())));
+            edges.push(NewEdge::new(src, target, EdgeType::BuiltFrom.as_str(), &obj(props.clone())));
             // `image:` beside `build:` names the image the build makes.
             if let Some(img) = built_image {
-                edges.push(NewEdge::new(img, target, "BUILT_FROM", &obj(props.clone())));
+                edges.push(NewEdge::new(img, target, EdgeType::BuiltFrom.as_str(), &obj(props.clone())));
             }
         }
     }
@@ -412,7 +412,7 @@ pub fn plane(facts: &Facts) -> (Vec<NodeData>, Vec<NewEdge>) {
             }
         };
         if let Some(dst) = image(&mut nodes, &mut by_key, &o.image) {
-            edges.push(NewEdge::new(src, dst, "OVERRIDES", &obj(json!({"line": o.line}))));
+            edges.push(NewEdge::new(src, dst, EdgeType::Overrides.as_str(), &obj(json!({"line": o.line}))));
         }
     }
     edges.sort_by(|a, b| (a.src, a.dst, &a.ty, &a.props_json).cmp(&(b.src, b.dst, &b.ty, &b.props_json)));

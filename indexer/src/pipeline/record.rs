@@ -157,7 +157,7 @@ mod tests {
         let edge = KeyedEdge {
             src: "a::f".to_owned(),
             dst: "ext::x".to_owned(),
-            ty: "CALLS".into(),
+            ty: drsg_planes::EdgeType::Calls.as_str().into(),
             props_json: r#"{"line":3}"#.repeat(40),
         };
         let acc = Accounting { call_sites: 1, external: 1, ..Accounting::default() };

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use drsg_planes::{Node, PlaneInfo};
+use drsg_planes::{EdgeType, Node, PlaneInfo};
 
 use super::resolve::{History, OwnNames, workload};
 use crate::{Result, Session};
@@ -52,13 +52,13 @@ pub(crate) fn built_from(s: &Session<'_>, code: &PlaneInfo, file: &str) -> Resul
         let segments: Vec<String> = dir.split('/').filter(|p| !p.is_empty()).map(str::to_lowercase).collect();
         let mut what: Vec<String> = Vec::new();
         // Compose services built from it, then workloads running an image named like its directory.
-        for e in s.store.edges_in(d.id, Some("BUILT_FROM"))? {
+        for e in s.store.edges_in(d.id, Some(EdgeType::BuiltFrom.as_str()))? {
             if let Some(n) = s.store.node(e.src)?.filter(|n| n.label() == "Workload") {
                 what.push(describe(&n));
             }
         }
         for w in &workloads {
-            for e in s.store.edges_out(w.id, Some("RUNS"))? {
+            for e in s.store.edges_out(w.id, Some(EdgeType::Runs.as_str()))? {
                 let Some(image) = s.store.node(e.dst)? else { continue };
                 if segments.contains(&image.name.to_lowercase()) && !what.contains(&describe(w)) {
                     what.push(describe(w));

@@ -5,7 +5,7 @@ use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
-use drsg_planes::{Node, PlaneInfo};
+use drsg_planes::{EdgeType, Node, PlaneInfo};
 use serde_json::Value;
 
 use super::{CommitOut, ImageOut, WorkloadOut};
@@ -184,7 +184,7 @@ impl<'s> History<'s> {
             return Ok(g);
         }
         let mut parents: HashMap<i64, Vec<i64>> = HashMap::new();
-        for e in self.store.edges(self.plane_id, Some(&["PARENT"]))? {
+        for e in self.store.edges(self.plane_id, Some(&[EdgeType::Parent.as_str()]))? {
             parents.entry(e.src).or_default().push(e.dst);
         }
         let head = match &self.head {
@@ -227,7 +227,7 @@ impl OwnNames {
             }
         }
         let mut built = BTreeSet::new();
-        for e in s.store.edges(ops.id, Some(&["BUILT_FROM"]))? {
+        for e in s.store.edges(ops.id, Some(&[EdgeType::BuiltFrom.as_str()]))? {
             if let Some(src) = s.store.node(e.src)? {
                 match src.label() {
                     "Image" => {
@@ -260,12 +260,14 @@ pub(super) fn workload(
     let mut build = None;
     for e in s.store.edges_out(w.id, None)? {
         let Some(target) = s.store.node(e.dst)? else { continue };
-        match e.ty.as_str() {
-            "RUNS" => {
+        match EdgeType::parse(&e.ty) {
+            Some(EdgeType::Runs) => {
                 let container = e.props.get("container").and_then(Value::as_str).unwrap_or("").to_owned();
                 images.push(image(s, &target, container, ours, history)?);
             }
-            "BUILT_FROM" => build = Some(target.key.split_once(':').map_or(target.key.clone(), |(_, p)| p.to_owned())),
+            Some(EdgeType::BuiltFrom) => {
+                build = Some(target.key.split_once(':').map_or(target.key.clone(), |(_, p)| p.to_owned()))
+            }
             _ => {}
         }
     }
@@ -343,7 +345,7 @@ fn image(
 
 /// The commit an OCI revision label names, in a Dockerfile the image is built from.
 fn revision_label(s: &Session<'_>, image: &Node, history: &History) -> Result<Option<(String, String)>> {
-    for e in s.store.edges_out(image.id, Some("BUILT_FROM"))? {
+    for e in s.store.edges_out(image.id, Some(EdgeType::BuiltFrom.as_str()))? {
         let Some(dockerfile) = s.store.node(e.dst)? else { continue };
         let Some(label) = dockerfile.props.get("revision").and_then(Value::as_str) else { continue };
         if let Some(sha) = history.label(label)? {

@@ -21,7 +21,7 @@ mod runs;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use drsg_planes::{Node, PlaneInfo};
+use drsg_planes::{EdgeType, Node, PlaneInfo};
 use serde::{Deserialize, Serialize};
 
 pub use diff::ChangeKind;
@@ -50,7 +50,12 @@ const MAX_FILE_BYTES: usize = 4 * 1024 * 1024;
 /// Unbound references read per removed method, to find those through its type.
 const REMOVED_SITES: usize = 2_000;
 /// Edge types through which a name left unbound at head may still point at a removed definition.
-const REFERENCE_TYPES: &[&str] = &["CALLS", "INSTANTIATES", "REFERENCES", "IMPORTS"];
+const REFERENCE_TYPES: &[&str] = &[
+    EdgeType::Calls.as_str(),
+    EdgeType::Instantiates.as_str(),
+    EdgeType::References.as_str(),
+    EdgeType::Imports.as_str(),
+];
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 pub struct ReportParams {
@@ -266,7 +271,7 @@ pub fn report(s: &Session<'_>, revisions: &dyn Revisions, p: &ReportParams) -> R
         }
         for hit in &r.walk.reached {
             let Some(n) = r.nodes.get(&hit.node) else { continue };
-            if hit.ty == "IMPORTS" {
+            if hit.ty == EdgeType::Imports.as_str() {
                 continue;
             }
             if is_test(n) {
@@ -576,7 +581,7 @@ fn risks(
                 .walk
                 .reached
                 .iter()
-                .filter(|h| h.depth == 1 && h.ty != "IMPORTS")
+                .filter(|h| h.depth == 1 && h.ty != EdgeType::Imports.as_str())
                 .filter_map(|h| r.nodes.get(&h.node))
                 .filter(|n| n.file.as_deref() != Some(c.file.as_str()))
                 .collect();
