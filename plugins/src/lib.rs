@@ -4,16 +4,17 @@
 //! query captures into [`drsg_parsers::FileFacts`]. Plugins do no I/O.
 //! [`builtin`] returns the registry an indexing run is given.
 //!
-//! The Rust plugin reads macros in four modules (`rust/macros.rs`, `rust/expand.rs`,
-//! `rust/generated.rs`, `rust/body_calls.rs`). Sites found in a parsed token tree are marked with
-//! their macro (`Ref::within`); inside items a parsed token tree declares, the calls count where the
+//! The Rust plugin reads macros in its `rust/macros/` layer (`mod.rs` the calls inside token trees,
+//! `mbe.rs` the `macro_rules!` engine, `items.rs` the items invocations write, `spans.rs` the span map)
+//! and in `rust/body_calls.rs`. Sites found in a parsed token tree are marked with
+//! their macro (`Origin::MacroArgument`); inside items a parsed token tree declares, the calls count where the
 //! invocation is, and the bindings are left out as the items'. Token-generating and compile-time
 //! macros (`quote!`, `stringify!`, `include_str!`, …) are not read. In an expansion of the file's own
-//! macro, a site of the macro's body sits at the invocation with `Ref::expanded`, which the resolver
+//! macro, a site of the macro's body sits at the invocation with `Origin::MacroBody`, which the resolver
 //! binds as `resolved_by: "macro"`, and a binding of the body counts only when its name was passed in
 //! (`let $inner = …`), as hygiene has it. The items an expansion writes come with their sites and
 //! bindings scoped to them (`with_scopes` keeps a scope already set); a braced invocation of another
-//! file's macro among items is read with its tokens as the expansion (`expand::verbatim`); and the
+//! file's macro among items is read with its tokens as the expansion (`mbe::verbatim`); and the
 //! `impl Trait for Type` items an expansion generates are inherits at the invocation's line. Each
 //! `macro_rules!` records the calls its transcribers write (`FileFacts::macro_calls`: paths with
 //! `$crate` kept, methods, other macros; fragments passed in left out), which the indexer's `graph`

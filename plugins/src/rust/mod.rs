@@ -8,13 +8,10 @@
 mod bindings;
 mod body_calls;
 mod defs;
-mod expand;
-mod generated;
 mod imports;
 mod macros;
 mod paths;
 mod refs;
-mod spans;
 
 use crate::kinds::KindName;
 use std::collections::HashMap;
@@ -307,7 +304,7 @@ fn generic_bounds<'t>(item: Node<'t>, types: &mut Vec<(Node<'t>, Option<Node<'t>
 fn extract(root: Node<'_>, source: &str) -> FileFacts {
     let captured = capture(root, source);
     let macros = captured.defs.iter().filter(|(_, kind)| *kind == DefKind::Macro).map(|(node, _)| *node);
-    let rules = expand::Rules::of(macros, source);
+    let rules = macros::mbe::Rules::of(macros, source);
     let reading = macros::Reading { rules: &rules, depth: 0 };
     let mut facts = FileFacts { module_doc: defs::inner_doc(root, source), ..FileFacts::default() };
     let trivia = defs::Trivia::new(captured.trivia);
@@ -343,7 +340,7 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
             }
             kind => {
                 if kind == Capture::Macro {
-                    match generated::placement(node, source, reading, &captured.containers) {
+                    match macros::items::placement(node, source, reading, &captured.containers) {
                         Some(placed) => item_level.push((node, placed)),
                         None => macros::invocation(node, source, reading, &mut refs, &mut bindings, &mut invocations),
                     }
@@ -353,9 +350,9 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
         }
     }
     for (node, placed) in item_level {
-        match generated::expand(node, source, reading, &placed) {
+        match macros::items::expand(node, source, reading, &placed) {
             Some(items) => {
-                let into = generated::Invoker {
+                let into = macros::items::Invoker {
                     defs: &mut facts.defs,
                     refs: &mut refs,
                     bindings: &mut bindings,

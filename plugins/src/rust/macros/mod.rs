@@ -15,18 +15,31 @@
 //! `include_str!`, …) are left alone. (Among items, an invocation of the file's own macro is expanded
 //! into defs, and a braced one of another file's macro read as the items it holds: [`super::generated`].)
 
+pub(super) mod items;
+pub(super) mod mbe;
+mod spans;
+
+// The limits every reading of macros keeps.
+/// Nesting of token trees read, beyond which the rest of an invocation is left unread.
+const MAX_ROUNDS: usize = 8;
+/// Nesting of expansions (a macro whose body invokes another of the file, or itself) beyond which an
+/// invocation is read as tokens.
+pub(in crate::rust) const MAX_DEPTH: usize = 8;
+/// An expansion longer than this (a recursive macro) is not read.
+pub(in crate::rust) const MAX_LEN: usize = 64 * 1024;
+
 use std::cell::RefCell;
 
 use drsg_parsers::text::{collapse, node_text};
 use drsg_parsers::{Binding, Origin, Qualifier, Ref, RefKind};
 use tree_sitter::{Node, Parser, Tree};
 
-use super::expand::{self, Expansion, Glue, Rules};
-use super::refs::Positioned;
-use super::spans::Segment;
-use super::{Capture, Field, capture, read_expression_site};
+use self::mbe::{Expansion, Glue, Rules};
+use self::spans::Segment;
 use crate::fields::ChildInField;
 use crate::kinds::KindName;
+use crate::rust::refs::Positioned;
+use crate::rust::{Capture, Field, capture, read_expression_site};
 
 /// Macros whose tokens are not code of the crate that invokes them: generated code, strings of tokens,
 /// compile-time inputs.
@@ -59,9 +72,6 @@ const OPAQUE: &[&str] = &[
 pub(super) fn is_opaque(name: &str) -> bool {
     OPAQUE.contains(&name.rsplit("::").next().unwrap_or(""))
 }
-
-/// Nesting of token trees read, beyond which the rest of an invocation is left unread.
-const MAX_ROUNDS: usize = 8;
 
 /// The glue around a segment of the expression source; a segment is the token tree between them.
 const EXPR_OPEN: &str = "_m(";
@@ -116,7 +126,7 @@ pub(super) fn invocation(
         return;
     }
     let Some(tree) = last_token_tree(node) else { return };
-    let own = node_text(name, text) == last && reading.rules.defines(last) && reading.depth < expand::MAX_DEPTH;
+    let own = node_text(name, text) == last && reading.rules.defines(last);
     if own && read_expansion(node, tree, last, text, reading, refs, bindings) {
         return;
     }
@@ -373,7 +383,7 @@ fn read_expressions(
         next.extend(nested.into_iter().map(|p| segment.pending_in_file(p)));
         for (node, owner) in captured.types {
             if outside(node.start_byte()) {
-                super::refs::types(node, owner, &captured.containers, text, &mut found_refs);
+                crate::rust::refs::types(node, owner, &captured.containers, text, &mut found_refs);
             }
         }
         for (_, r) in &mut found_refs {
@@ -391,7 +401,7 @@ fn read_expressions(
 /// into `refs` and `bindings`, in the coordinates of `text`; false when it has none or it does not parse,
 /// and nothing is read. A site or binding inside a fragment the invocation passed keeps its place; one of
 /// the macro's body (or partly: `$self_.into_inner()`) sits at the invocation, a site marked
-/// [`Ref::expanded`], and a binding only when its
+/// `Origin::MacroBody`, and a binding only when its
 /// name came from the invocation (`let $inner = …`): the body's own names are hygienic.
 fn read_expansion(
     node: Node<'_>,
@@ -402,7 +412,7 @@ fn read_expansion(
     refs: &mut Vec<Positioned<Ref>>,
     bindings: &mut Vec<Positioned<Binding>>,
 ) -> bool {
-    let Some(expansion) = reading.rules.expand(name, tree, text, Glue::Body) else { return false };
+    let Ok(expansion) = reading.rules.expand(name, tree, text, Glue::Body, reading.depth) else { return false };
     let Some(parsed) = parse(&expansion.text) else { return false };
     let body = parsed.root_node().named_child(0).and_then(|f| f.field(Field::Body));
     let Some(body) = body.filter(|b| !parsed.root_node().has_error() && b.kind_name() == "block") else {
@@ -425,7 +435,7 @@ fn read_expansion(
     }
     for (ty, owner) in captured.types {
         if outside(ty.start_byte()) {
-            super::refs::types(ty, owner, &captured.containers, source, &mut found_refs);
+            crate::rust::refs::types(ty, owner, &captured.containers, source, &mut found_refs);
         }
     }
     read(nested, source, inner, &mut found_refs, &mut found_bindings);
@@ -457,7 +467,7 @@ fn read_expansion(
 
 /// The sites read from the expansion of an invocation (`node`) of macro `name`, in the coordinates of the
 /// invoking text: a site inside a fragment the invocation passed keeps its place, one of the macro's body
-/// (or partly: `$self_.into_inner()`) sits at the invocation, marked [`Ref::expanded`].
+/// (or partly: `$self_.into_inner()`) sits at the invocation, marked `Origin::MacroBody`.
 pub(super) fn to_invocation(
     found: Vec<Positioned<Ref>>,
     expansion: &Expansion,

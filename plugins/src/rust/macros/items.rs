@@ -9,8 +9,8 @@
 //! as a file is. Its defs follow the file's own and sit below the def the invocation sits in; a def inside
 //! a fragment the invocation passed keeps its lines, any other spans the invocation's. The sites and
 //! bindings inside them are scoped to them. A site of the macro's body sits at the invocation, marked
-//! [`Ref::expanded`]; one inside a fragment keeps its place. An item-level invocation inside an expansion
-//! (a macro that calls itself with docs added) is read in turn, to [`expand::MAX_DEPTH`]. A doc comment the macro
+//! `Origin::MacroBody`; one inside a fragment keeps its place. An item-level invocation inside an expansion
+//! (a macro that calls itself with docs added) is read in turn, to `MAX_DEPTH`. A doc comment the macro
 //! writes is no doc of the def.
 
 use std::collections::HashMap;
@@ -19,26 +19,26 @@ use drsg_parsers::text::{lines, node_text};
 use drsg_parsers::{Binding, Def, ImplBlock, Import, Inherit, Ref};
 use tree_sitter::Node;
 
-use super::expand::{self, Glue};
-use super::macros::{self, Reading};
-use super::refs::Positioned;
-use super::{Capture, Container, Field, capture, defs, read_expression_site, with_scopes};
+use super::mbe::{self, Glue};
+use super::{self as macros, Reading};
 use crate::fields::ChildInField;
 use crate::kinds::KindName;
+use crate::rust::refs::Positioned;
+use crate::rust::{Capture, Container, Field, capture, defs, read_expression_site, with_scopes};
 
 /// What an item-level invocation generates, in the coordinates of the text that invokes it.
 #[derive(Debug, Default)]
-pub(super) struct Generated {
+pub(in crate::rust) struct Generated {
     /// Parents index `defs`; `None` is the def the invocation sits in.
-    pub(super) defs: Vec<Def>,
+    pub(in crate::rust) defs: Vec<Def>,
     /// A set `scope` indexes `defs`; an unset one is the invocation's.
-    pub(super) refs: Vec<Positioned<Ref>>,
+    pub(in crate::rust) refs: Vec<Positioned<Ref>>,
     /// Each scoped to one of `defs`.
-    pub(super) bindings: Vec<Positioned<Binding>>,
+    pub(in crate::rust) bindings: Vec<Positioned<Binding>>,
     /// A set `scope` indexes `defs`; an unset one is the invocation's.
-    pub(super) imports: Vec<Positioned<Import>>,
+    pub(in crate::rust) imports: Vec<Positioned<Import>>,
     /// The generated `impl Trait for Type` items and supertraits (a `child_def` indexes `defs`).
-    pub(super) inherits: Vec<Inherit>,
+    pub(in crate::rust) inherits: Vec<Inherit>,
     /// While the expansion is read: each def's span in it (those of a nested invocation's defs, the
     /// invocation's).
     spans: Vec<(usize, usize)>,
@@ -46,24 +46,24 @@ pub(super) struct Generated {
 
 /// How an invocation among items is read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Placement {
+pub(in crate::rust) struct Placement {
     /// The impl among whose members it sits; `None` among a module's items.
-    pub(super) block: Option<ImplBlock>,
+    pub(in crate::rust) block: Option<ImplBlock>,
     /// A braced invocation of a macro the file does not define (`cfg_rt! { … }`): its items are read
     /// as written, since such macros pass the items they are given through (under a `#[cfg]`).
-    pub(super) as_written: bool,
+    pub(in crate::rust) as_written: bool,
 }
 
 /// Where an invocation of a macro the file defines, or a braced invocation of any other, sits among
 /// items; `None` when it is no such invocation.
-pub(super) fn placement(
+pub(in crate::rust) fn placement(
     node: Node<'_>,
     text: &str,
     reading: Reading<'_>,
     containers: &HashMap<usize, Container<'_>>,
 ) -> Option<Placement> {
     let name = node_text(node.field(Field::Macro)?, text);
-    if reading.depth >= expand::MAX_DEPTH || macros::is_opaque(name) {
+    if reading.depth >= macros::MAX_DEPTH || macros::is_opaque(name) {
         return None;
     }
     let own = reading.rules.defines(name);
@@ -88,14 +88,19 @@ pub(super) fn placement(
 
 /// The items invocation `node` of `text` generates, placed as `placed` says. `None` when the macro
 /// has no rule for it or its expansion does not parse.
-pub(super) fn expand(node: Node<'_>, text: &str, reading: Reading<'_>, placed: &Placement) -> Option<Generated> {
+pub(in crate::rust) fn expand(
+    node: Node<'_>,
+    text: &str,
+    reading: Reading<'_>,
+    placed: &Placement,
+) -> Option<Generated> {
     let name = node_text(node.field(Field::Macro)?, text);
     let tree = macros::last_token_tree(node)?;
     let block = placed.block.as_ref();
     let glue = if block.is_some() { Glue::Members } else { Glue::Items };
     let expansion = match placed.as_written {
-        true => expand::verbatim(tree, text, glue)?,
-        false => reading.rules.expand(name, tree, text, glue)?,
+        true => mbe::verbatim(tree, text, glue).ok()?,
+        false => reading.rules.expand(name, tree, text, glue, reading.depth).ok()?,
     };
     let parsed = macros::parse(&expansion.text)?;
     let root = parsed.root_node();
@@ -113,21 +118,21 @@ pub(super) fn expand(node: Node<'_>, text: &str, reading: Reading<'_>, placed: &
     let (mut refs, mut bindings, mut pending, mut nested) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut imports, mut inherits) = (Vec::new(), Vec::new());
     for (ty, owner) in captured.types {
-        super::refs::types(ty, owner, &captured.containers, source, &mut refs);
+        crate::rust::refs::types(ty, owner, &captured.containers, source, &mut refs);
     }
     for (site, kind) in captured.sites {
         match kind {
             Capture::ImplTrait => {
-                inherits.extend(super::bindings::impl_trait(site, source).map(|i| (site.start_byte(), i)))
+                inherits.extend(crate::rust::bindings::impl_trait(site, source).map(|i| (site.start_byte(), i)))
             }
             Capture::Supertraits => {
                 let mut found = Vec::new();
-                super::bindings::supertraits(site, source, table.by_node.get(&site.id()).copied(), &mut found);
+                crate::rust::bindings::supertraits(site, source, table.by_node.get(&site.id()).copied(), &mut found);
                 inherits.extend(found.into_iter().map(|i| (site.start_byte(), i)));
             }
-            Capture::Use => super::imports::use_declaration(site, source, &mut imports),
-            Capture::ExternCrate => imports.extend(super::imports::extern_crate(site, source)),
-            Capture::Field => bindings.extend(super::bindings::field(site, source)),
+            Capture::Use => crate::rust::imports::use_declaration(site, source, &mut imports),
+            Capture::ExternCrate => imports.extend(crate::rust::imports::extern_crate(site, source)),
+            Capture::Field => bindings.extend(crate::rust::bindings::field(site, source)),
             kind => {
                 if kind == Capture::Macro {
                     match placement(site, source, inner, &captured.containers) {
@@ -202,7 +207,7 @@ pub(super) fn expand(node: Node<'_>, text: &str, reading: Reading<'_>, placed: &
 /// place, any other sits at the invocation `node`.
 fn to_invoking<T>(
     items: impl Iterator<Item = Positioned<T>>,
-    expansion: &expand::Expansion,
+    expansion: &mbe::Expansion,
     node: Node<'_>,
     line: impl Fn(&mut T) -> &mut u32,
 ) -> Vec<Positioned<T>> {
@@ -228,18 +233,24 @@ fn positioned<T>((at, item): Positioned<T>) -> Positioned<Positioned<T>> {
 }
 
 /// The defs, sites, bindings and imports of an invoking text, which generated items join.
-pub(super) struct Invoker<'a> {
-    pub(super) defs: &'a mut Vec<Def>,
-    pub(super) refs: &'a mut Vec<Positioned<Ref>>,
-    pub(super) bindings: &'a mut Vec<Positioned<Binding>>,
-    pub(super) imports: &'a mut Vec<Positioned<Import>>,
+pub(in crate::rust) struct Invoker<'a> {
+    pub(in crate::rust) defs: &'a mut Vec<Def>,
+    pub(in crate::rust) refs: &'a mut Vec<Positioned<Ref>>,
+    pub(in crate::rust) bindings: &'a mut Vec<Positioned<Binding>>,
+    pub(in crate::rust) imports: &'a mut Vec<Positioned<Import>>,
 }
 
 impl Generated {
     /// Moves what an invocation at byte `at` generated into `into`, the invoking text's: the defs after
     /// its defs, below the innermost of its def spans `spans` around `at` (and tests when that is one),
     /// the sites and bindings scoped to them, the trait impls into `inherits`.
-    pub(super) fn merge(self, at: usize, spans: &[(usize, usize)], into: Invoker<'_>, inherits: &mut Vec<Inherit>) {
+    pub(in crate::rust) fn merge(
+        self,
+        at: usize,
+        spans: &[(usize, usize)],
+        into: Invoker<'_>,
+        inherits: &mut Vec<Inherit>,
+    ) {
         let Invoker { defs, refs, bindings, imports } = into;
         let base = u32::try_from(defs.len()).unwrap_or(u32::MAX);
         // Spans sort outer first, so the last that holds `at` is the innermost.

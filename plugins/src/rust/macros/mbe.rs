@@ -18,19 +18,36 @@ use std::collections::HashMap;
 use drsg_parsers::text::node_text;
 use tree_sitter::Node;
 
-use super::Field;
 use super::spans::Segment;
 use crate::fields::ChildInField;
 use crate::kinds::KindName;
+use crate::rust::Field;
 
-/// Nesting of expansions (a macro whose body invokes another of the file, or itself) beyond which an
-/// invocation is read as tokens.
-pub(super) const MAX_DEPTH: usize = 8;
-/// An expansion longer than this (a recursive macro) is not read.
-const MAX_LEN: usize = 64 * 1024;
+use super::{MAX_DEPTH, MAX_LEN};
+
+/// Why an invocation has no expansion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(in crate::rust) enum ExpandError {
+    /// The file defines no macro by example of that name.
+    NotDefined,
+    /// The file defines the macro more than once (which one a module sees depends on where it is).
+    DefinedTwice,
+    /// A rule before the one that would match is one this reader cannot read (by its place, from 0).
+    UnreadableRule(usize),
+    /// No rule matches the invocation's tokens.
+    NoRuleMatches,
+    /// A transcriber names a variable its matcher did not bind at that depth of repetition.
+    Unbound(String),
+    /// The variables of a repetition repeat different numbers of times, or none of them repeats.
+    Repetition,
+    /// Expansions nested deeper than `MAX_DEPTH`.
+    TooDeep,
+    /// An expansion longer than `MAX_LEN` bytes.
+    TooLong,
+}
 /// The glue around an expansion, which is read as what the invocation stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Glue {
+pub(in crate::rust) enum Glue {
     /// Statements and expressions: a function's body.
     Body,
     /// Items among a module's: a file.
@@ -51,7 +68,7 @@ impl Glue {
 
 /// The macros by example a file defines, by name; `None` for a name defined more than once.
 #[derive(Debug, Default)]
-pub(super) struct Rules {
+pub(in crate::rust) struct Rules {
     by_name: HashMap<String, Option<Vec<Option<Rule>>>>,
 }
 
@@ -165,14 +182,14 @@ type Binds = HashMap<String, Bound>;
 
 /// An invocation's expansion, as the body of a function, with the fragments copied into it.
 #[derive(Debug)]
-pub(super) struct Expansion {
-    pub(super) text: String,
-    pub(super) copies: Vec<Segment>,
+pub(in crate::rust) struct Expansion {
+    pub(in crate::rust) text: String,
+    pub(in crate::rust) copies: Vec<Segment>,
 }
 
 impl Rules {
     /// The rules of the `macro_definition` nodes `definitions` of `source`.
-    pub(super) fn of<'t>(definitions: impl Iterator<Item = Node<'t>>, source: &str) -> Rules {
+    pub(in crate::rust) fn of<'t>(definitions: impl Iterator<Item = Node<'t>>, source: &str) -> Rules {
         let mut by_name: HashMap<String, Option<Vec<Option<Rule>>>> = HashMap::new();
         for definition in definitions {
             let Some(name) = definition.field(Field::Name) else { continue };
@@ -186,18 +203,27 @@ impl Rules {
         Rules { by_name }
     }
 
-    pub(super) fn defines(&self, name: &str) -> bool {
+    pub(in crate::rust) fn defines(&self, name: &str) -> bool {
         self.by_name.get(name).is_some_and(Option::is_some)
     }
 
-    /// The expansion of an invocation of macro `name` whose token tree is `tree` in `text`: the first
-    /// rule that matches, transcribed inside `glue`; `None` when none does before one this reader cannot
-    /// read.
-    pub(super) fn expand(&self, name: &str, tree: Node<'_>, text: &str, glue: Glue) -> Option<Expansion> {
-        let rules = self.by_name.get(name)?.as_ref()?;
+    /// The expansion of an invocation of macro `name` whose token tree is `tree` in `text`, read `depth`
+    /// expansions deep: the first rule that matches, transcribed inside `glue`.
+    pub(in crate::rust) fn expand(
+        &self,
+        name: &str,
+        tree: Node<'_>,
+        text: &str,
+        glue: Glue,
+        depth: usize,
+    ) -> Result<Expansion, ExpandError> {
+        let rules = self.by_name.get(name).ok_or(ExpandError::NotDefined)?.as_ref().ok_or(ExpandError::DefinedTwice)?;
+        if depth >= MAX_DEPTH {
+            return Err(ExpandError::TooDeep);
+        }
         let tokens = inner(tree);
-        for rule in rules {
-            let rule = rule.as_ref()?;
+        for (i, rule) in rules.iter().enumerate() {
+            let rule = rule.as_ref().ok_or(ExpandError::UnreadableRule(i))?;
             let mut binds = Binds::new();
             let matcher = Matcher { text };
             if matcher.sequence(&rule.pattern, &tokens, 0, None, &mut binds) != Some(tokens.len()) {
@@ -208,24 +234,25 @@ impl Rules {
             out.push(prologue);
             transcribe(&rule.body, &binds, &mut Vec::new(), &mut out)?;
             out.push(epilogue);
-            return Some(Expansion { text: out.text, copies: out.copies });
+            return Ok(Expansion { text: out.text, copies: out.copies });
         }
-        None
+        Err(ExpandError::NoRuleMatches)
     }
 }
 
 /// A braced token tree's tokens as they are written, inside `glue`: the items a macro passes through.
-pub(super) fn verbatim(tree: Node<'_>, text: &str, glue: Glue) -> Option<Expansion> {
-    let (start, end) = (tree.start_byte() + 1, tree.end_byte().checked_sub(1)?);
-    if start > end || end - start > MAX_LEN {
-        return None;
+pub(in crate::rust) fn verbatim(tree: Node<'_>, text: &str, glue: Glue) -> Result<Expansion, ExpandError> {
+    let start = tree.start_byte() + 1;
+    let end = tree.end_byte().saturating_sub(1).max(start);
+    if end - start > MAX_LEN {
+        return Err(ExpandError::TooLong);
     }
     let (prologue, epilogue) = glue.around();
     let mut out = Out { text: String::new(), row: 0, copies: Vec::new(), source: text };
     out.push(prologue);
     out.copy(start, end, tree.start_position().row);
     out.push(epilogue);
-    Some(Expansion { text: out.text, copies: out.copies })
+    Ok(Expansion { text: out.text, copies: out.copies })
 }
 
 /// A node's children, comments left out.
@@ -524,15 +551,18 @@ impl Out<'_> {
     }
 }
 
-fn transcribe(pieces: &[Piece], binds: &Binds, rounds: &mut Vec<usize>, out: &mut Out<'_>) -> Option<()> {
+fn transcribe(pieces: &[Piece], binds: &Binds, rounds: &mut Vec<usize>, out: &mut Out<'_>) -> Result<(), ExpandError> {
     for piece in pieces {
         out.push(&piece.gap);
         match &piece.tpl {
             Tpl::Token(t) => out.push(t),
-            Tpl::Var(name) => match at_round(binds.get(name)?, rounds)? {
-                &Bound::One { start, end, row } => out.copy(start, end, row),
-                Bound::Many(_) => return None,
-            },
+            Tpl::Var(name) => {
+                let unbound = || ExpandError::Unbound(name.clone());
+                match at_round(binds.get(name).ok_or_else(unbound)?, rounds).ok_or(ExpandError::Repetition)? {
+                    &Bound::One { start, end, row } => out.copy(start, end, row),
+                    Bound::Many(_) => return Err(unbound()),
+                }
+            }
             Tpl::Group { open, close, inner } => {
                 out.push(open);
                 transcribe(inner, binds, rounds, out)?;
@@ -545,9 +575,9 @@ fn transcribe(pieces: &[Piece], binds: &Binds, rounds: &mut Vec<usize>, out: &mu
                     Bound::Many(each) => Some(each.len()),
                     Bound::One { .. } => None,
                 });
-                let count = counts.next()?;
+                let count = counts.next().ok_or(ExpandError::Repetition)?;
                 if counts.any(|c| c != count) {
-                    return None;
+                    return Err(ExpandError::Repetition);
                 }
                 for k in 0..count {
                     if k > 0
@@ -563,10 +593,10 @@ fn transcribe(pieces: &[Piece], binds: &Binds, rounds: &mut Vec<usize>, out: &mu
             }
         }
         if out.text.len() > MAX_LEN {
-            return None;
+            return Err(ExpandError::TooLong);
         }
     }
-    Some(())
+    Ok(())
 }
 
 /// A variable's binding in the current rounds of the repetitions around it; one bound outside a
@@ -590,3 +620,6 @@ fn used(pieces: &[Piece], out: &mut Vec<String>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -4,19 +4,19 @@
 
 /// A segment of a synthetic source: where its copy starts there and in the file.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Segment {
-    pub(super) synthetic: usize,
-    pub(super) original: usize,
-    pub(super) len: usize,
+pub(in crate::rust) struct Segment {
+    pub(in crate::rust) synthetic: usize,
+    pub(in crate::rust) original: usize,
+    pub(in crate::rust) len: usize,
     /// The segment's first row in the synthetic source and in the file.
-    pub(super) synthetic_row: usize,
-    pub(super) original_row: usize,
+    pub(in crate::rust) synthetic_row: usize,
+    pub(in crate::rust) original_row: usize,
     /// The token tree copied, by its place in the list the synthetic source was built from.
-    pub(super) pending: usize,
+    pub(in crate::rust) pending: usize,
 }
 
 impl Segment {
-    pub(super) fn new(
+    pub(in crate::rust) fn new(
         synthetic: usize,
         original: usize,
         len: usize,
@@ -27,12 +27,12 @@ impl Segment {
     }
 
     /// Whether synthetic byte `at` lies in this segment's copy (not in the glue around it).
-    pub(super) fn holds(&self, at: usize) -> bool {
+    pub(in crate::rust) fn holds(&self, at: usize) -> bool {
         self.synthetic <= at && at < self.synthetic + self.len
     }
 
     /// The file's byte and line for a synthetic byte and line of this segment.
-    pub(super) fn map(&self, at: usize, line: u32) -> (usize, u32) {
+    pub(in crate::rust) fn map(&self, at: usize, line: u32) -> (usize, u32) {
         let line = (line as usize + self.original_row).saturating_sub(self.synthetic_row);
         (at - self.synthetic + self.original, u32::try_from(line).unwrap_or(u32::MAX))
     }
