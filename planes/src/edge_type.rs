@@ -30,21 +30,18 @@ pub enum EdgeType {
 }
 
 impl EdgeType {
-    /// What a code plane holds, its route layer's included.
-    pub const CODE: [EdgeType; 10] = [
-        EdgeType::Contains,
-        EdgeType::HasMethod,
-        EdgeType::Calls,
-        EdgeType::References,
-        EdgeType::Imports,
-        EdgeType::Implements,
-        EdgeType::Extends,
-        EdgeType::Instantiates,
-        EdgeType::Serves,
-        EdgeType::Requests,
-    ];
+    /// What a code plane holds, its route layer's included: the first of `ALL`.
+    pub const CODE: [EdgeType; 10] = {
+        let mut out = [EdgeType::Contains; 10];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = EdgeType::ALL[i];
+            i += 1;
+        }
+        out
+    };
 
-    /// Every type, code, history and deployments.
+    /// Every type: a code plane's first, then a `_git` plane's, then an `_ops` plane's.
     pub const ALL: [EdgeType; 19] = [
         EdgeType::Contains,
         EdgeType::HasMethod,
@@ -122,6 +119,7 @@ mod tests {
         }
         assert_eq!(EdgeType::parse("calls"), None);
         assert_eq!(names([EdgeType::Calls, EdgeType::Instantiates]), ["CALLS", "INSTANTIATES"]);
+        assert_eq!(EdgeType::CODE.last(), Some(&EdgeType::Requests));
         assert!(EdgeType::CODE.iter().all(|t| EdgeType::ALL.contains(t)));
     }
 }

@@ -21,15 +21,20 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("drsg", &["drsg-parsers", "drsg-plugins", "drsg-planes", "drsg-indexer", "drsg-query", "drsg-mcp", "drsg-watch"]),
 ];
 
-#[test]
-fn dependency_arrows_follow_the_table() {
+/// The workspace's own packages as `cargo metadata --no-deps` gives them.
+fn metadata() -> serde_json::Value {
     let out = std::process::Command::new(env!("CARGO"))
         .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("run cargo metadata");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata is JSON");
+    serde_json::from_slice(&out.stdout).expect("metadata is JSON")
+}
+
+#[test]
+fn dependency_arrows_follow_the_table() {
+    let meta = metadata();
     let allowed: BTreeMap<&str, BTreeSet<&str>> =
         ALLOWED.iter().map(|(k, v)| (*k, v.iter().copied().collect())).collect();
     let members: BTreeSet<String> = meta["packages"]

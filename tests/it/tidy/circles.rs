@@ -65,13 +65,7 @@ fn a_circle_between_siblings_is_found_and_a_parent_child_pair_is_not() {
 
 /// The root file of every library and binary target of the workspace's packages.
 fn target_roots() -> Vec<PathBuf> {
-    let out = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run cargo metadata");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata is JSON");
+    let meta = super::metadata();
     let mut roots = Vec::new();
     for package in meta["packages"].as_array().expect("packages") {
         for target in package["targets"].as_array().expect("targets") {
