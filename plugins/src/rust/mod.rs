@@ -340,9 +340,17 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
             }
             kind => {
                 if kind == Capture::Macro {
-                    match macros::items::placement(node, source, reading, &captured.containers) {
-                        Some(placed) => item_level.push((node, placed)),
-                        None => macros::invocation(node, source, reading, &mut refs, &mut bindings, &mut invocations),
+                    match macros::treatment(node, source, reading, Some(&captured.containers)) {
+                        macros::Treatment::Items(placed) => item_level.push((node, placed)),
+                        treatment => macros::invocation(
+                            node,
+                            source,
+                            reading,
+                            treatment,
+                            &mut refs,
+                            &mut bindings,
+                            &mut invocations,
+                        ),
                     }
                 }
                 read_expression_site(node, kind, source, &mut refs, &mut bindings);
@@ -360,7 +368,10 @@ fn extract(root: Node<'_>, source: &str) -> FileFacts {
                 };
                 items.merge(node.start_byte(), &table.spans, into, &mut facts.inherits);
             }
-            None => macros::invocation(node, source, reading, &mut refs, &mut bindings, &mut invocations),
+            None => {
+                let treatment = macros::Treatment::Items(placed);
+                macros::invocation(node, source, reading, treatment, &mut refs, &mut bindings, &mut invocations)
+            }
         }
     }
     let blocks = macros::blocks(&invocations, source);

@@ -20,7 +20,7 @@ use drsg_parsers::{Binding, Def, ImplBlock, Import, Inherit, Ref};
 use tree_sitter::Node;
 
 use super::mbe::{self, Glue};
-use super::{self as macros, Reading};
+use super::{self as macros, Reading, Treatment};
 use crate::fields::ChildInField;
 use crate::kinds::KindName;
 use crate::rust::refs::Positioned;
@@ -135,9 +135,11 @@ pub(in crate::rust) fn expand(
             Capture::Field => bindings.extend(crate::rust::bindings::field(site, source)),
             kind => {
                 if kind == Capture::Macro {
-                    match placement(site, source, inner, &captured.containers) {
-                        Some(placed) => nested.push((site, placed)),
-                        None => macros::invocation(site, source, inner, &mut refs, &mut bindings, &mut pending),
+                    match macros::treatment(site, source, inner, Some(&captured.containers)) {
+                        Treatment::Items(placed) => nested.push((site, placed)),
+                        treatment => {
+                            macros::invocation(site, source, inner, treatment, &mut refs, &mut bindings, &mut pending)
+                        }
                     }
                 }
                 read_expression_site(site, kind, source, &mut refs, &mut bindings);
@@ -160,7 +162,10 @@ pub(in crate::rust) fn expand(
                 more.merge(at, &table.spans, into, &mut theirs);
                 inherits.extend(theirs.into_iter().map(|i| (at, i)));
             }
-            None => macros::invocation(site, source, inner, &mut refs, &mut bindings, &mut Vec::new()),
+            None => {
+                let treatment = Treatment::Items(placed);
+                macros::invocation(site, source, inner, treatment, &mut refs, &mut bindings, &mut Vec::new())
+            }
         }
     }
 

@@ -29,6 +29,7 @@ pub(in crate::rust) const MAX_DEPTH: usize = 8;
 pub(in crate::rust) const MAX_LEN: usize = 64 * 1024;
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use drsg_parsers::text::{collapse, node_text};
 use drsg_parsers::{Binding, Origin, Qualifier, Ref, RefKind};
@@ -39,7 +40,7 @@ use self::spans::Segment;
 use crate::fields::ChildInField;
 use crate::kinds::KindName;
 use crate::rust::refs::Positioned;
-use crate::rust::{Capture, Field, capture, read_expression_site};
+use crate::rust::{Capture, Container, Field, capture, read_expression_site};
 
 /// Macros whose tokens are not code of the crate that invokes them: generated code, strings of tokens,
 /// compile-time inputs.
@@ -108,34 +109,90 @@ pub(super) struct Reading<'r> {
     pub(super) depth: usize,
 }
 
-/// Takes in a macro invocation of `text`, unless the macro's tokens are no code here: an invocation of a
-/// macro the file defines is expanded and its expansion read now (sites into `refs`, bindings into
-/// `bindings`); a token tree whose own tokens show it is no expression is read as tokens now, any other is
-/// queued in `pending` to be parsed. Positions are those of `text`.
-pub(super) fn invocation(
+/// How one macro invocation is read. [`treatment`] decides it, for the file's code and every expansion
+/// alike; a treatment that reads nothing falls back as its variant says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(in crate::rust) enum Treatment {
+    /// Nothing is read: a token-generating or compile-time macro (`quote!`, `stringify!`, …), a macro
+    /// without a token tree, or flat tokens (`Shape::Flat`), where no call can hide.
+    Skip,
+    /// Among items: the items it writes (`items::expand`), placed so; failing that, read as code.
+    Items(items::Placement),
+    /// The expansion of a macro the file defines, read now; failing that, by its tokens' shape.
+    Expand,
+    /// Its tokens read as tokens, now (`Shape::Tokens`, `Shape::Items`).
+    Tokens,
+    /// Parsed as an expression with the other token trees of its round (`Shape::Unknown`).
+    Parse,
+}
+
+/// The treatment of invocation `node` of `text`. `containers` are given where it may sit among items (a
+/// file, an item-level expansion), and none inside a token tree or a function body's expansion.
+pub(in crate::rust) fn treatment(
     node: Node<'_>,
     text: &str,
     reading: Reading<'_>,
+    containers: Option<&HashMap<usize, Container<'_>>>,
+) -> Treatment {
+    let Some(name) = node.field(Field::Macro) else { return Treatment::Skip };
+    if is_opaque(node_text(name, text)) {
+        return Treatment::Skip;
+    }
+    match containers.and_then(|containers| items::placement(node, text, reading, containers)) {
+        Some(placed) => Treatment::Items(placed),
+        None => as_code(node, text, reading),
+    }
+}
+
+/// The treatment of an invocation read as code: the expansion of the file's own macro, else by shape.
+fn as_code(node: Node<'_>, text: &str, reading: Reading<'_>) -> Treatment {
+    let Some(name) = node.field(Field::Macro) else { return Treatment::Skip };
+    let written = node_text(name, text);
+    let last = written.rsplit("::").next().unwrap_or("");
+    match last_token_tree(node) {
+        None => Treatment::Skip,
+        Some(_) if written == last && reading.rules.defines(last) => Treatment::Expand,
+        Some(tree) => by_shape(tree, text),
+    }
+}
+
+fn by_shape(tree: Node<'_>, text: &str) -> Treatment {
+    match Shape::of(tree, text) {
+        // Items of a definition the facts do not hold: what they may call counts, unbound.
+        Shape::Tokens | Shape::Items => Treatment::Tokens,
+        Shape::Unknown => Treatment::Parse,
+        Shape::Flat => Treatment::Skip,
+    }
+}
+
+/// Reads invocation `node` of `text` as `treatment` says, `Items` as code (the caller reads the items it
+/// writes): an expansion of the file's own macro is read now (sites into `refs`, bindings into
+/// `bindings`), tokens now, and a token tree to parse is queued in `pending`. Positions are those of `text`.
+pub(in crate::rust) fn invocation(
+    node: Node<'_>,
+    text: &str,
+    reading: Reading<'_>,
+    treatment: Treatment,
     refs: &mut Vec<Positioned<Ref>>,
     bindings: &mut Vec<Positioned<Binding>>,
     pending: &mut Vec<Pending>,
 ) {
-    let Some(name) = node.field(Field::Macro) else { return };
+    let (Some(name), Some(tree)) = (node.field(Field::Macro), last_token_tree(node)) else { return };
     let last = node_text(name, text).rsplit("::").next().unwrap_or("");
-    if OPAQUE.contains(&last) {
-        return;
-    }
-    let Some(tree) = last_token_tree(node) else { return };
-    let own = node_text(name, text) == last && reading.rules.defines(last);
-    if own && read_expansion(node, tree, last, text, reading, refs, bindings) {
-        return;
-    }
+    let treatment = match treatment {
+        Treatment::Items(_) => as_code(node, text, reading),
+        treatment => treatment,
+    };
+    let treatment = match treatment {
+        Treatment::Expand if read_expansion(node, tree, last, text, reading, refs, bindings) => return,
+        Treatment::Expand => by_shape(tree, text),
+        treatment => treatment,
+    };
     let within = format!("{last}!");
-    match Shape::of(tree, text) {
-        // Items of a definition the facts do not hold: what they may call counts, unbound.
-        Shape::Tokens | Shape::Items => token_tree(tree, text, &within, 0, refs, pending),
-        Shape::Unknown => pending.push(Pending::new(tree, within)),
-        Shape::Flat => {}
+    match treatment {
+        Treatment::Tokens => token_tree(tree, text, &within, 0, refs, pending),
+        Treatment::Parse => pending.push(Pending::new(tree, within)),
+        Treatment::Skip | Treatment::Items(_) | Treatment::Expand => {}
     }
 }
 
@@ -376,7 +433,8 @@ fn read_expressions(
                 continue;
             }
             if kind == Capture::Macro {
-                invocation(node, text, reading, &mut found_refs, &mut found_bindings, &mut nested);
+                let treatment = treatment(node, text, reading, None);
+                invocation(node, text, reading, treatment, &mut found_refs, &mut found_bindings, &mut nested);
             }
             read_expression_site(node, kind, text, &mut found_refs, &mut found_bindings);
         }
@@ -429,7 +487,8 @@ fn read_expansion(
             continue;
         }
         if kind == Capture::Macro {
-            invocation(site, source, inner, &mut found_refs, &mut found_bindings, &mut nested);
+            let treatment = treatment(site, source, inner, None);
+            invocation(site, source, inner, treatment, &mut found_refs, &mut found_bindings, &mut nested);
         }
         read_expression_site(site, kind, source, &mut found_refs, &mut found_bindings);
     }
@@ -590,3 +649,6 @@ fn token_tree(
 fn identifier(node: Option<Node<'_>>) -> Option<Node<'_>> {
     node.filter(|n| n.kind_name() == "identifier")
 }
+
+#[cfg(test)]
+mod tests;
