@@ -59,6 +59,9 @@ pub struct WireCounts {
     /// declared a client: left out.
     pub routes_not_on_a_router: u64,
     pub requests_not_on_a_client: u64,
+    /// Application-wide prefixes left out because a framework's routes in the plane were given several
+    /// different ones (two applications in one tree): which routes each covers is not known.
+    pub global_prefixes_in_doubt: u64,
 }
 
 /// A router: a file's name bound to a router object, with its own prefix.
@@ -159,6 +162,17 @@ pub(crate) fn layer(t: &Table) -> Layer {
     }
 
     let mut out = Layer::default();
+    // Application-wide prefixes by plugin, applied only where the plane gives its routes one.
+    let mut global: BTreeMap<&str, Vec<&[PathPart]>> = BTreeMap::new();
+    for &fi in &files {
+        for f in facts(fi).filter(|f| f.kind == WireKind::Prefix) {
+            let seen = global.entry(f.plugin.as_str()).or_default();
+            if !seen.contains(&f.path.as_slice()) {
+                seen.push(&f.path);
+            }
+        }
+    }
+    out.counts.global_prefixes_in_doubt = global.values().filter(|p| p.len() > 1).map(|p| p.len() as u64).sum();
     // Routes, by key: one node per method and path, with a SERVES edge per declaration.
     let mut routes: BTreeMap<String, usize> = BTreeMap::new();
     let mut served: BTreeSet<(usize, SymId)> = BTreeSet::new();
@@ -185,8 +199,13 @@ pub(crate) fn layer(t: &Table) -> Layer {
                 None => vec![Vec::new()],
             };
             let handler = f.handler.as_ref().and_then(|h| scope.handler(fi as u32, f.line, h));
+            let application = match global.get(f.plugin.as_str()).map(Vec::as_slice) {
+                Some([one]) => one,
+                _ => &[][..],
+            };
             for prefix in under {
-                let mut parts = prefix;
+                let mut parts = application.to_vec();
+                join(&mut parts, &prefix);
                 join(&mut parts, &f.path);
                 let path = scope.assemble(fi as u32, &parts, false);
                 out.counts.unknown_paths += u64::from(path.unknown);

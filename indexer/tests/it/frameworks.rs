@@ -104,6 +104,31 @@ fn nestjs_controllers_prefix_their_decorated_methods() {
 }
 
 #[test]
+fn a_nestjs_global_prefix_comes_before_every_controller_unless_the_tree_sets_several() {
+    let controller = concat!(
+        "//- /src/users.controller.ts\nimport { Controller, Get } from '@nestjs/common';\n\n",
+        "@Controller('users')\nexport class UsersController {\n  @Get(':id')\n  findOne() { return {}; }\n}\n",
+    );
+    let main = |dir: &str, prefix: &str| {
+        format!(
+            "//- /{dir}/main.ts\nimport {{ NestFactory }} from '@nestjs/core';\nimport {{ AppModule }} from './app.module';\n\n\
+             async function bootstrap() {{\n  const app = await NestFactory.create(AppModule);\n  \
+             app.setGlobalPrefix('{prefix}');\n  await app.listen(3000);\n}}\nbootstrap();\n"
+        )
+    };
+    let (serves, _) = wiring(&format!("{}{controller}", main("src", "api/v1")));
+    assert_eq!(serves, ["GET /api/v1/users/{} -> repo/src/users.controller.UsersController.findOne"]);
+    // Two applications with different prefixes: which controllers each serves is not read, so neither
+    // prefix is given, and the ledger says so.
+    let spec = format!("{}{}{controller}", main("admin", "admin"), main("src", "api"));
+    let (serves, _) = wiring(&spec);
+    assert_eq!(serves, ["GET /users/{} -> repo/src/users.controller.UsersController.findOne"]);
+    let ix = index(&spec);
+    let plane = ix.store.planes().expect("planes").into_iter().next().expect("one plane");
+    assert_eq!(plane.meta.ledger["wire"]["global_prefixes_in_doubt"], 2, "{}", plane.meta.ledger["wire"]);
+}
+
+#[test]
 fn next_route_files_serve_their_folders_paths() {
     let (serves, _) = wiring(concat!(
         "//- /web/app/api/users/[id]/route.ts\nexport async function GET(request: Request) { return Response.json({}); }\n",

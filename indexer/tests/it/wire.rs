@@ -65,7 +65,7 @@ fn routes_are_served_by_their_handlers_and_requested_across_languages() {
         plane.meta.ledger["wire"],
         serde_json::json!({
             "routes": 3, "requests": 4, "requests_unserved": 1, "unknown_paths": 0,
-            "routes_not_on_a_router": 0, "requests_not_on_a_client": 1
+            "routes_not_on_a_router": 0, "requests_not_on_a_client": 1, "global_prefixes_in_doubt": 0
         })
     );
 }

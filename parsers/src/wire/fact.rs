@@ -15,6 +15,8 @@ pub enum WireKind {
     /// A proxy's rewrite of the paths it forwards: `path` is the prefix it replaces, `target` the text put
     /// in its place.
     Rewrite,
+    /// A prefix the application puts before every route of its framework (NestJS's `setGlobalPrefix`).
+    Prefix,
 }
 
 impl WireKind {
@@ -27,6 +29,7 @@ impl WireKind {
             "client" => WireKind::Client,
             "constant" => WireKind::Constant,
             "rewrite" => WireKind::Rewrite,
+            "prefix" => WireKind::Prefix,
             _ => return None,
         })
     }

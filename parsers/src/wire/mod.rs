@@ -21,6 +21,7 @@
 //! | `@client`, `@client.name`, `@client.base` | a client bound to a name, with its base URL |
 //! | `@constant`, `@constant.name`, `@constant.value` | a string constant |
 //! | `@rewrite`, `@rewrite.from`, `@rewrite.to` | a proxy forwards paths starting with `from` (a string or a regular expression such as `^/api`) with that part replaced by `to` |
+//! | `@prefix`, `@prefix.path` | a prefix the application puts before every route its plugin reads (NestJS's `app.setGlobalPrefix('api')`) |
 //! | `@_…` | a helper capture, for predicates only |
 //!
 //! A router, route, mount or client named by a call chain (`Router().use(a)`, `Router::new().route(…)`)
@@ -93,6 +94,8 @@ pub const VOCABULARY: &[&str] = &[
     "rewrite",
     "rewrite.from",
     "rewrite.to",
+    "prefix",
+    "prefix.path",
 ];
 
 /// What a plugin's manifest says, besides its queries.
@@ -360,6 +363,7 @@ impl Extractor {
             WireKind::Client => "base",
             WireKind::Constant => "value",
             WireKind::Rewrite => "from",
+            WireKind::Prefix => "path",
         };
         if let Some(p) = part(path_field) {
             fact.path = match kind {

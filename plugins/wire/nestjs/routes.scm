@@ -40,3 +40,10 @@
   .
   (method_definition) @route.handler
   (#any-of? @route.method "Get" "Post" "Put" "Delete" "Patch" "All" "Head" "Options"))
+
+; app.setGlobalPrefix('api'): every controller's routes sit under it (its `exclude` option is not read).
+(call_expression
+  function: (member_expression
+    property: (property_identifier) @_m)
+  arguments: (arguments . (string) @prefix.path)
+  (#eq? @_m "setGlobalPrefix")) @prefix
