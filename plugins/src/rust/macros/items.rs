@@ -55,7 +55,8 @@ pub(in crate::rust) struct Placement {
 }
 
 /// Where an invocation of a macro the file defines, or a braced invocation of any other, sits among
-/// items; `None` when it is no such invocation.
+/// items; `None` when it is no such invocation. Asked by `macros::treatment` only, of a macro that is not
+/// opaque.
 pub(in crate::rust) fn placement(
     node: Node<'_>,
     text: &str,
@@ -63,7 +64,7 @@ pub(in crate::rust) fn placement(
     containers: &HashMap<usize, Container<'_>>,
 ) -> Option<Placement> {
     let name = node_text(node.field(Field::Macro)?, text);
-    if reading.depth >= macros::MAX_DEPTH || macros::is_opaque(name) {
+    if reading.depth >= macros::MAX_DEPTH {
         return None;
     }
     let own = reading.rules.defines(name);

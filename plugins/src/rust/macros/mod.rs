@@ -40,7 +40,7 @@ use self::spans::Segment;
 use crate::fields::ChildInField;
 use crate::kinds::KindName;
 use crate::rust::refs::Positioned;
-use crate::rust::{Capture, Container, Field, capture, read_expression_site};
+use crate::rust::{Capture, Captured, Container, Field, capture, read_expression_site};
 
 /// Macros whose tokens are not code of the crate that invokes them: generated code, strings of tokens,
 /// compile-time inputs.
@@ -70,7 +70,7 @@ const OPAQUE: &[&str] = &[
 ];
 
 /// Whether the macro (its path as written) takes tokens that are no code of the crate invoking it.
-pub(super) fn is_opaque(name: &str) -> bool {
+fn is_opaque(name: &str) -> bool {
     OPAQUE.contains(&name.rsplit("::").next().unwrap_or(""))
 }
 
@@ -140,14 +140,13 @@ pub(in crate::rust) fn treatment(
     }
     match containers.and_then(|containers| items::placement(node, text, reading, containers)) {
         Some(placed) => Treatment::Items(placed),
-        None => as_code(node, text, reading),
+        None => as_code(node, node_text(name, text), text, reading),
     }
 }
 
-/// The treatment of an invocation read as code: the expansion of the file's own macro, else by shape.
-fn as_code(node: Node<'_>, text: &str, reading: Reading<'_>) -> Treatment {
-    let Some(name) = node.field(Field::Macro) else { return Treatment::Skip };
-    let written = node_text(name, text);
+/// The treatment of invocation `node` of macro `written` read as code: the expansion of the file's own
+/// macro, else by shape.
+fn as_code(node: Node<'_>, written: &str, text: &str, reading: Reading<'_>) -> Treatment {
     let last = written.rsplit("::").next().unwrap_or("");
     match last_token_tree(node) {
         None => Treatment::Skip,
@@ -180,7 +179,7 @@ pub(in crate::rust) fn invocation(
     let (Some(name), Some(tree)) = (node.field(Field::Macro), last_token_tree(node)) else { return };
     let last = node_text(name, text).rsplit("::").next().unwrap_or("");
     let treatment = match treatment {
-        Treatment::Items(_) => as_code(node, text, reading),
+        Treatment::Items(_) => as_code(node, node_text(name, text), text, reading),
         treatment => treatment,
     };
     let treatment = match treatment {
@@ -420,30 +419,9 @@ fn read_expressions(
             failed.push(pending[segment.pending].clone());
             continue;
         };
-        let captured = capture(statement, text);
-        // Items the macro declares are definitions the facts do not hold: their calls count where the
-        // invocation is, their bindings are theirs.
-        let items: Vec<(usize, usize)> = captured.defs.iter().map(|(d, _)| (d.start_byte(), d.end_byte())).collect();
-        let outside = |at: usize| !items.iter().any(|&(start, end)| start <= at && at < end);
-        let mut found_refs = Vec::new();
-        let mut found_bindings = Vec::new();
-        let mut nested = Vec::new();
-        for (node, kind) in captured.sites {
-            if binds(kind) && !outside(node.start_byte()) {
-                continue;
-            }
-            if kind == Capture::Macro {
-                let treatment = treatment(node, text, reading, None);
-                invocation(node, text, reading, treatment, &mut found_refs, &mut found_bindings, &mut nested);
-            }
-            read_expression_site(node, kind, text, &mut found_refs, &mut found_bindings);
-        }
+        let (mut found_refs, mut found_bindings, mut nested) = (Vec::new(), Vec::new(), Vec::new());
+        read_code(capture(statement, text), text, reading, &mut found_refs, &mut found_bindings, &mut nested);
         next.extend(nested.into_iter().map(|p| segment.pending_in_file(p)));
-        for (node, owner) in captured.types {
-            if outside(node.start_byte()) {
-                crate::rust::refs::types(node, owner, &captured.containers, text, &mut found_refs);
-            }
-        }
         for (_, r) in &mut found_refs {
             if r.origin == Origin::Written {
                 r.origin = Origin::MacroArgument { within: within.clone() };
@@ -453,6 +431,37 @@ fn read_expressions(
         segment.items_to_file(found_bindings, |b| &mut b.line, bindings);
     }
     failed
+}
+
+/// Reads the sites, bindings and types of code `captured` from `text` (a token tree parsed as an
+/// expression, an expansion's body). Items it declares are definitions the facts do not hold: their calls
+/// count where the code is, their bindings are theirs. Its invocations are read as `treatment` says, the
+/// token trees to parse queued in `nested`.
+fn read_code(
+    captured: Captured<'_>,
+    text: &str,
+    reading: Reading<'_>,
+    refs: &mut Vec<Positioned<Ref>>,
+    bindings: &mut Vec<Positioned<Binding>>,
+    nested: &mut Vec<Pending>,
+) {
+    let items: Vec<(usize, usize)> = captured.defs.iter().map(|(d, _)| (d.start_byte(), d.end_byte())).collect();
+    let outside = |at: usize| !items.iter().any(|&(start, end)| start <= at && at < end);
+    for (node, kind) in captured.sites {
+        if binds(kind) && !outside(node.start_byte()) {
+            continue;
+        }
+        if kind == Capture::Macro {
+            let treatment = treatment(node, text, reading, None);
+            invocation(node, text, reading, treatment, refs, bindings, nested);
+        }
+        read_expression_site(node, kind, text, refs, bindings);
+    }
+    for (node, owner) in captured.types {
+        if outside(node.start_byte()) {
+            crate::rust::refs::types(node, owner, &captured.containers, text, refs);
+        }
+    }
 }
 
 /// Reads the expansion of an invocation (`node`, its token tree `tree`) of the file's own macro `name`
@@ -478,25 +487,8 @@ fn read_expansion(
     };
     let source = expansion.text.as_str();
     let inner = Reading { rules: reading.rules, depth: reading.depth + 1 };
-    let captured = capture(body, source);
-    let items: Vec<(usize, usize)> = captured.defs.iter().map(|(d, _)| (d.start_byte(), d.end_byte())).collect();
-    let outside = |at: usize| !items.iter().any(|&(start, end)| start <= at && at < end);
     let (mut found_refs, mut found_bindings, mut nested) = (Vec::new(), Vec::new(), Vec::new());
-    for (site, kind) in captured.sites {
-        if binds(kind) && !outside(site.start_byte()) {
-            continue;
-        }
-        if kind == Capture::Macro {
-            let treatment = treatment(site, source, inner, None);
-            invocation(site, source, inner, treatment, &mut found_refs, &mut found_bindings, &mut nested);
-        }
-        read_expression_site(site, kind, source, &mut found_refs, &mut found_bindings);
-    }
-    for (ty, owner) in captured.types {
-        if outside(ty.start_byte()) {
-            crate::rust::refs::types(ty, owner, &captured.containers, source, &mut found_refs);
-        }
-    }
+    read_code(capture(body, source), source, inner, &mut found_refs, &mut found_bindings, &mut nested);
     read(nested, source, inner, &mut found_refs, &mut found_bindings);
 
     refs.extend(to_invocation(found_refs, &expansion, node, name));
