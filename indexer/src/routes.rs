@@ -153,11 +153,37 @@ pub(crate) fn layer(t: &Table) -> Layer {
             parents.push((fi, f, parent));
         }
     }
+    // A function mounted that is no router (actix-web's `.service(show)`): the routes it handles that are
+    // declared on no router sit under the mount, and only there.
+    let mut handled: HashMap<SymId, Vec<Mount>> = HashMap::new();
     for (fi, f, parent) in parents {
         let Some(target) = &f.target else { continue };
-        let Some(child) = scope.router_of(fi as u32, target, &routers) else { continue };
-        if child != parent {
-            mounts.entry(child).or_default().push(Mount { parent, prefix: f.path.clone(), replaces: f.replaces });
+        let mount = Mount { parent, prefix: f.path.clone(), replaces: f.replaces };
+        match scope.router_of(fi as u32, target, &routers) {
+            Some(child) if child != mount.parent => mounts.entry(child).or_default().push(mount),
+            Some(_) => {}
+            None => {
+                if let Some(h) = scope.handler(fi as u32, f.line, &Handler::Name(target.clone())) {
+                    handled.entry(h).or_default().push(mount);
+                }
+            }
+        }
+    }
+    // An anonymous scoped router no mount names (actix-web's `web::scope` inside another scope's chain or
+    // a configuring function) sits in the innermost scoped router around it.
+    for s in scope.scoped.iter().filter(|s| s.id.starts_with('@')) {
+        let id = (s.file, s.id.clone());
+        if mounts.contains_key(&id) {
+            continue;
+        }
+        let around = scope
+            .scoped
+            .iter()
+            .filter(|o| o.file == s.file && o.id != s.id && o.lines.0 <= s.lines.0 && s.lines.1 <= o.lines.1)
+            .min_by_key(|o| o.lines.1 - o.lines.0);
+        if let Some(o) = around {
+            let parent = (o.file, o.id.clone());
+            mounts.entry(id).or_default().push(Mount { parent, prefix: Vec::new(), replaces: false });
         }
     }
 
@@ -194,11 +220,21 @@ pub(crate) fn layer(t: &Table) -> Layer {
                     None => None,
                 },
             };
-            let under = match router {
-                Some(router) => prefixes(&router, &routers, &mounts, &mut Vec::new()),
-                None => vec![Vec::new()],
-            };
             let handler = f.handler.as_ref().and_then(|h| scope.handler(fi as u32, f.line, h));
+            let under = match (router, handler.and_then(|h| handled.get(&h))) {
+                (Some(router), _) => prefixes(&router, &routers, &mounts, &mut Vec::new()),
+                (None, Some(at)) => at
+                    .iter()
+                    .flat_map(|m| {
+                        prefixes(&m.parent, &routers, &mounts, &mut Vec::new()).into_iter().map(|mut above| {
+                            join(&mut above, &m.prefix);
+                            above
+                        })
+                    })
+                    .take(MAX_PREFIXES)
+                    .collect(),
+                (None, None) => vec![Vec::new()],
+            };
             let application = match global.get(f.plugin.as_str()).map(Vec::as_slice) {
                 Some([one]) => one,
                 _ => &[][..],
@@ -381,10 +417,12 @@ fn prefixes(
 /// The most prefixes one router's routes take.
 const MAX_PREFIXES: usize = 64;
 
-/// `rest` appended to the path `parts`, with a `/` between them (Django's `users/`, NestJS's `users` and
+/// `rest` appended to the path `parts`, with a `/` between them unless one side has it (Django's `users/`, NestJS's `users` and
 /// ky's `users` are written without their leading one; a doubled one normalises away).
 fn join(parts: &mut Vec<PathPart>, rest: &[PathPart]) {
-    if !parts.is_empty() && !rest.is_empty() {
+    let ends = matches!(parts.last(), Some(PathPart::Text(t)) if t.ends_with('/'));
+    let starts = matches!(rest.first(), Some(PathPart::Text(t)) if t.starts_with('/'));
+    if !parts.is_empty() && !rest.is_empty() && !ends && !starts {
         parts.push(PathPart::Text("/".to_owned()));
     }
     parts.extend(rest.iter().cloned());
@@ -456,8 +494,9 @@ impl Scope<'_> {
             return one_of(self.module_file(module)?);
         }
         // Rust's `users::router`: the function `router` of the module `users` beside or below this one.
-        if let Some((module, name)) = expr.rsplit_once("::") {
-            let file = self.rust_module(fi, module)?;
+        if let Some((module, name)) = expr.rsplit_once("::")
+            && let Some(file) = self.rust_module(fi, module)
+        {
             let there = (file, name.to_owned());
             return routers.contains_key(&there).then_some(there);
         }
@@ -498,15 +537,37 @@ impl Scope<'_> {
         if base.len() > 1 {
             tries.push(base[..base.len() - 1].join("::"));
         }
-        tries.into_iter().find_map(|b| {
-            let key = if rest.is_empty() { b } else { format!("{b}::{rest}") };
-            self.module_file(&key)
-        })
+        tries
+            .into_iter()
+            .find_map(|b| {
+                let key = if rest.is_empty() { b } else { format!("{b}::{rest}") };
+                self.module_file(&key)
+            })
+            // A crate's own name (`nested_routing::app_config` from its binary).
+            .or_else(|| self.module_file(path))
     }
 
     /// The file and name an imported `expr` stands for: `alias` imported by name, or `module.name`.
     fn imported(&self, fi: u32, expr: &str) -> Option<(u32, String)> {
         let file = &self.t.files[fi as usize];
+        if file.lang.family() == Family::Rust {
+            // `use crate::app_config::config_app` + `config_app`; `use crate::handlers::users` +
+            // `users::list`.
+            let (head, rest) = match expr.split_once("::") {
+                Some((h, r)) => (h, Some(r)),
+                None => (expr, None),
+            };
+            let import = file.facts.imports.iter().find(|i| i.alias == head && !i.glob && i.scope.is_none())?;
+            let name = import.name.as_deref().filter(|n| *n != "self");
+            return match (name, rest) {
+                (Some(name), Some(rest)) => {
+                    Some((self.rust_module(fi, &format!("{}::{name}", import.source))?, rest.to_owned()))
+                }
+                (None, Some(rest)) => Some((self.rust_module(fi, &import.source)?, rest.to_owned())),
+                (Some(name), None) => Some((self.rust_module(fi, &import.source)?, name.to_owned())),
+                (None, None) => None,
+            };
+        }
         let (head, rest) = match expr.split_once('.') {
             Some((h, r)) => (h, Some(r)),
             None => (expr, None),
@@ -624,17 +685,21 @@ impl Scope<'_> {
                 self.sym(fi, d)
             }
             Handler::Name(name) => {
+                // A name of the file's module, through the modules declared inside it (`v1::hello`).
                 let top = |f: u32, n: &str| {
-                    let module = t.file_module[f as usize];
-                    t.children.get(&module)?.get(n)?.iter().copied().find(|&id| !t.syms[id as usize].dead)
+                    n.split("::").try_fold(t.file_module[f as usize], |at, segment| {
+                        t.children.get(&at)?.get(segment)?.iter().copied().find(|&id| !t.syms[id as usize].dead)
+                    })
                 };
                 if !name.contains('.')
                     && let Some(id) = top(fi, name)
                 {
                     return Some(id);
                 }
-                if let Some((module, last)) = name.rsplit_once("::") {
-                    return top(self.rust_module(fi, module)?, last);
+                if let Some((module, last)) = name.rsplit_once("::")
+                    && let Some(found) = self.rust_module(fi, module).and_then(|m| top(m, last))
+                {
+                    return Some(found);
                 }
                 let (file, rest) = self.imported(fi, name)?;
                 top(file, &rest)

@@ -215,6 +215,46 @@ fn actix_web_attribute_routes_and_resources() {
 }
 
 #[test]
+fn actix_web_scopes_resources_configuring_functions_and_services_take_their_prefixes() {
+    let (serves, _) = wiring(concat!(
+        "//- /Cargo.toml\n[package]\nname = \"svc\"\nversion = \"0.1.0\"\n",
+        "//- /src/main.rs\nuse actix_web::{get, web, App};\n\nmod config;\nmod handlers;\n\n",
+        "use crate::config::config_app;\n\n",
+        "#[get(\"/{id}\")]\nasync fn show() -> String {\n    String::new()\n}\n\n",
+        "#[get(\"/health\")]\nasync fn health() -> String {\n    String::new()\n}\n\n",
+        "async fn items() -> String {\n    String::new()\n}\n\n",
+        "mod v2 {\n    use actix_web::get;\n\n    #[get(\"/hello\")]\n    pub async fn hello() -> String {\n        String::new()\n    }\n}\n\n",
+        "fn app() {\n    App::new()\n        .service(health)\n        .service(web::scope(\"/v2\").service(v2::hello))\n        .service(\n            web::scope(\"/api\")\n",
+        "                .service(show)\n                .configure(config_app)\n",
+        "                .service(\n                    web::scope(\"/v1\")\n",
+        "                        .route(\"/items\", web::get().to(items)),\n                ),\n        );\n}\n",
+        "//- /src/config.rs\nuse actix_web::web;\n\nuse crate::handlers::users;\n\n",
+        "pub fn config_app(cfg: &mut web::ServiceConfig) {\n",
+        "    cfg.route(\"/users\", web::get().to(users::list));\n",
+        "    cfg.service(\n        web::scope(\"/admin\")\n            .service(\n                web::resource(\"/users\")\n",
+        "                    .route(web::get().to(users::list))\n                    .route(web::delete().to(users::purge)),\n",
+        "            )\n            .service(web::resource(\"/ping\").to(users::ping)),\n    );\n}\n",
+        "//- /src/handlers/mod.rs\npub mod users;\n",
+        "//- /src/handlers/users.rs\npub async fn list() -> String {\n    String::new()\n}\n\n",
+        "pub async fn purge() -> String {\n    String::new()\n}\n\npub async fn ping() -> String {\n    String::new()\n}\n",
+    ));
+    // `show` is registered only inside the `/api` scope: it serves there and nowhere else.
+    assert_eq!(
+        serves,
+        [
+            "ANY /api/admin/ping -> svc::handlers::users::ping",
+            "DELETE /api/admin/users -> svc::handlers::users::purge",
+            "GET /api/admin/users -> svc::handlers::users::list",
+            "GET /api/users -> svc::handlers::users::list",
+            "GET /api/v1/items -> svc::items",
+            "GET /api/{} -> svc::show",
+            "GET /health -> svc::health",
+            "GET /v2/hello -> svc::v2::hello",
+        ]
+    );
+}
+
+#[test]
 fn ky_generated_clients_and_axios_defaults() {
     let (_, requests) = wiring(concat!(
         "//- /web/src/main.ts\nimport axios from 'axios';\naxios.defaults.baseURL = 'https://shop.example.com/api';\n",

@@ -15,8 +15,8 @@
 //! | `@route.router` | what the route is declared on (`app`, `router`, `bp`) |
 //! | `@route.handler` | the handler: a function definition, or a name |
 //! | `@router`, `@router.name`, `@router.prefix` | a router bound to a name, with its prefix |
-//! | `@router.scope` | the function or class a router is: routes and mounts inside it, on `@router.name` or on nothing, are its; it is mounted by its name (an anonymous one where it is written) |
-//! | `@mount`, `@mount.router`, `@mount.target`, `@mount.prefix` | `target` mounted on `router` under `prefix` |
+//! | `@router.scope` | the function or class a router is, or the call that starts a router's method chain (actix-web's `web::scope("/api")`, over the whole chain): routes and mounts inside it, on `@router.name` or on nothing, are its; it is mounted by its name (an anonymous one where it is written, or in the scoped router around it) |
+//! | `@mount`, `@mount.router`, `@mount.target`, `@mount.prefix` | `target` mounted on `router` (on none: the scoped router around) under `prefix`; a function that is no router serves the routes it handles that are on no router under the mount, and only there |
 //! | `@request`, `@request.method`, `@request.url`, `@request.client` | a request; `client` is what it is made on |
 //! | `@client`, `@client.name`, `@client.base` | a client bound to a name, with its base URL |
 //! | `@constant`, `@constant.name`, `@constant.value` | a string constant |
@@ -394,9 +394,11 @@ impl Extractor {
             fact.target = Some(part("to").and_then(|n| paths::string_text(n, source)).unwrap_or_default());
         }
         if let Some(scope) = part("scope") {
+            // A router a call makes (actix-web's `web::scope("/api")`) is over the method chain it starts.
+            let over = if matches!(scope.kind(), "call_expression" | "call") { chain_top(scope) } else { scope };
             fact.scoped = true;
-            fact.line = scope.start_position().row as u32 + 1;
-            fact.end_line = scope.end_position().row as u32 + 1;
+            fact.line = over.start_position().row as u32 + 1;
+            fact.end_line = over.end_position().row as u32 + 1;
             fact.target = scope
                 .child_by_field_name("name")
                 .map(text)
@@ -407,7 +409,9 @@ impl Extractor {
             fact.methods = methods(m, source);
         }
         fact.handler = part("handler").map(|h| match h.kind() {
-            "identifier" | "attribute" | "member_expression" | "property_identifier" => Handler::Name(text(h)),
+            "identifier" | "attribute" | "member_expression" | "property_identifier" | "scoped_identifier" => {
+                Handler::Name(text(h))
+            }
             _ => Handler::At(h.start_position().row as u32 + 1),
         });
         Some(fact)
@@ -557,6 +561,28 @@ fn own_line(node: Node<'_>) -> u32 {
         .filter(|f| matches!(f.kind(), "field_expression" | "member_expression" | "attribute"))
         .and_then(|f| f.child_by_field_name("field").or_else(|| f.child_by_field_name("property")));
     method.unwrap_or(node).start_position().row as u32 + 1
+}
+
+/// The last call of the method chain `call` starts (`web::scope("/api").route(…).service(…)`).
+fn chain_top(call: Node<'_>) -> Node<'_> {
+    let mut at = call;
+    loop {
+        let Some(member) = at.parent().filter(|p| {
+            matches!(p.kind(), "field_expression" | "member_expression" | "attribute")
+                && p.child_by_field_name("value").or_else(|| p.child_by_field_name("object")) == Some(at)
+        }) else {
+            return at;
+        };
+        match member.parent() {
+            Some(c)
+                if matches!(c.kind(), "call_expression" | "call")
+                    && c.child_by_field_name("function") == Some(member) =>
+            {
+                at = c
+            }
+            _ => return at,
+        }
+    }
 }
 
 /// A client that a request makes: the object of request helpers around `request` when the URL it
