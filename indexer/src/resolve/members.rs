@@ -177,6 +177,22 @@ impl Resolver<'_> {
         }
     }
 
+    /// The one method `name` of the object literal a TypeScript or JavaScript variable `id` holds.
+    fn object_method(&self, id: SymId, name: &str) -> Option<SymId> {
+        let sym = &self.t.syms[id as usize];
+        if self.family(sym.file) != Family::Js {
+            return None;
+        }
+        let mut live = self.t.children.get(&id)?.get(name)?.iter().copied().filter(|&c| {
+            let c = &self.t.syms[c as usize];
+            !c.dead && c.kind == SymKind::Def(DefKind::Method)
+        });
+        match (live.next(), live.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
+    }
+
     /// One step along a path: `target.name`.
     pub(super) fn member(&self, target: &Target, name: &str, depth: usize) -> Res<Target> {
         match target {
@@ -187,6 +203,8 @@ impl Resolver<'_> {
             Target::Sym(id) if !self.is_namespace_or_type(target) => match self.variable_type(*id) {
                 // `app.route` on `app = Flask(__name__)` of another module: a member of its type.
                 Some(ty) if self.is_namespace_or_type(&ty) => self.member(&ty, name, depth + 1),
+                // `Tags.getAll()` on `const Tags = { getAll: () => … }`: the object literal's own method.
+                None if let Some(method) = self.object_method(*id, name) => Ok(Target::Sym(method)),
                 // `connection.cursor()` on a variable whose type nothing declares.
                 _ => Err(Miss(Why::Untyped(*id))),
             },

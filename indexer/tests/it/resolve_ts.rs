@@ -823,3 +823,56 @@ export class Subscriber {
     );
     assert_has(&ix.calls(), &["CALLS f/src/sub.Subscriber.emit -> f/src/sub.Sink.next L6 [receiver-type]"]);
 }
+
+#[test]
+fn an_object_literals_methods_are_symbols_its_variable_calls_reach() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "w"}
+//- /src/agent.js
+const requests = {
+  get: url => fetch(url),
+  post(url, body) {
+    return fetch(url, { method: "POST", body });
+  },
+  limit: 10,
+};
+export const Tags = {
+  getAll: () => requests.get("/tags"),
+  save: function (tag) {
+    return requests.post("/tags", tag);
+  },
+};
+export function load() {
+  return Tags.getAll();
+}
+let mutable = { run() {} };
+function local() {
+  const inner = { go() {} };
+  inner.go();
+}
+"#,
+    );
+    let keys = ix.keys();
+    assert_has(
+        &keys,
+        &[
+            "Method w/src/agent.mutable.run",
+            "Method w/src/agent.requests.get",
+            "Method w/src/agent.requests.post",
+            "Method w/src/agent.Tags.save",
+        ],
+    );
+    // A property holding no function, and an object inside a function, give no symbol.
+    assert!(!keys.iter().any(|s| s.contains("agent.requests.limit")), "{keys:?}");
+    assert!(!keys.iter().any(|s| s.contains(".inner.go")), "{keys:?}");
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS w/src/agent.Tags.getAll -> w/src/agent.requests.get L9 [receiver-type]",
+            "CALLS w/src/agent.Tags.save -> w/src/agent.requests.post L11 [receiver-type]",
+            "CALLS w/src/agent.load -> w/src/agent.Tags.getAll L15 [receiver-type]",
+        ],
+    );
+}

@@ -1,5 +1,8 @@
 //! Definitions: their kind, name, extent, signature, doc, visibility, test flag and return type;
 //! exports that sit on a definition; inheritance of classes and interfaces.
+//!
+//! The functions of an object literal a module-level variable holds (`const Tags = { getAll: () => … }`)
+//! are methods of that variable (`Tags.getAll`); an object made inside a function defines nothing.
 
 use crate::kinds::KindName;
 use std::cmp::Reverse;
@@ -369,6 +372,45 @@ impl<'t> Ctx<'_, 't> {
                 doc: doc.clone(),
                 visibility: if exported { Visibility::Public } else { Visibility::Private },
                 returns: function.and_then(|f| self.returns(f)),
+                export_as: None,
+                signature_only: false,
+            });
+            if let Some(object) = value.filter(|v| v.kind_name() == "object" && !local) {
+                self.object_methods(object, exported, out);
+            }
+        }
+    }
+
+    /// The methods of an object literal a module-level variable holds (`const Tags = { getAll: () => …,
+    /// find(id) { … } }`): functions inside the variable, keyed under it.
+    fn object_methods(&mut self, object: Node<'t>, exported: bool, out: &mut Vec<Pending<'t>>) {
+        for member in syntax::named_children(object) {
+            let (name, function) = match member.kind_name() {
+                "method_definition" => (member.field(Field::Name), member),
+                "pair" => match member.field(Field::Value) {
+                    Some(v)
+                        if matches!(v.kind_name(), "arrow_function" | "function_expression" | "generator_function") =>
+                    {
+                        (member.field(Field::Key), v)
+                    }
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let Some(name) = name.filter(|n| matches!(n.kind_name(), "property_identifier" | "identifier")) else {
+                continue;
+            };
+            out.push(Pending {
+                kind: DefKind::Method,
+                name: self.text(name).to_owned(),
+                node: member,
+                start: member.start_byte(),
+                line: syntax::line(member),
+                end: member.end_byte(),
+                signature: self.signature_to_body(member.start_byte(), function),
+                doc: self.doc_before(member.start_byte()),
+                visibility: if exported { Visibility::Public } else { Visibility::Private },
+                returns: self.returns(function),
                 export_as: None,
                 signature_only: false,
             });

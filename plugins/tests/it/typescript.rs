@@ -231,13 +231,15 @@ const helpers = { method() {}, arrow: () => 1 };
         Class Base L17-19 private parent=-
         Method draw L18-18 public parent=Base
         Const helpers L20-20 private parent=-
+        Method method L20-20 private parent=helpers
+        Method arrow L20-20 private parent=helpers
         ",
     );
 }
 
 #[test]
 fn members_count_only_in_class_and_interface_bodies() {
-    // The walk hands the member's parent: a type literal's or an object's members define nothing, a class
+    // The walk hands the member's parent: a type literal's members, and an object's a function makes, define nothing, a class
     // expression's do, and a property is a binding only in a class body.
     check(
         "src/members.ts",
