@@ -68,6 +68,9 @@ pub struct RequestOut {
     pub caller: Place,
     pub line: u32,
     pub plane: String,
+    /// Of a request no route serves: why not, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -163,6 +166,9 @@ pub fn wire(s: &Session<'_>, p: &WireParams) -> Result<WireOutput> {
             None => unmatched.push(q),
         }
     }
+    for q in &mut unmatched {
+        q.why = Some(unserved(q, &routes));
+    }
     routes.sort_by(|a, b| (&a.path, &a.method, &a.plane).cmp(&(&b.path, &b.method, &b.plane)));
     unmatched.sort_by(|a, b| (&a.path, &a.method, &a.caller.key).cmp(&(&b.path, &b.method, &b.caller.key)));
 
@@ -240,6 +246,24 @@ fn request_out(e: &drsg_planes::Edge, caller: &Node, target: &Node, plane: &str)
         caller: Place::of(caller),
         line: e.props.get("line").and_then(Value::as_u64).unwrap_or(0) as u32,
         plane: plane.to_owned(),
+        why: None,
+    }
+}
+
+/// Why no route of `routes` serves request `q`: a part of its URL not known, a path served for other
+/// methods only, or a path no route has.
+fn unserved(q: &RequestOut, routes: &[RouteOut]) -> String {
+    if q.path.contains("{?}") {
+        return format!("a part of its URL is not known (`{}`)", q.raw);
+    }
+    let mut methods: Vec<&str> =
+        routes.iter().filter(|r| same_path(&r.path, &q.path)).map(|r| r.method.as_str()).collect();
+    methods.sort_unstable();
+    methods.dedup();
+    if methods.is_empty() {
+        "no route in the database has this path".to_owned()
+    } else {
+        format!("this path is served for {} only", methods.join(", "))
     }
 }
 
@@ -294,12 +318,13 @@ impl Answer for WireOutput {
             t.line(format_args!("requests no route serves: {unmatched}"));
             for q in &self.unmatched_requests {
                 t.line(format_args!(
-                    "  {} {}  from {}  (line {}, {})",
+                    "  {} {}  from {}  (line {}, {}): {}",
                     q.method,
                     q.path,
                     place(&q.caller),
                     q.line,
-                    q.plane
+                    q.plane,
+                    q.why.as_deref().unwrap_or("no route serves it")
                 ));
             }
             more(t, unmatched, self.unmatched_requests.len());

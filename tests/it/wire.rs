@@ -18,7 +18,8 @@ const FULL_STACK: &str = concat!(
     "//- /frontend/src/items.ts\nimport { api } from \"./api\";\n\n",
     "export function listItems() {\n  return api.get(\"/items/\");\n}\n\n",
     "export function showItem(id: number) {\n  return api.get(`/items/${id}`);\n}\n\n",
-    "export function health() {\n  return fetch(\"/health\");\n}\n",
+    "export function health() {\n  return fetch(\"/health\");\n}\n\n",
+    "export function addItem() {\n  return api.post(\"/items/\", {});\n}\n",
 );
 
 fn json(out: &std::process::Output) -> Value {
@@ -43,10 +44,11 @@ fn summary(answer: &Value) -> Vec<String> {
     }
     for q in answer["unmatched_requests"].as_array().unwrap() {
         out.push(format!(
-            "unmatched {} {} ← {}",
+            "unmatched {} {} ← {}: {}",
             q["method"].as_str().unwrap(),
             q["path"].as_str().unwrap(),
-            q["caller"]["key"].as_str().unwrap()
+            q["caller"]["key"].as_str().unwrap(),
+            q["why"].as_str().unwrap()
         ));
     }
     for r in answer["unrequested_routes"].as_array().unwrap() {
@@ -66,7 +68,8 @@ fn wire_pairs_front_end_calls_with_routes_in_one_plane_and_across_two() {
         [
             "GET /api/v1/items → app.items.read_items (repo) ← repo/frontend/src/items.listItems (repo)",
             "GET /api/v1/items/{} → app.items.read_item (repo) ← repo/frontend/src/items.showItem (repo)",
-            "unmatched GET /health ← repo/frontend/src/items.health",
+            "unmatched POST /api/v1/items ← repo/frontend/src/items.addItem: this path is served for GET only",
+            "unmatched GET /health ← repo/frontend/src/items.health: no route in the database has this path",
             "unrequested DELETE /api/v1/items/{}",
         ]
     );
@@ -85,7 +88,8 @@ fn wire_pairs_front_end_calls_with_routes_in_one_plane_and_across_two() {
         [
             "GET /api/v1/items → app.items.read_items (api) ← frontend/src/items.listItems (web)",
             "GET /api/v1/items/{} → app.items.read_item (api) ← frontend/src/items.showItem (web)",
-            "unmatched GET /health ← frontend/src/items.health",
+            "unmatched POST /api/v1/items ← frontend/src/items.addItem: this path is served for GET only",
+            "unmatched GET /health ← frontend/src/items.health: no route in the database has this path",
             "unrequested DELETE /api/v1/items/{}",
         ]
     );
