@@ -27,9 +27,9 @@
 //   declaration when it is a variable, a class property or an interface property, nothing when it is a
 //   parameter (a callback) or anything else.
 // Calls through an interface-typed receiver bind to the interface's member, as the checker says.
-// When the called name is a variable initialised by something other than a function literal (an alias
-// of a function defined elsewhere: `const stringType = ZodString.create`), that variable is a second
-// target: an edge to either agrees.
+// When the called name is a variable or a class property initialised by something other than a function
+// literal (an alias of a function defined elsewhere: `const stringType = ZodString.create`, `spa =
+// this.safeParseAsync`), that variable or property is a second target: an edge to either agrees.
 //
 // With `--sample N`, N sites drawn with a fixed seed (default 35, a small xorshift generator).
 
@@ -221,12 +221,13 @@ for (const { sf, node, nameNode } of sites) {
       if (inTree(file)) found.push([rel(file), sf.getLineAndCharacterOfPosition(ctor.getStart(sf)).line + 1, "constructor", "constructor"]);
     }
   }
-  // A call through a variable that holds a function defined elsewhere (`const stringType =
-  // ZodString.create`, re-exported as `string`): the variable is a target too.
+  // A call through a variable or class property that holds a function defined elsewhere (`const
+  // stringType = ZodString.create`, re-exported as `string`; `spa = this.safeParseAsync`): the variable
+  // or property is a target too.
   if (found[0] && !ts.isNewExpression(node) && nameNode.kind !== ts.SyntaxKind.SuperKeyword) {
     const sym = resolveAlias(checker.getSymbolAtLocation(nameNode));
     const vdecl = sym && (sym.declarations || [])[0];
-    const alt = vdecl && ts.isVariableDeclaration(vdecl) && vdecl.initializer
+    const alt = vdecl && (ts.isVariableDeclaration(vdecl) || ts.isPropertyDeclaration(vdecl)) && vdecl.initializer
       && !ts.isArrowFunction(vdecl.initializer) && !ts.isFunctionExpression(vdecl.initializer) ? valueTarget(vdecl) : null;
     if (alt && (alt[0] !== found[0][0] || alt[1] !== found[0][1])) found.push(alt);
   }

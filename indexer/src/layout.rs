@@ -89,6 +89,10 @@ pub struct NpmPackage {
     pub name: String,
     /// Entry points named by `types`, `module`, `main`, `exports["."]`, relative to the tree root.
     pub entries: Vec<String>,
+    /// Each subpath of `exports` (`.`, `./v4`, `./locales/*`) with its targets, relative to the tree root:
+    /// TypeScript sources first (a condition such as zod's `"@zod/source": "./src/index.ts"`, which the
+    /// project's own configuration selects), then the others in the order written.
+    pub subpaths: Vec<(String, Vec<String>)>,
 }
 
 /// `compilerOptions.baseUrl` and `paths` of a tsconfig/jsconfig.
@@ -541,16 +545,30 @@ fn parse_package_json(dir: &str, text: &str) -> Result<Option<NpmPackage>, Strin
             push(rel);
         }
     }
+    let mut subpaths = Vec::new();
     match value.get("exports") {
         Some(serde_json::Value::String(rel)) => push(rel),
         Some(serde_json::Value::Object(map)) => {
             if let Some(dot) = map.get(".") {
                 collect_strings(dot, &mut push);
             }
+            for (subpath, conditions) in map.iter().filter(|(k, _)| k.starts_with('.')) {
+                let mut targets = Vec::new();
+                collect_strings(conditions, &mut |rel| targets.extend(join_normalized(dir, rel)));
+                targets.sort_by_key(|t| !is_typescript_source(t));
+                subpaths.push((subpath.clone(), targets));
+            }
         }
         _ => {}
     }
-    Ok(Some(NpmPackage { dir: dir.to_owned(), name: name.to_owned(), entries }))
+    Ok(Some(NpmPackage { dir: dir.to_owned(), name: name.to_owned(), entries, subpaths }))
+}
+
+/// A TypeScript source file (`src/index.ts`), not a declaration file (`index.d.ts`).
+fn is_typescript_source(path: &str) -> bool {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    [".ts", ".tsx", ".mts", ".cts"].iter().any(|e| file.ends_with(e))
+        && ![".d.ts", ".d.mts", ".d.cts"].iter().any(|e| file.ends_with(e))
 }
 
 fn collect_strings(value: &serde_json::Value, push: &mut impl FnMut(&str)) {
@@ -677,7 +695,7 @@ mod tests {
         let mut l = Layout { tree_name: "tree".into(), ..Layout::default() };
         l.cargo.push(package("crates/net", "my_net", "crates/net/src/lib.rs"));
         l.cargo.push(package("", "app", "src/main.rs"));
-        l.npm.push(NpmPackage { dir: "web".into(), name: "@acme/web".into(), entries: vec![] });
+        l.npm.push(NpmPackage { dir: "web".into(), name: "@acme/web".into(), entries: vec![], subpaths: vec![] });
         l.python_packages.extend(["pkg".to_owned(), "pkg/core".to_owned(), "src/lib2".to_owned()]);
         l
     }

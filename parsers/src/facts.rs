@@ -410,6 +410,9 @@ pub enum TypeHint {
     /// TypeScript: a name destructured from a call's result (`const { status } = this.params(input)`): the
     /// type the callee's declared object return type gives that property.
     Destructured { call: Vec<String>, field: String },
+    /// TypeScript: another name for the value a path names (`const numberType = ZodNumber.create`, `const
+    /// t = other`): its type is that value's, and calling it calls what the path names.
+    Alias(Vec<String>),
 }
 
 /// Type paths by position (type arguments, a function type's parameters); `None` where one is no plain type.

@@ -235,6 +235,20 @@ impl Resolver<'_> {
             let Some(rest) = rest else { continue };
             let base =
                 |rel: &str| if package.dir.is_empty() { rel.to_owned() } else { format!("{}/{rel}", package.dir) };
+            // The subpath as `exports` maps it (`zod/v4` → `./v4`, `./locales/*` with its star).
+            let subpath = if rest.is_empty() { ".".to_owned() } else { format!("./{rest}") };
+            for (pattern, targets) in &package.subpaths {
+                let star = match pattern.split_once('*') {
+                    Some((before, after)) => {
+                        subpath.strip_prefix(before).and_then(|r| r.strip_suffix(after)).filter(|r| !r.is_empty())
+                    }
+                    None => (*pattern == subpath).then_some(""),
+                };
+                let Some(star) = star else { continue };
+                if let Some(t) = targets.iter().find_map(|target| found(&target.replace('*', star))) {
+                    return Ok(t);
+                }
+            }
             if rest.is_empty() {
                 for entry in &package.entries {
                     if let Some(t) = found(entry) {

@@ -26,7 +26,7 @@
 
 use drsg_parsers::{DefKind, Family, Inherit, InheritKind, TypeArgs, TypeHint};
 
-use super::{Miss, Reason, Res, Resolver, Shape, Target, Want, Why};
+use super::{Found, Miss, Reason, Res, Resolver, Shape, Target, Want, Why};
 use crate::table::{SymId, SymKind, separator};
 
 /// Where a call chain's type was lost: at its first call, or at a step of its `then`.
@@ -94,6 +94,13 @@ impl Resolver<'_> {
                 let Target::Sym(alias) = self.annotated_type(fi, b.scope, ty, b.line)? else { return None };
                 self.alias_param(alias, *param, 0)
             }
+            // `const t = other`: the type of the variable it names (a function or a class gives none).
+            TypeHint::Alias(path) => match self.callee(fi, b.scope, path, b.line.saturating_sub(1))? {
+                id if matches!(self.t.syms[id as usize].kind, SymKind::Def(DefKind::Var | DefKind::Const)) => {
+                    self.variable_type(id)
+                }
+                _ => None,
+            },
             TypeHint::Field(path) => {
                 let (first, fields) = path.split_first()?;
                 if first != "self" && first != "this" {
@@ -309,6 +316,10 @@ impl Resolver<'_> {
                     SymKind::Def(DefKind::Function | DefKind::Method | DefKind::Var)
                 ) =>
             {
+                // `min(…): this` gives the receiver's type, a subclass's where it is one.
+                if self.returns_this(id) {
+                    return Some(Typed { ty: Some(ty), ok: None });
+                }
                 self.returned(id)
             }
             // `Clone::clone` and `ToOwned::to_owned` give the receiver's type, derived or not.
@@ -335,6 +346,16 @@ impl Resolver<'_> {
                 if sym.kind.is_type() {
                     return Some(Typed { ty: Some(Target::Sym(id)), ok: None });
                 }
+                if self.returns_this(id) {
+                    let ty = match callee.split_last()? {
+                        (_, []) => None,
+                        (_, receiver) if on_self => receiver[1..]
+                            .iter()
+                            .try_fold(self.enclosing_type(fi, scope)?, |ty, field| self.field_type(&ty, field)),
+                        (_, receiver) => self.receiver_type(fi, scope, receiver, line),
+                    };
+                    return Some(Typed { ty: Some(ty?), ok: None });
+                }
                 self.returned(id)
             }
             Target::External(path) => {
@@ -357,6 +378,10 @@ impl Resolver<'_> {
     /// The declared return type of function `callee`, and the type inside a returned `Result` or `Option`.
     fn returned(&self, callee: SymId) -> Option<Typed> {
         let sym = &self.t.syms[callee as usize];
+        // `const numberType = ZodNumber.create`: what the function it names returns.
+        if let Some(named) = self.aliased(callee) {
+            return self.nested(|| self.returned(named).ok_or(Miss(Why::Said(Reason::BindingUntyped)))).ok();
+        }
         // A property typed by an interface with call signatures (`get!: HandlerInterface`): what they return.
         if sym.kind == SymKind::Def(DefKind::Var) {
             let ty = self.callable_interface(callee)?;
@@ -376,6 +401,40 @@ impl Resolver<'_> {
         };
         let typed = Typed { ty: declared(&def.returns), ok: declared(&def.returns_ok) };
         (typed.ty.is_some() || typed.ok.is_some()).then_some(typed)
+    }
+
+    /// Whether TypeScript function or method `id` is declared to return `this`.
+    fn returns_this(&self, id: SymId) -> bool {
+        let sym = &self.t.syms[id as usize];
+        self.family(sym.file) == Family::Js
+            && self.t.def_of(id).and_then(|d| d.returns.as_deref()).is_some_and(|r| r.len() == 1 && r[0] == "this")
+    }
+
+    /// The type of the value a receiver path names (`schema`, `this.schema`, `z.schemas.str`): a local's,
+    /// a variable's, then each field's.
+    fn receiver_type(&self, fi: u32, scope: Option<u32>, path: &[String], line: u32) -> Option<Target> {
+        let (head, fields) = path.split_first()?;
+        let start = match self.as_namespace(|| self.lookup(fi, scope, head, line, true)).ok()? {
+            Found::Local(ty) => ty?,
+            Found::Target(Target::Sym(id), _) if !self.is_namespace_or_type(&Target::Sym(id)) => {
+                self.variable_type(id)?
+            }
+            _ => return None,
+        };
+        fields.iter().try_fold(start, |ty, field| self.field_type(&ty, field))
+    }
+
+    /// The symbol a TypeScript variable is another name for (`const numberType = ZodNumber.create`).
+    fn aliased(&self, id: SymId) -> Option<SymId> {
+        let sym = &self.t.syms[id as usize];
+        if !matches!(sym.kind, SymKind::Def(DefKind::Var | DefKind::Const)) || self.family(sym.file) != Family::Js {
+            return None;
+        }
+        let def = self.t.def_of(id)?;
+        let &b = self.index[sym.file as usize].bindings.get(&(def.parent, def.name.clone()))?.first()?;
+        let binding = &self.t.files[sym.file as usize].facts.bindings[b as usize];
+        let Some(TypeHint::Alias(path)) = &binding.hint else { return None };
+        self.callee(sym.file, binding.scope, path, binding.line.saturating_sub(1)).filter(|&named| named != id)
     }
 
     /// The interface a TypeScript property is declared with (`get!: HandlerInterface`), whose call

@@ -244,7 +244,13 @@ pub(super) fn passes_on(facts: &FileFacts, names: &Names<'_>, add: &mut dyn FnMu
 
 fn hint_path(hint: &Option<TypeHint>) -> &[String] {
     match hint {
-        Some(TypeHint::Annotated(p) | TypeHint::Constructed(p) | TypeHint::CallResult(p) | TypeHint::Field(p)) => p,
+        Some(
+            TypeHint::Annotated(p)
+            | TypeHint::Constructed(p)
+            | TypeHint::CallResult(p)
+            | TypeHint::Field(p)
+            | TypeHint::Alias(p),
+        ) => p,
         Some(TypeHint::CallChain(call, _)) => call,
         Some(TypeHint::Callback { callee, .. }) => callee,
         Some(TypeHint::Destructured { call, .. }) => call,

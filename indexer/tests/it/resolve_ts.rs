@@ -876,3 +876,122 @@ function local() {
         ],
     );
 }
+
+#[test]
+fn a_package_importing_itself_reaches_the_sources_its_exports_map_names() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "zed", "types": "./index.d.ts", "main": "./index.js",
+ "exports": {".": {"@zed/source": "./src/index.ts", "types": "./index.d.ts", "import": "./index.js"},
+             "./v2": {"@zed/source": "./src/v2/index.ts", "types": "./v2/index.d.ts", "import": "./v2/index.js"},
+             "./locales/*": {"@zed/source": "./src/locales/*", "import": "./locales/*"}}}
+//- /index.d.ts
+export declare function parse(s: string): number;
+//- /index.js
+export function parse(s) { return 1; }
+//- /v2/index.js
+export function parse2(s) { return 2; }
+//- /locales/en.js
+export function en() {}
+//- /src/index.ts
+export function parse(s: string): number { return 1; }
+//- /src/v2/index.ts
+export function parse2(s: string): number { return 2; }
+//- /src/locales/en.ts
+export function en(): void {}
+//- /src/index.test.ts
+import { parse } from "zed";
+import { parse2 } from "zed/v2";
+import { en } from "zed/locales/en.js";
+export function check() {
+  parse("1");
+  parse2("2");
+  en();
+}
+"#,
+    );
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS zed/src/index.test.check -> zed/src.parse L5 [import]",
+            "CALLS zed/src/index.test.check -> zed/src/v2.parse2 L6 [import]",
+            "CALLS zed/src/index.test.check -> zed/src/locales/en.en L7 [import]",
+        ],
+    );
+}
+
+#[test]
+fn a_variable_naming_a_function_returns_what_it_returns() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "a"}
+//- /src/types.ts
+export class ZodNumber {
+  static create = (params?: object): ZodNumber => new ZodNumber();
+  int(): ZodNumber { return this; }
+}
+const numberType = ZodNumber.create;
+const alsoNumber = numberType;
+export { numberType as number, alsoNumber };
+//- /src/use.ts
+import { number, alsoNumber } from "./types";
+export function check() {
+  number().int();
+  alsoNumber().int();
+  const n = number();
+  n.int();
+}
+"#,
+    );
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS a/src/use.check -> a/src/types.ZodNumber.int L3 [receiver-type]",
+            "CALLS a/src/use.check -> a/src/types.ZodNumber.int L4 [receiver-type]",
+            "CALLS a/src/use.check -> a/src/types.ZodNumber.int L6 [receiver-type]",
+        ],
+    );
+}
+
+#[test]
+fn a_method_returning_this_gives_the_receivers_type() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "t"}
+//- /src/schemas.ts
+export interface ZodType { parse(data: unknown): unknown; }
+export interface _ZodString extends ZodType { min(n: number): this; }
+export interface ZodString extends _ZodString { datetime(): this; email(): ZodString; }
+export function string(): ZodString { return undefined as any; }
+export class Builder {
+  inner: ZodString = string();
+  step(): this { return this; }
+  done(): void {}
+  run() {
+    this.step().done();
+    this.inner.min(1).datetime();
+  }
+}
+//- /src/use.ts
+import { string } from "./schemas";
+export function check() {
+  string().min(5).datetime().parse("x");
+  const s = string();
+  s.min(1).parse("y");
+}
+"#,
+    );
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS t/src/use.check -> t/src/schemas.ZodString.datetime L3 [receiver-type]",
+            "CALLS t/src/use.check -> t/src/schemas.ZodType.parse L3 [receiver-type]",
+            "CALLS t/src/use.check -> t/src/schemas.ZodType.parse L5 [receiver-type]",
+            "CALLS t/src/schemas.Builder.run -> t/src/schemas.Builder.done L10 [receiver-type]",
+            "CALLS t/src/schemas.Builder.run -> t/src/schemas.ZodString.datetime L11 [receiver-type]",
+        ],
+    );
+}

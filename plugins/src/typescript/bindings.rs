@@ -10,7 +10,7 @@ use tree_sitter::Node;
 use super::capture::{Captured, Passed};
 use super::defs::is_require_call;
 use super::scope::Scopes;
-use super::syntax::{self, Field, plain_path, type_path};
+use super::syntax::{self, Field, callee_chain, plain_path, type_path};
 use crate::children::named_children;
 use crate::fields::ChildInField;
 
@@ -227,36 +227,6 @@ fn contextual_hint(parameter: Node<'_>, source: &str) -> Option<TypeHint> {
     Some(TypeHint::Contextual { ty: type_path(declared, source)?, param })
 }
 
-/// A callee as a plain path (`app.get`), or as a chain of method calls on a call's or a construction's
-/// result (`app.get(…).post`: `app.get`, then `post`; `new Hono().get`: `Hono`, then `get`).
-fn callee_chain(callee: Node<'_>, source: &str) -> Option<(Vec<String>, Vec<String>)> {
-    let mut then = Vec::new();
-    let mut node = callee;
-    for _ in 0..64 {
-        if let Some(path) = plain_path(node, source) {
-            then.reverse();
-            return Some((path, then));
-        }
-        if node.kind_name() != "member_expression" {
-            return None;
-        }
-        let object = node.field(Field::Object)?;
-        let property = node.field(Field::Property).filter(|p| p.kind_name() == "property_identifier")?;
-        then.push(drsg_parsers::text::node_text(property, source).to_owned());
-        match object.kind_name() {
-            "call_expression" => node = object.field(Field::Function)?,
-            // `new Hono().get(…)`: a class's construction gives the class, as a call of it does.
-            "new_expression" => {
-                let class = plain_path(object.field(Field::Constructor)?, source)?;
-                then.reverse();
-                return Some((class, then));
-            }
-            _ => return None,
-        }
-    }
-    None
-}
-
 /// The function expression a declarator outside any named function sits in, if any (a callback).
 fn enclosing_callback(declarator: Node<'_>) -> Option<Node<'_>> {
     let mut node = declarator.parent()?;
@@ -306,6 +276,8 @@ fn value_hint(value: Node<'_>, source: &str) -> Option<TypeHint> {
                     drsg_parsers::text::node_text(property, source).to_owned(),
                 ]));
             }
+            // `const numberType = ZodNumber.create`: another name for that value.
+            "identifier" | "member_expression" => return plain_path(value, source).map(TypeHint::Alias),
             // `<Client>x`
             "type_assertion" => {
                 return type_path(value.named_child(0)?.named_child(0)?, source).map(TypeHint::Annotated);

@@ -10,7 +10,7 @@ use tree_sitter::Node;
 use super::capture::Captured;
 use super::defs::is_require_call;
 use super::scope::{RangeSet, Scopes};
-use super::syntax::{self, Base, Field, chain, dotted, maker_path};
+use super::syntax::{self, Base, Field, callee_chain, chain, dotted, maker_path};
 use crate::fields::ChildInField;
 
 /// Type names that are never references.
@@ -75,8 +75,15 @@ fn classify<'t>(node: Node<'t>, source: &str) -> (Qualifier, Vec<String>, Node<'
         Base::Super if c.props.is_empty() => (Qualifier::Super, vec!["constructor".to_owned()]),
         Base::Super => (Qualifier::Super, c.props),
         Base::Call(inner) => {
-            let call = inner.field(Field::Function).and_then(|f| maker_path(f, source));
-            (Qualifier::expr(call), c.props)
+            let function = inner.field(Field::Function);
+            match function.and_then(|f| maker_path(f, source)) {
+                Some(call) => (Qualifier::expr(Some(call)), c.props),
+                // `string().min(5).datetime()`: the first call, then the methods called on each result.
+                None => match function.and_then(|f| callee_chain(f, source)) {
+                    Some((call, then)) => (Qualifier::Expr { call: Some(call), then }, c.props),
+                    None => (Qualifier::expr(None), c.props),
+                },
+            }
         }
         Base::New(inner) => {
             let call = inner.field(Field::Constructor).and_then(|f| maker_path(f, source));

@@ -154,6 +154,36 @@ pub(super) fn unwrap_await(node: Node<'_>) -> Node<'_> {
     node
 }
 
+/// A callee as a plain path (`app.get`), or as a chain of method calls on a call's or a construction's
+/// result (`app.get(…).post`: `app.get`, then `post`; `new Hono().get`: `Hono`, then `get`).
+pub(super) fn callee_chain(callee: Node<'_>, source: &str) -> Option<(Vec<String>, Vec<String>)> {
+    let mut then = Vec::new();
+    let mut node = callee;
+    for _ in 0..64 {
+        if let Some(path) = plain_path(node, source) {
+            then.reverse();
+            return Some((path, then));
+        }
+        if node.kind_name() != "member_expression" {
+            return None;
+        }
+        let object = node.field(Field::Object)?;
+        let property = node.field(Field::Property).filter(|p| p.kind_name() == "property_identifier")?;
+        then.push(node_text(property, source).to_owned());
+        match object.kind_name() {
+            "call_expression" => node = object.field(Field::Function)?,
+            // `new Hono().get(…)`: a class's construction gives the class, as a call of it does.
+            "new_expression" => {
+                let class = plain_path(object.field(Field::Constructor)?, source)?;
+                then.reverse();
+                return Some((class, then));
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// The path of the callee or constructor a receiver expression was made by, for `Qualifier::Expr`:
 /// `make` → `["make"]`, `this.make` → `["this", "make"]`.
 pub(super) fn maker_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
@@ -192,6 +222,8 @@ pub(super) fn type_path(node: Node<'_>, source: &str) -> Option<Vec<String>> {
             }
             "type_identifier" => return Some(vec![node_text(node, source).to_owned()]),
             "nested_type_identifier" => return Some(dotted(node_text(node, source))),
+            // `(): this`: the receiver's type, which the resolver supplies.
+            "this_type" => return Some(vec!["this".to_owned()]),
             _ => return None,
         }
     }

@@ -111,8 +111,13 @@ fn render(facts: &FileFacts, show: &[Show]) -> String {
                 Some(TypeHint::CallResult(p)) => format!("call {}", p.join(".")),
                 Some(TypeHint::Field(p)) => format!("field {}", p.join(".")),
                 Some(TypeHint::CallChain(..)) => unreachable!("only Rust writes call chains"),
-                Some(TypeHint::Callback { .. } | TypeHint::Destructured { .. } | TypeHint::Contextual { .. }) => {
-                    unreachable!("only TypeScript writes callbacks and destructured results")
+                Some(
+                    TypeHint::Callback { .. }
+                    | TypeHint::Destructured { .. }
+                    | TypeHint::Contextual { .. }
+                    | TypeHint::Alias(_),
+                ) => {
+                    unreachable!("only TypeScript writes callbacks, destructured results and aliases")
                 }
             };
             out.push(format!("bind {} scope={} L{} {hint}", b.name, qualified(facts, b.scope), b.line));

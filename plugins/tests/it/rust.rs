@@ -123,8 +123,13 @@ fn render_bindings(facts: &FileFacts) -> Vec<String> {
                 Some(TypeHint::CallResult(p)) => format!("CallResult({})", join(p)),
                 Some(TypeHint::CallChain(p, then)) => format!("CallChain({} then {})", join(p), then.join(" ")),
                 Some(TypeHint::Field(_)) => unreachable!("only Python writes fields"),
-                Some(TypeHint::Callback { .. } | TypeHint::Destructured { .. } | TypeHint::Contextual { .. }) => {
-                    unreachable!("only TypeScript writes callbacks and destructured results")
+                Some(
+                    TypeHint::Callback { .. }
+                    | TypeHint::Destructured { .. }
+                    | TypeHint::Contextual { .. }
+                    | TypeHint::Alias(_),
+                ) => {
+                    unreachable!("only TypeScript writes callbacks, destructured results and aliases")
                 }
             };
             format!("{} {} L{} in={}", b.name, hint, b.line, scope_name(facts, b.scope))

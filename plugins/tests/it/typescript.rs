@@ -132,6 +132,7 @@ fn render(facts: &FileFacts, what: &str) -> String {
                             format!("Destructured({}.{field})", call.join("."))
                         }
                         Some(TypeHint::Field(p)) => format!("Field({})", p.join(".")),
+                        Some(TypeHint::Alias(p)) => format!("Alias({})", p.join(".")),
                         Some(TypeHint::Contextual { ty, param }) => {
                             format!("Contextual({} param {param})", ty.join("."))
                         }
