@@ -41,6 +41,9 @@ pub struct ContextOutput {
     pub freshness: String,
     pub symbol: Symbol,
     pub contained_by: Vec<NodeLine>,
+    /// Asked as a member of a type that does not define it (`Flask.route`): the type it is inherited from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inherited_from: Option<String>,
     pub callers: Callers,
     pub callees: Callees,
     pub contains: Group<NodeLine>,
@@ -166,7 +169,7 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
     callers.complete &= callers.cut_files.is_empty();
     let callees = callees(&outgoing, &ends, page);
     let line_of = |id: i64| ends.get(&id).map(NodeLine::of);
-    let contained_by =
+    let contained_by: Vec<NodeLine> =
         incoming.iter().filter(|e| STRUCTURE_TYPES.contains(&e.ty.as_str())).filter_map(|e| line_of(e.src)).collect();
     let mut contains: Vec<(Option<u32>, NodeLine)> = outgoing
         .iter()
@@ -203,7 +206,19 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
     {
         deployed = crate::deployed::running(s, &code)?.remove(sha).unwrap_or_default();
     }
+    // `Flask.route` answered by `Scaffold.route`: the name asked is not the tail of the key found.
+    let parts = |s: &str| s.split(['.', ':', '/']).filter(|p| !p.is_empty()).map(str::to_owned).collect::<Vec<_>>();
+    let (asked, own) = (parts(p.name.trim().trim_end_matches("()")), parts(&node.key));
+    let inherited_from = (asked.len() > 1 && !own.ends_with(&asked))
+        .then(|| {
+            contained_by
+                .iter()
+                .find(|c: &&NodeLine| matches!(c.label.as_str(), "Class" | "Interface" | "Struct" | "Trait"))
+        })
+        .flatten()
+        .map(|c| c.key.clone());
     Ok(Lookup::Found(ContextOutput {
+        inherited_from,
         deployed: Group::capped(deployed, GROUP_CAP),
         freshness: s.freshness(&plane),
         plane: plane.meta.name,
@@ -381,6 +396,9 @@ impl Answer for ContextOutput {
         t.line(format_args!("{}", self.freshness));
         for parent in &self.contained_by {
             t.line(format_args!("contained by: {parent}"));
+        }
+        if let Some(base) = &self.inherited_from {
+            t.line(format_args!("inherited from: {base} (the type asked for does not define it)"));
         }
         if !self.deployed.is_empty() {
             t.line(format_args!("deployed: {} workloads run images built from it", self.deployed.total));

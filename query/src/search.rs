@@ -1,5 +1,6 @@
 //! `search`: ranked symbols for words or identifiers: Tantivy BM25 over names split on case and `_`,
-//! keys, signatures and docs, re-ranked by how referenced each symbol is.
+//! keys, signatures and docs, re-ranked by how many of the query's words a symbol's own text holds, how
+//! referenced it is, and whether it is a test (a definition ranks above the tests that exercise it).
 
 use serde::{Deserialize, Serialize};
 
@@ -62,6 +63,7 @@ pub fn search(s: &Session<'_>, p: &SearchParams) -> Result<SearchOutput> {
     let scores: std::collections::HashMap<i64, f32> = raw.iter().copied().collect();
     let nodes = s.store.nodes_by_ids(&raw.iter().map(|(id, _)| *id).collect::<Vec<_>>())?;
     let wanted = p.query.trim();
+    let words = words(wanted);
     let mut hits = Vec::with_capacity(nodes.len());
     for n in nodes {
         let referenced = s.store.referenced(n.id)?;
@@ -75,9 +77,21 @@ pub fn search(s: &Session<'_>, p: &SearchParams) -> Result<SearchOutput> {
             1.0
         };
         let boost = 1.0 + 0.15 * (1.0 + referenced as f32).ln();
+        // Words of a sentence ("load config from environment variables") found in the symbol's own name,
+        // key, signature and doc: a symbol that holds them all before one that holds a rare one.
+        let coverage = if words.len() > 1 {
+            let prop = |k: &str| n.props.get(k).and_then(|v| v.as_str()).unwrap_or("");
+            let own = format!("{} {} {} {}", split_name(&n.name), n.key, prop("signature"), prop("doc")).to_lowercase();
+            let own = self::words(&own);
+            let held = words.iter().filter(|w| own.iter().any(|o| same_word(w, o))).count();
+            0.5 + 0.5 * (held as f32 / words.len() as f32).powi(2)
+        } else {
+            1.0
+        };
+        let test = if n.props.get("is_test").and_then(|v| v.as_bool()) == Some(true) { 0.6 } else { 1.0 };
         hits.push(Hit {
             node: NodeLine::of(&n),
-            score: bm25 * exact * boost,
+            score: bm25 * exact * boost * coverage * test,
             referenced,
             signature: n.props.get("signature").and_then(|v| v.as_str()).map(|sig| one_line(sig, 160)),
         });
@@ -95,6 +109,40 @@ pub fn search(s: &Session<'_>, p: &SearchParams) -> Result<SearchOutput> {
         hits,
         more,
     })
+}
+
+/// The words of `text` in lower case, at least two letters long.
+fn words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> =
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 1).map(str::to_lowercase).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// `from_prefixed_env`, `fromPrefixedEnv` → `from prefixed env`.
+fn split_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 8);
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if c == '_' {
+            out.push(' ');
+        } else {
+            if c.is_uppercase() && previous_lower {
+                out.push(' ');
+            }
+            out.push(c);
+        }
+        previous_lower = c.is_lowercase();
+    }
+    out
+}
+
+/// Two words are one when they share a stem of five letters or are equal (`variables`, `variable`;
+/// `environment`, `environ`; `env` only as itself).
+fn same_word(a: &str, b: &str) -> bool {
+    let stem = |w: &str| w.chars().take(5).collect::<String>();
+    a == b || (a.chars().count() >= 5 && b.chars().count() >= 5 && stem(a) == stem(b))
 }
 
 impl Answer for SearchOutput {

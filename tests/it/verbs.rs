@@ -993,3 +993,33 @@ class Web(Web):
     let (none, found) = check_context(&w, "Web.nothing", None);
     assert!(!found && none.starts_with("no symbol `Web.nothing`"), "{none}");
 }
+
+#[test]
+fn context_says_where_a_member_is_inherited_from_and_search_ranks_definitions_above_their_tests() {
+    let w = World::new(concat!(
+        "//- /pyproject.toml\n[project]\nname = \"pkg\"\n",
+        "//- /pkg/__init__.py\n",
+        "//- /pkg/scaffold.py\nclass Scaffold:\n    def route(self, rule):\n        return rule\n",
+        "//- /pkg/app.py\nfrom .scaffold import Scaffold\n\n\nclass Flask(Scaffold):\n    def run(self):\n        pass\n",
+        "//- /pkg/config.py\nclass Config(dict):\n    def from_prefixed_env(self, prefix=\"FLASK\"):\n",
+        "        \"\"\"Load any environment variables that start with the prefix, dropping the prefix from the\n",
+        "        key for the config key.\"\"\"\n        return True\n\n",
+        "    def from_mapping(self, mapping):\n        \"\"\"Update the config like update, ignoring items with non-upper keys.\"\"\"\n        return True\n\n\n",
+        "class Environment:\n    \"\"\"A template environment.\"\"\"\n\n    def render(self):\n        pass\n",
+        "//- /tests/test_config.py\nfrom pkg.config import Config\n\n\n",
+        "def test_from_prefixed_env():\n    \"\"\"Load environment variables with a prefix into the config.\"\"\"\n",
+        "    Config().from_prefixed_env()\n",
+    ));
+    let (text, found) = check_context(&w, "Flask.route", None);
+    assert!(found && text.contains("inherited from: pkg.scaffold.Scaffold"), "{text}");
+    let (text, _) = check_context(&w, "Scaffold.route", None);
+    assert!(!text.contains("inherited from"), "{text}");
+    // A sentence finds the method whose doc says it, before a class named by one of its words and before
+    // the test that exercises it.
+    let text = check_search(&w, "load config from environment variables prefix");
+    assert!(text.starts_with("pkg.config.Config.from_prefixed_env  Method"), "{text}");
+    let text = check_search(&w, "from_prefixed_env");
+    let (definition, test) =
+        (text.find("pkg.config.Config.from_prefixed_env").unwrap(), text.find("test_from_prefixed_env").unwrap());
+    assert!(definition < test, "{text}");
+}
