@@ -21,6 +21,11 @@
 use drsg_parsers::Family;
 use foldhash::{HashMap, HashSet};
 
+mod tsconfig;
+
+pub use tsconfig::TsConfig;
+use tsconfig::{extended, parse_tsconfig};
+
 use crate::source::TreeView;
 use crate::walk::ManifestKind;
 
@@ -93,16 +98,6 @@ pub struct NpmPackage {
     /// TypeScript sources first (a condition such as zod's `"@zod/source": "./src/index.ts"`, which the
     /// project's own configuration selects), then the others in the order written.
     pub subpaths: Vec<(String, Vec<String>)>,
-}
-
-/// `compilerOptions.baseUrl` and `paths` of a tsconfig/jsconfig.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TsConfig {
-    pub dir: String,
-    /// Relative to the tree root.
-    pub base_url: Option<String>,
-    /// Pattern (may end in `*`) → targets (relative to the tree root, may hold `*`).
-    pub paths: Vec<(String, Vec<String>)>,
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -196,7 +191,9 @@ impl Layout {
                     }
                 },
                 ManifestKind::PackageJson => parse_package_json(&dir, &text).map(|p| layout.npm.extend(p)),
-                ManifestKind::TsConfig => parse_tsconfig(&dir, &text).map(|c| layout.tsconfigs.push(c)),
+                ManifestKind::TsConfig => {
+                    parse_tsconfig(&dir, &text).map(|c| layout.tsconfigs.push(extended(tree, c, 0)))
+                }
                 ManifestKind::PyProject => parse_pyproject(&text).map(|name| {
                     if let Some(name) = name {
                         layout.pyprojects.insert(dir.clone(), name);
@@ -580,98 +577,9 @@ fn collect_strings(value: &serde_json::Value, push: &mut impl FnMut(&str)) {
     }
 }
 
-fn parse_tsconfig(dir: &str, text: &str) -> Result<TsConfig, String> {
-    let value: serde_json::Value = serde_json::from_str(&strip_jsonc(text)).map_err(|e| e.to_string())?;
-    let options = value.get("compilerOptions");
-    let base_url =
-        options.and_then(|o| o.get("baseUrl")).and_then(|b| b.as_str()).and_then(|b| join_normalized(dir, b));
-    let mut paths = Vec::new();
-    if let Some(map) = options.and_then(|o| o.get("paths")).and_then(|p| p.as_object()) {
-        let base = base_url.clone().unwrap_or_else(|| dir.to_owned());
-        for (pattern, targets) in map {
-            let targets = targets
-                .as_array()
-                .map(|t| t.iter().filter_map(|v| v.as_str()).filter_map(|t| join_normalized(&base, t)).collect())
-                .unwrap_or_default();
-            paths.push((pattern.clone(), targets));
-        }
-    }
-    Ok(TsConfig { dir: dir.to_owned(), base_url, paths })
-}
-
 fn parse_pyproject(text: &str) -> Result<Option<String>, String> {
     let value: toml::Table = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
     Ok(value.get("project").and_then(|p| p.get("name")).and_then(|n| n.as_str()).map(str::to_owned))
-}
-
-/// Remove `//` and `/* */` comments and trailing commas from JSON-with-comments (tsconfig style).
-pub fn strip_jsonc(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    let mut in_string = false;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if in_string {
-            out.push(c as char);
-            if c == b'\\' && i + 1 < bytes.len() {
-                out.push(bytes[i + 1] as char);
-                i += 2;
-                continue;
-            }
-            if c == b'"' {
-                in_string = false;
-            }
-            i += 1;
-            continue;
-        }
-        match c {
-            b'"' => {
-                in_string = true;
-                out.push('"');
-                i += 1;
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 2;
-            }
-            b',' => {
-                // Drop a comma followed only by whitespace and a closing bracket.
-                let mut j = i + 1;
-                while j < bytes.len() && bytes[j].is_ascii_whitespace() {
-                    j += 1;
-                }
-                if !matches!(bytes.get(j), Some(b'}') | Some(b']')) {
-                    out.push(',');
-                }
-                i += 1;
-            }
-            _ => {
-                // Copy a whole UTF-8 character.
-                let len = utf8_len(c);
-                out.push_str(text.get(i..i + len).unwrap_or(""));
-                i += len;
-            }
-        }
-    }
-    out
-}
-
-fn utf8_len(first: u8) -> usize {
-    match first {
-        0x00..=0x7f => 1,
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        _ => 4,
-    }
 }
 
 #[cfg(test)]
@@ -783,13 +691,5 @@ mod tests {
         assert_eq!(l.module_key("pkg/__init__.py", Family::Python), "pkg");
         assert_eq!(l.module_key("src/lib2/x.py", Family::Python), "lib2.x");
         assert_eq!(l.module_key("scripts/run.py", Family::Python), "run");
-    }
-
-    #[test]
-    fn jsonc_is_stripped() {
-        let text = "{\n // c\n \"a\": \"//x\", /* b */ \"p\": [1,2,],\n}";
-        let v: serde_json::Value = serde_json::from_str(&strip_jsonc(text)).expect("valid json");
-        assert_eq!(v["a"], "//x");
-        assert_eq!(v["p"][1], 2);
     }
 }

@@ -237,9 +237,20 @@ impl Resolver<'_> {
             // Error`) hold no variants.
             return Ok(Target::Sym(ty));
         }
+        // Python: several bases are searched in method resolution order, while every class before the one
+        // defining the member is of the tree (an outside class may define it too).
+        let parents = self.supers.get(&ty).map(Vec::as_slice).unwrap_or(&[]);
+        if parents.len() > 1 && self.family(sym.file) == Family::Python {
+            for class in self.mro(ty, depth).unwrap_or_default() {
+                let Target::Sym(c) = class else { break };
+                if let Some(id) = self.pick(self.t.members(c, name), name)? {
+                    return Ok(Target::Sym(id));
+                }
+            }
+        }
         let mut found: Vec<Target> = Vec::new();
         let mut external: Option<Target> = None;
-        for parent in self.supers.get(&ty).map(Vec::as_slice).unwrap_or(&[]) {
+        for parent in parents {
             match parent {
                 Target::Sym(p) if *p != ty => {
                     if let Ok(t) = self.type_member(*p, name, depth + 1)
@@ -276,6 +287,40 @@ impl Resolver<'_> {
             return Ok(Target::External(format!("{}::{name}", self.sym_key(ty))));
         }
         Err(Miss(Why::NotOn(name.into(), ty)))
+    }
+
+    /// The classes after `ty` in its C3 linearization (Python's method resolution order), external bases
+    /// as themselves; `None` when the bases admit no order or nest too deep.
+    fn mro(&self, ty: SymId, depth: usize) -> Option<Vec<Target>> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let parents: Vec<Target> =
+            self.supers.get(&ty).into_iter().flatten().filter(|p| **p != Target::Sym(ty)).cloned().collect();
+        let mut lists: Vec<Vec<Target>> = Vec::with_capacity(parents.len() + 1);
+        for p in &parents {
+            let mut list = vec![p.clone()];
+            if let Target::Sym(id) = p {
+                list.extend(self.mro(*id, depth + 1)?);
+            }
+            lists.push(list);
+        }
+        lists.push(parents);
+        let mut out = Vec::new();
+        loop {
+            lists.retain(|l| !l.is_empty());
+            if lists.is_empty() {
+                return Some(out);
+            }
+            // The first head that is in no list's tail.
+            let head = lists.iter().map(|l| &l[0]).find(|h| !lists.iter().any(|l| l[1..].contains(h)))?.clone();
+            for list in &mut lists {
+                if list[0] == head {
+                    list.remove(0);
+                }
+            }
+            out.push(head);
+        }
     }
 
     /// One symbol among several of the same name: a tie is a miss, never a guess.

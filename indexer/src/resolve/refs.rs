@@ -159,6 +159,17 @@ impl Resolver<'_> {
     ) -> Res<(Target, Strategy)> {
         let Some(head) = path.first() else { return miss(Reason::EmptyReference) };
         let family = self.family(fi);
+        // `cls(…)` in a Python class method (a method whose first parameter is `cls`, not rebound): the
+        // class around.
+        if family == Family::Python
+            && path.len() == 1
+            && head == "cls"
+            && self.takes_cls(fi, scope)
+            && self.lookup(fi, scope, head, line, true).is_err()
+            && let Some(class) = self.enclosing_type(fi, scope)
+        {
+            return Ok((class, Strategy::SelfValue));
+        }
         let (shape, no_locals) = if shape == Shape::Type { (Shape::Path, true) } else { (shape, false) };
         let special = family == Family::Rust && matches!(head.as_str(), "crate" | "self" | "super" | "Self");
         // A type parameter shadows the items of its name.
@@ -212,6 +223,25 @@ impl Resolver<'_> {
         }
         let target = self.walk_members(start, &path[1..])?;
         Ok((target, by))
+    }
+
+    /// Whether the method around `scope` (through functions nested in it) takes `cls` first: `def
+    /// make(cls, …)`.
+    fn takes_cls(&self, fi: u32, scope: Option<u32>) -> bool {
+        let defs = &self.t.files[fi as usize].facts.defs;
+        let mut at = scope;
+        for _ in 0..64 {
+            let Some(def) = at.and_then(|d| defs.get(d as usize)) else { return false };
+            match def.kind {
+                DefKind::Method => {
+                    let params = def.signature.split_once('(').map_or("", |(_, rest)| rest.trim_start());
+                    return params.strip_prefix("cls").is_some_and(|rest| rest.starts_with([',', ')', ':', ' ']));
+                }
+                DefKind::Function => at = def.parent,
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// Whether `name` is a type parameter of the innermost function around `scope` (its own or its

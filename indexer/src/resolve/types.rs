@@ -305,8 +305,16 @@ impl Resolver<'_> {
 
     /// The result of one step of a chain on a value of type `typed`.
     fn step(&self, typed: Typed, step: &str) -> Option<Typed> {
-        if typed.ok.is_some() && matches!(step, "?" | "unwrap" | "expect" | "unwrap_or_default" | "unwrap_or_else") {
+        let js = self.family.get() == Family::Js;
+        let unwraps =
+            step == "?" || (!js && matches!(step, "unwrap" | "expect" | "unwrap_or_default" | "unwrap_or_else"));
+        if typed.ok.is_some() && unwraps {
             return Some(Typed { ty: typed.ok, ok: None });
+        }
+        // TypeScript's `await` (the `?` step) of what no `Promise<T>` of the tree's declaring gives: a type of
+        // the tree is awaited as itself, an external one (a `Promise` of unknown content) is unknown.
+        if js && step == "?" {
+            return matches!(typed.ty, Some(Target::Sym(_))).then_some(Typed { ty: typed.ty, ok: None });
         }
         let ty = typed.ty?;
         match self.walk_members(ty.clone(), &[step.to_owned()]) {
@@ -451,7 +459,9 @@ impl Resolver<'_> {
     /// (`app = Flask(__name__)`, `current_app: Flask = LocalProxy(…)`), read where it is defined.
     pub(super) fn variable_type(&self, id: SymId) -> Option<Target> {
         let sym = &self.t.syms[id as usize];
-        if !matches!(sym.kind, SymKind::Def(DefKind::Var | DefKind::Const)) {
+        // A Python property reads as an attribute: its binding is its declared return type.
+        let property = sym.kind == SymKind::Def(DefKind::Method) && self.family(sym.file) == Family::Python;
+        if !matches!(sym.kind, SymKind::Def(DefKind::Var | DefKind::Const)) && !property {
             return None;
         }
         let def = self.t.def_of(id)?;

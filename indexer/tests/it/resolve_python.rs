@@ -531,3 +531,70 @@ def test_route():
     );
     assert_has(&ix.calls(), &["CALLS web.app.Web.run -> web.sansio.scaffold.Scaffold.route L6 [self]"]);
 }
+
+#[test]
+fn method_resolution_order_properties_with_targets_and_cls() {
+    let ix = index(
+        r#"
+//- /pyproject.toml
+[project]
+name = "pkg"
+//- /pkg/__init__.py
+//- /pkg/m.py
+class A:
+    def hello(self):
+        return 1
+
+
+class B:
+    def hello(self):
+        return 2
+
+    def only_b(self):
+        return 3
+
+
+class C(A, B):
+    @classmethod
+    def make(cls):
+        inst = cls()
+        inst.only_b()
+        return inst
+
+    @property
+    def friend(self) -> A:
+        return A()
+
+
+class D(B, A):
+    pass
+
+
+class Ctx:
+    def __enter__(self) -> "Ctx":
+        return self
+
+    def go(self):
+        pass
+
+
+def use(c: C, d: D, o: "Outside"):
+    c.hello()
+    d.hello()
+    c.friend.hello()
+    with Ctx() as x:
+        x.go()
+"#,
+    );
+    assert_has(
+        &ix.calls(),
+        &[
+            "CALLS pkg.m.C.make -> pkg.m.B.only_b L18 [receiver-type]",
+            "CALLS pkg.m.use -> pkg.m.A.hello L39 [receiver-type]",
+            "CALLS pkg.m.use -> pkg.m.B.hello L40 [receiver-type]",
+            "CALLS pkg.m.use -> pkg.m.A.hello L41 [receiver-type]",
+            "CALLS pkg.m.use -> pkg.m.Ctx.go L43 [receiver-type]",
+        ],
+    );
+    assert_has(&ix.edges_of(&["INSTANTIATES"]), &["INSTANTIATES pkg.m.C.make -> pkg.m.C L17 [self]"]);
+}

@@ -995,3 +995,51 @@ export function check() {
         ],
     );
 }
+
+#[test]
+fn awaiting_a_promise_gives_what_it_holds() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "p"}
+//- /src/a.ts
+export class Res { json(): number { return 1; } }
+export async function load(): Promise<Res> { return new Res(); }
+export async function main() {
+  const r = await load();
+  r.json();
+  const pending = load();
+  pending.json();
+}
+"#,
+    );
+    let calls = ix.calls();
+    assert_has(&calls, &["CALLS p/src/a.main -> p/src/a.Res.json L5 [receiver-type]"]);
+    // The promise itself is no `Res`.
+    assert!(!calls.iter().any(|c| c.starts_with("CALLS p/src/a.main -> p/src/a.Res.json L7")), "{calls:?}");
+}
+
+#[test]
+fn a_tsconfig_takes_the_path_aliases_of_the_configuration_it_extends() {
+    let ix = index(
+        r#"
+//- /package.json
+{"name": "x"}
+//- /tsconfig.base.json
+{
+  // comments and trailing commas, as tsconfig files have them
+  "compilerOptions": {"baseUrl": ".", "paths": {"@lib/*": ["lib/*"],},},
+}
+//- /app/tsconfig.json
+{"extends": "../tsconfig.base.json", "compilerOptions": {"strict": true}}
+//- /lib/util.ts
+export function helper(): number { return 1; }
+//- /app/main.ts
+import { helper } from "@lib/util";
+export function main() {
+  helper();
+}
+"#,
+    );
+    assert_has(&ix.calls(), &["CALLS x/app/main.main -> x/lib/util.helper L3 [import]"]);
+}

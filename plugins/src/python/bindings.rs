@@ -80,6 +80,15 @@ pub(super) fn targets(
         return;
     }
     let from = before.map(line_after);
+    // `with Ctx() as x`: what `Ctx().__enter__()` returns, when the target is one name.
+    let mut entered = node
+        .parent()
+        .filter(|p| p.kind() == "as_pattern" && p.parent().is_some_and(|w| w.kind() == "with_item"))
+        .and_then(|p| p.named_child(0))
+        .filter(|value| kind(*value) == Kind::Call)
+        .and_then(|call| name_path(child(call, Field::Function)?, source))
+        .filter(|_| named_children(node).count() == 1 && named_children(node).all(|n| kind(n) == Kind::Identifier))
+        .map(|callee| TypeHint::CallChain(callee, vec!["__enter__".to_owned()]));
     // Patterns nest as deep as the source does: an explicit stack, not recursion.
     let mut stack = vec![node];
     while let Some(node) = stack.pop() {
@@ -88,7 +97,7 @@ pub(super) fn targets(
                 let name = node_text(node, source);
                 if !matches!(name, "self" | "cls" | "") {
                     let line = from.unwrap_or_else(|| line(node));
-                    facts.bindings.push(Binding { name: name.to_owned(), scope, line, hint: None });
+                    facts.bindings.push(Binding { name: name.to_owned(), scope, line, hint: entered.take() });
                 }
             }
             Kind::PatternList

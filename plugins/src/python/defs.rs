@@ -117,6 +117,19 @@ pub(super) fn build(
         };
         // A decorated definition starts at its first decorator.
         let start = context.decorated.get(&node.id()).copied().unwrap_or(node);
+        // A property with a declared return type reads as an attribute of that type (`c.friend.hello()`).
+        if kind == DefKind::Method
+            && let Some(path) = &returns
+            && context.decorated.get(&node.id()).is_some_and(|d| is_property(*d, source))
+        {
+            let hint = Some(drsg_parsers::TypeHint::Annotated(path.clone()));
+            facts.bindings.push(drsg_parsers::Binding {
+                name: name.to_owned(),
+                scope: parent,
+                line: line(start),
+                hint,
+            });
+        }
         facts.defs.push(Def {
             kind,
             name: name.to_owned(),
@@ -146,6 +159,14 @@ pub(super) fn build(
         }
     }
     spans
+}
+
+/// Whether a decorated definition is a property (`@property`, `@functools.cached_property`).
+fn is_property(decorated: Node<'_>, source: &str) -> bool {
+    named_children(decorated).filter(|d| d.kind() == "decorator").any(|d| {
+        let text = node_text(d, source).trim_start_matches('@').trim();
+        matches!(text, "property" | "cached_property" | "functools.cached_property")
+    })
 }
 
 /// Whether a decorated definition is decorated `@overload` (`@typing.overload`, `@t.overload`).

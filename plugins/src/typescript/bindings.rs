@@ -248,9 +248,14 @@ fn type_args(list: Node<'_>, source: &str) -> Vec<Option<Vec<String>>> {
 /// What an initialiser says about the value's type: `new C()`, `make()`, `await make()`, `x as C`.
 fn value_hint(value: Node<'_>, source: &str) -> Option<TypeHint> {
     let mut value = value;
+    let mut awaited = false;
     loop {
         match value.kind_name() {
-            "await_expression" | "parenthesized_expression" | "non_null_expression" => value = value.named_child(0)?,
+            "await_expression" => {
+                awaited = true;
+                value = value.named_child(0)?;
+            }
+            "parenthesized_expression" | "non_null_expression" => value = value.named_child(0)?,
             "new_expression" => {
                 return plain_path(value.field(Field::Constructor)?, source).map(TypeHint::Constructed);
             }
@@ -258,8 +263,12 @@ fn value_hint(value: Node<'_>, source: &str) -> Option<TypeHint> {
                 if is_require_call(value, source) {
                     return None;
                 }
-                // `new Hono().basePath("/api")`, `make().build()`: what the last step returns.
-                let (callee, then) = callee_chain(value.field(Field::Function)?, source)?;
+                // `new Hono().basePath("/api")`, `make().build()`: what the last step returns; `await
+                // load()`: what the promise it returns holds (the `?` step, as Rust's on a `Result`).
+                let (callee, mut then) = callee_chain(value.field(Field::Function)?, source)?;
+                if awaited {
+                    then.push("?".to_owned());
+                }
                 return Some(if then.is_empty() {
                     TypeHint::CallResult(callee)
                 } else {

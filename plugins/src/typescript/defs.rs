@@ -169,7 +169,7 @@ pub(super) fn build(cap: &Captured<'_>, source: &str, path: &str) -> Built {
             is_test: path_is_test || tests.contains(d.start, d.end),
             impl_block: None,
             returns,
-            returns_ok: None,
+            returns_ok: awaited(d.node, source),
             external_body: false,
             overload: false,
             generics,
@@ -509,6 +509,17 @@ fn returns_args(node: Node<'_>, source: &str, generics: &[String]) -> Vec<Option
         })
         .collect();
     if out.iter().any(Option::is_some) { out } else { Vec::new() }
+}
+
+/// What `await` gives of the function at `node`, declared to return `Promise<T>` (or `PromiseLike<T>`): `T`.
+fn awaited(node: Node<'_>, source: &str) -> Option<Vec<String>> {
+    let ty = function_at(node)?.field(Field::ReturnType)?.named_child(0)?;
+    if ty.kind_name() != "generic_type"
+        || !matches!(node_text(ty.field(Field::Name)?, source), "Promise" | "PromiseLike")
+    {
+        return None;
+    }
+    type_path(ty.field(Field::TypeArguments)?.named_child(0)?, source)
 }
 
 /// The properties of the object type the function at `node` declares it returns (`): { status:

@@ -110,7 +110,7 @@ fn render(facts: &FileFacts, show: &[Show]) -> String {
                 Some(TypeHint::Constructed(p)) => format!("constructed {}", p.join(".")),
                 Some(TypeHint::CallResult(p)) => format!("call {}", p.join(".")),
                 Some(TypeHint::Field(p)) => format!("field {}", p.join(".")),
-                Some(TypeHint::CallChain(..)) => unreachable!("only Rust writes call chains"),
+                Some(TypeHint::CallChain(call, then)) => format!("chain {} then {}", call.join("."), then.join(" ")),
                 Some(
                     TypeHint::Callback { .. }
                     | TypeHint::Destructured { .. }
@@ -756,7 +756,7 @@ class Service:
         bind h scope=run L11 call make
         bind x scope=run L12 untyped
         bind y scope=run L12 untyped
-        bind fh scope=run L12 untyped
+        bind fh scope=run L12 chain open then __enter__
         bind i scope=run L15 annotated Optional
         bind db scope=Service L17 annotated Database
         bind url scope=Service.__init__ L17 annotated str

@@ -1207,7 +1207,7 @@ class Holder {
         cb scope=main Untyped L3
         made scope=main CallResult(make) L4
         viaStatic scope=main CallResult(Client.create) L5
-        awaited scope=main CallResult(make) L6
+        awaited scope=main CallChain(make(…).?) L6
         generic scope=main Annotated(Map) L7
         cast scope=main Annotated(Client) L8
         literal scope=main Untyped L9
