@@ -324,3 +324,37 @@ fn a_dev_proxy_that_strips_a_prefix_pairs_requests_with_the_routes_behind_it() {
         ["repo/frontend/src/App.App -> request:GET /api/orders", "repo/frontend/src/App.App -> GET /users"]
     );
 }
+
+#[test]
+fn clients_a_class_holds_angular_http_client_axios_fields_and_python_self_clients() {
+    let (_, requests) = wiring(concat!(
+        "//- /web/src/app/users.service.ts\nimport { Injectable, inject } from '@angular/core';\n",
+        "import { HttpClient } from '@angular/common/http';\nimport axios from 'axios';\n\n",
+        "@Injectable({ providedIn: 'root' })\nexport class UsersService {\n  constructor(private http: HttpClient) {}\n\n",
+        "  list() {\n    return this.http.get<User[]>('/api/users');\n  }\n\n",
+        "  remove(id: number) {\n    return this.http.delete(`/api/users/${id}`);\n  }\n}\n\n",
+        "export class OrdersService {\n  private http = inject(HttpClient);\n",
+        "  private api = axios.create({ baseURL: '/api/v2' });\n  private cache = new Map<string, string>();\n\n",
+        "  all() {\n    return this.http.get('/api/orders');\n  }\n\n",
+        "  stats() {\n    return this.api.get('/stats');\n  }\n\n",
+        "  cached() {\n    return this.cache.get('/api/users');\n  }\n}\n",
+        "//- /worker/jobs.py\nimport httpx\nimport requests\n\n\nclass Sync:\n",
+        "    def __init__(self):\n        self.client = httpx.Client(base_url=\"https://shop.example.com/api\")\n",
+        "        self.session = requests.Session()\n        self.cache = {}\n\n",
+        "    def pull(self):\n        return self.client.get(\"/orders\")\n\n",
+        "    def push(self):\n        return self.session.post(\"https://shop.example.com/api/orders\")\n\n",
+        "    def local(self):\n        return self.cache.get(\"/orders\")\n",
+    ));
+    // `this.cache.get(…)` and `self.cache.get(…)` are on no client: no requests.
+    assert_eq!(
+        requests,
+        [
+            "jobs.Sync.pull -> request:GET /api/orders",
+            "jobs.Sync.push -> request:POST /api/orders",
+            "repo/web/src/app/users.service.OrdersService.all -> request:GET /api/orders",
+            "repo/web/src/app/users.service.OrdersService.stats -> request:GET /api/v2/stats",
+            "repo/web/src/app/users.service.UsersService.list -> request:GET /api/users",
+            "repo/web/src/app/users.service.UsersService.remove -> request:DELETE /api/users/{}",
+        ]
+    );
+}

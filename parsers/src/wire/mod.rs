@@ -376,9 +376,17 @@ impl Extractor {
             WireKind::Request => part("client"),
             _ => part("name"),
         };
-        // A call chain is named by what it is bound to.
+        // A call chain is named by what it is bound to; a client a class holds (a field, a constructor's
+        // parameter property) as its methods read it, `this.http`.
         fact.name = match named {
             Some(n) if matches!(n.kind(), "call_expression" | "call" | "new_expression") => bound_name(n, source),
+            Some(n)
+                if kind == WireKind::Client
+                    && n.parent()
+                        .is_some_and(|p| matches!(p.kind(), "public_field_definition" | "required_parameter")) =>
+            {
+                Some(format!("this.{}", text(n)))
+            }
             Some(n) => Some(text(n)),
             None if kind == WireKind::Router => bound_name(*node, source),
             None => None,

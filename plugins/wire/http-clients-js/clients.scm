@@ -38,3 +38,38 @@
   (#any-of? @_a "axios" "ky")
   (#any-of? @_c "create" "extend")
   (#any-of? @_k "baseURL" "prefixUrl")) @client
+
+; Angular's HttpClient held by a class: constructor(private http: HttpClient), http: HttpClient,
+; http = inject(HttpClient); and an axios or ky instance in a field. The class reads it as this.http.
+(required_parameter
+  pattern: (identifier) @client.name
+  type: (_ (type_identifier) @_t)
+  (#eq? @_t "HttpClient")) @client
+
+(public_field_definition
+  name: (property_identifier) @client.name
+  type: (_ (type_identifier) @_t)
+  (#eq? @_t "HttpClient")) @client
+
+(public_field_definition
+  name: (property_identifier) @client.name
+  value: (_
+    function: (identifier) @_i
+    arguments: (_ . (identifier) @_t))
+  (#eq? @_i "inject")
+  (#eq? @_t "HttpClient")) @client
+
+(public_field_definition
+  name: (property_identifier) @client.name
+  value: (_
+    function: (_
+      object: (identifier) @_a
+      property: (property_identifier) @_c)
+    arguments: (_
+      (_
+        (_
+          key: (property_identifier) @_k
+          value: (_) @client.base))))
+  (#any-of? @_a "axios" "ky")
+  (#any-of? @_c "create" "extend")
+  (#any-of? @_k "baseURL" "prefixUrl")) @client

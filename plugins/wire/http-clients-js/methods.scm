@@ -14,3 +14,13 @@
     property: (property_identifier) @request.method)
   arguments: (_ . (_) @request.url)
   (#any-of? @request.method "GET" "POST" "PUT" "DELETE" "PATCH")) @request
+
+; this.http.get(url) on a client the class holds (see clients.scm).
+(call_expression
+  function: (_
+    object: (_
+      object: (this)
+      property: (property_identifier)) @request.client
+    property: (property_identifier) @request.method)
+  arguments: (_ . (_) @request.url)
+  (#any-of? @request.method "get" "post" "put" "delete" "patch" "head" "options")) @request
