@@ -358,3 +358,26 @@ fn clients_a_class_holds_angular_http_client_axios_fields_and_python_self_client
         ]
     );
 }
+
+#[test]
+fn hono_sub_routers_made_by_a_chain_in_other_files_are_mounted_by_their_default_export() {
+    let (serves, _) = wiring(concat!(
+        "//- /src/routes/users.ts\nimport { Hono } from 'hono';\n\nconst users = new Hono()\n",
+        "  .get('/', listUsers)\n  .get('/:id', showUser);\n\nexport default users;\n",
+        "export function listUsers() {}\nexport function showUser() {}\n",
+        "//- /src/routes/books.ts\nimport { Hono } from 'hono';\n\nexport default new Hono()\n",
+        "  .get('/', listBooks)\n  .post('/', addBook);\n\n",
+        "export function listBooks() {}\nexport function addBook() {}\n",
+        "//- /src/index.ts\nimport { Hono } from 'hono';\nimport users from './routes/users';\nimport books from './routes/books';\n\n",
+        "const app = new Hono().basePath('/api');\napp.route('/users', users);\napp.route('/books', books);\nexport default app;\n",
+    ));
+    assert_eq!(
+        serves,
+        [
+            "GET /api/books -> repo/src/routes/books.listBooks",
+            "GET /api/users -> repo/src/routes/users.listUsers",
+            "GET /api/users/{} -> repo/src/routes/users.showUser",
+            "POST /api/books -> repo/src/routes/books.addBook",
+        ]
+    );
+}

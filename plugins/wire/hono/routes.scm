@@ -26,6 +26,12 @@
   (#eq? @_ctor "Hono")
   (#eq? @_b "basePath")) @router
 
+; new Hono() wherever it stands: named by what its chain is bound to (`const users = new Hono().get(…)`,
+; `export default new Hono().get(…)`), so that another module can mount it.
+(new_expression
+  constructor: (identifier) @_ctor
+  (#eq? @_ctor "Hono")) @router
+
 ; app.route('/books', books).
 (call_expression
   function: (_
