@@ -381,3 +381,16 @@ fn hono_sub_routers_made_by_a_chain_in_other_files_are_mounted_by_their_default_
         ]
     );
 }
+
+#[test]
+fn koa_routes_chained_on_a_router_made_inline_and_exported_by_default() {
+    let (serves, _) = wiring(concat!(
+        "//- /src/books.js\nconst Router = require('@koa/router');\n\n",
+        "module.exports = new Router({ prefix: '/books' })\n  .get('/', listBooks)\n  .post('/:id', saveBook);\n\n",
+        "function listBooks(ctx) {}\nfunction saveBook(ctx) {}\n",
+        "//- /src/server.js\nconst Koa = require('koa');\nconst Router = require('@koa/router');\n",
+        "const books = require('./books');\n\nconst api = new Router();\napi.use('/api', books.routes());\n",
+        "const app = new Koa();\napp.use(api.routes());\n",
+    ));
+    assert_eq!(serves, ["GET /api/books -> repo/src/books.listBooks", "POST /api/books/{} -> repo/src/books.saveBook"]);
+}

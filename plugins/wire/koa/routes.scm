@@ -1,7 +1,8 @@
-; router.get('/users/:id', handler) / router.post('/x', auth, async ctx => …): the last argument handles.
+; router.get('/users/:id', handler) / router.post('/x', auth, async ctx => …), also chained on a router made
+; inline: the last argument handles.
 (call_expression
   function: (_
-    object: (identifier) @route.router
+    object: (_) @route.router
     property: (property_identifier) @route.method)
   arguments: (_
     . [(string) (template_string) (identifier) (binary_expression) (member_expression)] @route.path
@@ -24,6 +25,22 @@
         (_
           key: (property_identifier) @_k
           value: (_) @router.prefix))))
+  (#any-of? @_ctor "Router" "KoaRouter")
+  (#eq? @_k "prefix")) @router
+
+; new Router() wherever it stands (`export default new Router({ prefix: '/books' }).get(…)`): named by what
+; its chain is bound to.
+(new_expression
+  constructor: (identifier) @_ctor
+  (#any-of? @_ctor "Router" "KoaRouter")) @router
+
+(new_expression
+  constructor: (identifier) @_ctor
+  arguments: (_
+    (_
+      (_
+        key: (property_identifier) @_k
+        value: (_) @router.prefix)))
   (#any-of? @_ctor "Router" "KoaRouter")
   (#eq? @_k "prefix")) @router
 
