@@ -394,3 +394,15 @@ fn koa_routes_chained_on_a_router_made_inline_and_exported_by_default() {
     ));
     assert_eq!(serves, ["GET /api/books -> repo/src/books.listBooks", "POST /api/books/{} -> repo/src/books.saveBook"]);
 }
+
+#[test]
+fn axum_routers_built_inline_where_they_are_nested_take_the_prefix() {
+    let (serves, _) = wiring(concat!(
+        "//- /Cargo.toml\n[package]\nname = \"svc\"\nversion = \"0.1.0\"\n",
+        "//- /src/main.rs\nuse axum::{routing::get, Router};\n\nasync fn main() {\n",
+        "    let app = Router::new()\n        .route(\"/health\", get(health))\n        .nest(\n            \"/api\",\n",
+        "            Router::new()\n                .route(\"/users\", get(list))\n                .route(\"/users/:id\", get(show)),\n",
+        "        );\n}\n\nasync fn health() {}\nasync fn list() {}\nasync fn show() {}\n",
+    ));
+    assert_eq!(serves, ["GET /api/users -> svc::list", "GET /api/users/{} -> svc::show", "GET /health -> svc::health"]);
+}

@@ -396,6 +396,12 @@ impl Extractor {
             "arrow_function" | "function_expression" | "function" | "lambda" => {
                 format!("@{}", t.start_position().row + 1)
             }
+            // A router built where it is mounted (`Router::new().route(…)`): the chain's router, by its line.
+            "call_expression" | "call"
+                if t.child_by_field_name("function").is_some_and(|f| f.kind() == "field_expression") =>
+            {
+                format!("@{}", t.start_position().row + 1)
+            }
             _ => text(t),
         });
         if kind == WireKind::Rewrite {

@@ -43,10 +43,11 @@
   return_type: (_) @_t
   (#match? @_t "^(axum::)?Router")) @router.scope @router
 
-; let app = Router::new()….
+; let app = Router::new()…, and a router built inline (`.nest("/api", Router::new().route(…))`): a router over
+; the method chain it starts.
 (call_expression
   function: (scoped_identifier) @_new
-  (#match? @_new "^(axum::)?Router::new$")) @router
+  (#match? @_new "^(axum::)?Router::new$")) @router.scope @router
 
 ; .nest("/api", api::routes()), .nest("/api", api), .merge(users::routes()).
 (call_expression
@@ -76,3 +77,14 @@
     . (_
       function: [(identifier) (scoped_identifier)] @mount.target))
   (#eq? @_n "merge")) @mount
+
+; .nest("/api", Router::new().route(…)): the router built there, matched by its text.
+(call_expression
+  function: (_
+    value: (_) @mount.router
+    field: (field_identifier) @_n)
+  arguments: (_
+    . (string_literal) @mount.prefix
+    . (_) @mount.target)
+  (#eq? @_n "nest")
+  (#match? @mount.target "^(axum::)?Router::new\\(\\)")) @mount
