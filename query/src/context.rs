@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::describe::Symbol;
 use crate::dispatch::Dispatch;
-use crate::lookup::{Lookup, find_symbol};
+use crate::lookup::{Lookup, find_symbol, segments};
 use crate::render::{Group, NodeLine, Page, Text, one_line, site_lines};
 use crate::unresolved::{self, CutFiles, UnresolvedSite};
 use crate::walk::bfs;
@@ -207,8 +207,7 @@ pub fn context(s: &Session<'_>, p: &ContextParams) -> Result<Lookup<ContextOutpu
         deployed = crate::deployed::running(s, &code)?.remove(sha).unwrap_or_default();
     }
     // `Flask.route` answered by `Scaffold.route`: the name asked is not the tail of the key found.
-    let parts = |s: &str| s.split(['.', ':', '/']).filter(|p| !p.is_empty()).map(str::to_owned).collect::<Vec<_>>();
-    let (asked, own) = (parts(p.name.trim().trim_end_matches("()")), parts(&node.key));
+    let (asked, own) = (segments(p.name.trim().trim_end_matches("()")), segments(&node.key));
     let inherited_from = (asked.len() > 1 && !own.ends_with(&asked))
         .then(|| {
             contained_by

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use drsg_planes::identifier_terms;
+
 use crate::render::{NodeLine, Text, one_line};
 use crate::{Answer, Error, Result, Session};
 
@@ -81,8 +83,7 @@ pub fn search(s: &Session<'_>, p: &SearchParams) -> Result<SearchOutput> {
         // key, signature and doc: a symbol that holds them all before one that holds a rare one.
         let coverage = if words.len() > 1 {
             let prop = |k: &str| n.props.get(k).and_then(|v| v.as_str()).unwrap_or("");
-            let own = format!("{} {} {} {}", split_name(&n.name), n.key, prop("signature"), prop("doc")).to_lowercase();
-            let own = self::words(&own);
+            let own = identifier_terms(&format!("{} {} {} {}", n.name, n.key, prop("signature"), prop("doc")));
             let held = words.iter().filter(|w| own.iter().any(|o| same_word(w, o))).count();
             0.5 + 0.5 * (held as f32 / words.len() as f32).powi(2)
         } else {
@@ -117,24 +118,6 @@ fn words(text: &str) -> Vec<String> {
         text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 1).map(str::to_lowercase).collect();
     out.sort_unstable();
     out.dedup();
-    out
-}
-
-/// `from_prefixed_env`, `fromPrefixedEnv` → `from prefixed env`.
-fn split_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 8);
-    let mut previous_lower = false;
-    for c in name.chars() {
-        if c == '_' {
-            out.push(' ');
-        } else {
-            if c.is_uppercase() && previous_lower {
-                out.push(' ');
-            }
-            out.push(c);
-        }
-        previous_lower = c.is_lowercase();
-    }
     out
 }
 
