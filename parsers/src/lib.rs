@@ -5,9 +5,10 @@
 //! It never reads files, the environment or the clock; sources arrive as text.
 //! It knows nothing of keys, other files or storage: binding names across files is the indexer's job.
 //!
-//! The `wire` module is also the engine of declarative plugins. An extractor's query files compile per
-//! dialect when a file first holds their triggers (a user's plugin at once, to refuse a bad one with
-//! its file and line). `wire::run_all` runs them in `parse_file_with` over the tree the language
+//! The `wire` module is also the engine of declarative plugins. A built-in extractor's query files are
+//! read by `matcher`, drsg's own matcher of tree-sitter patterns, which needs no compilation, when a
+//! file first holds their triggers; a user's plugin is compiled by tree-sitter at once (which refuses a
+//! bad one with its file and line) and runs on tree-sitter's engine. `wire::run_all` runs them in `parse_file_with` over the tree the language
 //! plugin read: queries whose patterns name their roots' kinds (which `patterns` reads from a
 //! pattern's text) start from one walk shared by all plugins, at nodes of those kinds only; the others
 //! run the query cursor over the whole tree. Patterns matching one construct twice keep the fuller
@@ -19,6 +20,7 @@
 //! nodes.
 
 pub mod facts;
+pub mod matcher;
 pub mod patterns;
 mod registry;
 mod runner;

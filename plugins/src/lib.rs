@@ -24,6 +24,8 @@ mod children;
 pub mod declarative;
 mod fields;
 mod kinds;
+#[cfg(test)]
+mod matching;
 pub mod python;
 #[cfg(test)]
 mod queries_rooted;

@@ -34,9 +34,10 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Query, QueryCursor, QueryMatch, Tree};
+use tree_sitter::{Node, Query, QueryCursor, Tree};
 
 use crate::facts::{Family, Import, Lang};
+use crate::matcher::Patterns;
 pub use fact::{Handler, PathPart, WireFact, WireKind};
 pub use paths::path_parts;
 use paths::{merge_text, methods};
@@ -177,13 +178,20 @@ pub struct Extractor {
     compiled: Vec<[OnceLock<Option<Compiled>>; 4]>,
 }
 
-/// A plugin's query compiled for a dialect, with the node kinds its patterns start at.
+/// A plugin's query made ready for a dialect, with the node kinds its patterns start at.
 struct Compiled {
-    query: Query,
+    engine: Engine,
     /// The kind ids every pattern starts at, sorted, when each pattern names its root's kind; `None` when
     /// some pattern may start at any node (`(_ …)`, `((a) . (b))`), or the plugin gives a start depth,
     /// and the query cursor walks the whole tree.
     roots: Option<Vec<u16>>,
+}
+
+/// What runs a query: drsg's own matcher for a built-in query it follows (no compilation), tree-sitter's
+/// for the others and for a user's plugin (compiled when loaded, which checks it).
+enum Engine {
+    Own(Patterns),
+    TreeSitter(Query),
 }
 
 impl Extractor {
@@ -214,32 +222,48 @@ impl Extractor {
         let extractor = Extractor::new(manifest, sources, grammar);
         for &lang in &extractor.manifest.langs {
             for (i, slots) in extractor.compiled.iter().enumerate() {
-                let _ = slots[lang_index(lang)].set(Some(extractor.compile(i, lang)?));
+                let _ = slots[lang_index(lang)].set(Some(extractor.compile(i, lang, false)?));
             }
         }
         Ok(extractor)
     }
 
-    fn compile(&self, i: usize, lang: Lang) -> Result<Compiled, PluginError> {
+    /// The `i`th query made ready for `lang`: by drsg's own matcher when `own` and it follows the query.
+    fn compile(&self, i: usize, lang: Lang, own: bool) -> Result<Compiled, PluginError> {
         let grammar = (self.grammar)(lang);
         let (file, text) = &self.sources[i];
+        let vocabulary = |names: &mut dyn Iterator<Item = &str>| {
+            for capture in names {
+                if !capture.starts_with('_') && !VOCABULARY.contains(&capture) {
+                    let line = text.lines().position(|l| l.contains(&format!("@{capture}"))).map_or(0, |i| i + 1);
+                    return Err(PluginError {
+                        file: file.clone(),
+                        line: line as u32,
+                        message: format!("unknown capture name `@{capture}` (see the capture vocabulary)"),
+                    });
+                }
+            }
+            Ok(())
+        };
+        let whole_tree = self.manifest.start_depth.is_some();
+        if own && let Ok(patterns) = Patterns::read(text, &grammar) {
+            vocabulary(&mut patterns.capture_names().iter().map(String::as_str))?;
+            let roots = if whole_tree { None } else { patterns.roots() };
+            return Ok(Compiled { engine: Engine::Own(patterns), roots });
+        }
         let query = Query::new(&grammar, text).map_err(|e| PluginError {
             file: file.clone(),
             line: e.row as u32 + 1,
             message: format!("does not compile for {}: {}", lang.name(), e.message.trim()),
         })?;
-        for capture in query.capture_names() {
-            if !capture.starts_with('_') && !VOCABULARY.contains(capture) {
-                let line = text.lines().position(|l| l.contains(&format!("@{capture}"))).map_or(0, |i| i + 1);
-                return Err(PluginError {
-                    file: file.clone(),
-                    line: line as u32,
-                    message: format!("unknown capture name `@{capture}` (see the capture vocabulary)"),
-                });
-            }
-        }
-        let roots = if self.manifest.start_depth.is_some() { None } else { roots(&query, text, &grammar) };
-        Ok(Compiled { query, roots })
+        vocabulary(&mut query.capture_names().iter().copied())?;
+        let roots = if whole_tree { None } else { roots(&query, text, &grammar) };
+        Ok(Compiled { engine: Engine::TreeSitter(query), roots })
+    }
+
+    /// Whether drsg's own matcher runs the `i`th query for `lang` (a built-in query it follows).
+    pub fn runs_own(&self, i: usize, lang: Lang) -> bool {
+        self.query(i, lang).is_some_and(|c| matches!(c.engine, Engine::Own(_)))
     }
 
     pub fn name(&self) -> &str {
@@ -281,15 +305,42 @@ impl Extractor {
 
     fn query(&self, i: usize, lang: Lang) -> Option<&Compiled> {
         // A built-in plugin's queries are compiled by a test; a user plugin's were checked when loaded.
-        self.compiled[i][lang_index(lang)].get_or_init(|| self.compile(i, lang).ok()).as_ref()
+        self.compiled[i][lang_index(lang)].get_or_init(|| self.compile(i, lang, true).ok()).as_ref()
     }
 
-    /// The fact of one match (and the client a request helper makes), appended to `out`.
-    fn collect(&self, m: &QueryMatch<'_, '_>, query: &Query, source: &str, out: &mut Vec<WireFact>) {
-        let names = query.capture_names();
+    /// The facts of the matches `compiled` makes starting at `node` (with its cursor, for tree-sitter's).
+    fn run_at(
+        &self,
+        compiled: &Compiled,
+        node: Node<'_>,
+        cursor: &mut QueryCursor,
+        source: &str,
+        out: &mut Vec<WireFact>,
+    ) {
+        match &compiled.engine {
+            Engine::Own(patterns) => {
+                let names = patterns.capture_names();
+                let mut matches = Vec::new();
+                patterns.matches_at(node, source.as_bytes(), &mut matches);
+                for m in matches {
+                    self.collect(m.captures.iter().map(|&(c, n)| (names[c as usize].as_str(), n)), source, out);
+                }
+            }
+            Engine::TreeSitter(query) => {
+                let names = query.capture_names();
+                let mut matches = cursor.matches(query, node, source.as_bytes());
+                while let Some(m) = matches.next() {
+                    self.collect(m.captures().iter().map(|c| (names[c.index as usize], c.node)), source, out);
+                }
+            }
+        }
+    }
+
+    /// The fact of one match's captures (and the client a request helper makes), appended to `out`.
+    fn collect<'t>(&self, captures: impl Iterator<Item = (&'t str, Node<'t>)>, source: &str, out: &mut Vec<WireFact>) {
         let mut by_name: HashMap<&str, Node<'_>> = HashMap::new();
-        for c in m.captures() {
-            by_name.entry(names[c.index as usize]).or_insert(c.node);
+        for (name, node) in captures {
+            by_name.entry(name).or_insert(node);
         }
         if let Some(fact) = self.fact(&by_name, source) {
             if fact.kind == WireKind::Request
@@ -468,13 +519,20 @@ pub fn run_all(
         for compiled in extractor.queries(lang, source) {
             match &compiled.roots {
                 Some(roots) => starts.extend(roots.iter().map(|&kind| (kind, at, compiled))),
-                None => {
-                    cursor.set_max_start_depth(extractor.manifest.start_depth);
-                    let mut matches = cursor.matches(&compiled.query, tree.root_node(), bytes);
-                    while let Some(m) = matches.next() {
-                        extractor.collect(m, &compiled.query, source, &mut facts);
+                None => match &compiled.engine {
+                    Engine::Own(_) => each_node(tree, extractor.manifest.start_depth, |node| {
+                        extractor.run_at(compiled, node, &mut cursor, source, &mut facts)
+                    }),
+                    Engine::TreeSitter(query) => {
+                        cursor.set_max_start_depth(extractor.manifest.start_depth);
+                        let mut matches = cursor.matches(query, tree.root_node(), bytes);
+                        while let Some(m) = matches.next() {
+                            let names = query.capture_names();
+                            let captures = m.captures().iter().map(|c| (names[c.index as usize], c.node));
+                            extractor.collect(captures, source, &mut facts);
+                        }
                     }
-                }
+                },
             }
         }
         active.push((extractor, file_path, facts));
@@ -482,27 +540,14 @@ pub fn run_all(
     if !starts.is_empty() {
         starts.sort_by_key(|s| s.0);
         cursor.set_max_start_depth(Some(0));
-        let mut walk = tree.walk();
-        'walk: loop {
-            let node = walk.node();
+        each_node(tree, None, |node| {
             let kind = node.kind_id();
             let from = starts.partition_point(|s| s.0 < kind);
             for &(_, at, compiled) in starts[from..].iter().take_while(|s| s.0 == kind) {
                 let (extractor, _, facts) = &mut active[at];
-                let mut matches = cursor.matches(&compiled.query, node, bytes);
-                while let Some(m) = matches.next() {
-                    extractor.collect(m, &compiled.query, source, facts);
-                }
+                extractor.run_at(compiled, node, &mut cursor, source, facts);
             }
-            if walk.goto_first_child() {
-                continue;
-            }
-            while !walk.goto_next_sibling() {
-                if !walk.goto_parent() {
-                    break 'walk;
-                }
-            }
-        }
+        });
     }
     for (extractor, file_path, facts) in active {
         extractor.finish(facts, file_path, out);
@@ -519,6 +564,25 @@ pub fn run_all(
             })
     });
     out.extend(mine);
+}
+
+/// Calls `f` with each node of `tree` in document order, down to `max_depth` (the root's is 0).
+fn each_node<'t>(tree: &'t Tree, max_depth: Option<u32>, mut f: impl FnMut(Node<'t>)) {
+    let mut walk = tree.walk();
+    let mut depth = 0u32;
+    loop {
+        f(walk.node());
+        if max_depth.is_none_or(|m| depth < m) && walk.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        while !walk.goto_next_sibling() {
+            if !walk.goto_parent() {
+                return;
+            }
+            depth -= 1;
+        }
+    }
 }
 
 /// Whether a request's URL looks like one, for a call on an imported name that may be no client at all
