@@ -15,10 +15,11 @@
 
 mod read;
 
+use std::cell::RefCell;
 use std::num::NonZeroU16;
 
 use regex::bytes::Regex;
-use tree_sitter::{Language, Node};
+use tree_sitter::{Language, Node, TreeCursor};
 
 /// Why a query is not one the matcher follows (a line of the query and what is there).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,11 +159,22 @@ impl Patterns {
     /// The matches of the patterns that start at `node` (for a group: among its children), appended to
     /// `out` pattern by pattern.
     pub fn matches_at<'t>(&self, node: Node<'t>, source: &[u8], out: &mut Vec<Match<'t>>) {
+        let mut matcher: Option<Matcher<'_, 't>> = None;
         for (index, pattern) in self.patterns.iter().enumerate() {
-            let matcher = Matcher { pattern, source };
-            let mut found = Vec::new();
-            matcher.node(&pattern.step, node, &Vec::new(), &mut found);
-            found.retain(|b| matcher.holds_at_end(b));
+            if !pattern.step.may_start_at(node) {
+                continue;
+            }
+            let matcher = matcher.get_or_insert_with(|| Matcher {
+                source,
+                cursor: RefCell::new(node.walk()),
+                spare: RefCell::new(Vec::new()),
+            });
+            let mut found: Vec<Bindings<'t>> = Vec::new();
+            matcher.node(pattern, &pattern.step, node, &mut Vec::new(), &mut |b| {
+                if matcher.holds_at_end(pattern, b) {
+                    found.push(b.clone());
+                }
+            });
             let fuller = |i: usize, b: &Bindings<'t>| {
                 found
                     .iter()
@@ -177,20 +189,41 @@ impl Patterns {
     }
 }
 
-struct Matcher<'p, 's> {
-    pattern: &'p Pattern,
-    source: &'s [u8],
+impl Step {
+    /// Whether the node's kind lets this step match it (a cheap test before any other).
+    fn may_start_at(&self, node: Node<'_>) -> bool {
+        match &self.kind {
+            Kind::Named(id) => node.kind_id() == *id,
+            Kind::Anonymous(id) => node.kind_id() == *id,
+            Kind::AnyNamed | Kind::Any => true,
+            Kind::Alternatives(alternatives) => alternatives.iter().any(|a| a.may_start_at(node)),
+        }
+    }
 }
 
-impl Matcher<'_, '_> {
-    /// Every way `step` matches `node`, each `bound` extended, appended to `out`.
-    fn node<'t>(&self, step: &Step, node: Node<'t>, bound: &Bindings<'t>, out: &mut Vec<Bindings<'t>>) {
+/// One node's matching: the source, a tree cursor and the children lists' buffers, reused throughout.
+struct Matcher<'s, 't> {
+    source: &'s [u8],
+    cursor: RefCell<TreeCursor<'t>>,
+    spare: RefCell<Vec<Vec<Kid<'t>>>>,
+}
+
+/// What a complete match is handed to.
+type Found<'f, 't> = &'f mut dyn FnMut(&mut Bindings<'t>);
+
+impl<'t> Matcher<'_, 't> {
+    /// Hands `found` every way `step` matches `node`, `bound` extended (and left as it was after).
+    fn node(&self, pattern: &Pattern, step: &Step, node: Node<'t>, bound: &mut Bindings<'t>, found: Found<'_, 't>) {
         let kind_holds = match &step.kind {
             Kind::Alternatives(alternatives) => {
                 for alternative in alternatives {
-                    let mut found = Vec::new();
-                    self.node(alternative, node, bound, &mut found);
-                    out.extend(found.into_iter().filter_map(|mut b| self.bind(step, node, &mut b).then_some(b)));
+                    self.node(pattern, alternative, node, bound, &mut |b| {
+                        let mark = b.len();
+                        if self.bind(pattern, step, node, b) {
+                            found(b);
+                        }
+                        b.truncate(mark);
+                    });
                 }
                 return;
             }
@@ -202,43 +235,49 @@ impl Matcher<'_, '_> {
         if !kind_holds || step.absent.iter().any(|&f| node.child_by_field_id(f.get()).is_some()) {
             return;
         }
-        let mut b = bound.clone();
-        if !self.bind(step, node, &mut b) {
-            return;
-        }
-        if step.children.is_empty() {
-            out.push(b);
-            return;
-        }
-        let mut kids = Vec::with_capacity(node.child_count() as usize);
-        let mut cursor = node.walk();
-        if cursor.goto_first_child() {
-            loop {
-                let node = cursor.node();
-                kids.push(Kid { node, field: cursor.field_id(), named: node.is_named() });
-                if !cursor.goto_next_sibling() {
-                    break;
+        let mark = bound.len();
+        if self.bind(pattern, step, node, bound) {
+            if step.children.is_empty() {
+                found(bound);
+            } else {
+                let mut kids = self.spare.borrow_mut().pop().unwrap_or_default();
+                {
+                    let mut cursor = self.cursor.borrow_mut();
+                    cursor.reset(node);
+                    if cursor.goto_first_child() {
+                        loop {
+                            let node = cursor.node();
+                            kids.push(Kid { node, field: cursor.field_id(), named: node.is_named() });
+                            if !cursor.goto_next_sibling() {
+                                break;
+                            }
+                        }
+                    }
                 }
+                self.children(pattern, step, &kids, 0, 0, false, bound, found);
+                kids.clear();
+                self.spare.borrow_mut().push(kids);
             }
         }
-        self.children(step, &kids, 0, 0, false, b, out);
+        bound.truncate(mark);
     }
 
-    /// Every way `parent`'s child patterns from the `i`th on take children from `kids[from..]`.
+    /// Hands `found` every way `parent`'s child patterns from the `i`th on take children from `kids[from..]`.
     #[allow(clippy::too_many_arguments)]
-    fn children<'t>(
+    fn children(
         &self,
+        pattern: &Pattern,
         parent: &Step,
         kids: &[Kid<'t>],
         i: usize,
         from: usize,
         carried_anchor: bool,
-        bound: Bindings<'t>,
-        out: &mut Vec<Bindings<'t>>,
+        bound: &mut Bindings<'t>,
+        found: Found<'_, 't>,
     ) {
         let Some(step) = parent.children.get(i) else {
             if !parent.anchored_end || kids[from..].iter().all(|k| !k.named) {
-                out.push(bound);
+                found(bound);
             }
             return;
         };
@@ -246,27 +285,25 @@ impl Matcher<'_, '_> {
         let anchored = step.anchored || carried_anchor;
         for (j, kid) in kids.iter().enumerate().skip(from) {
             if step.field.is_none_or(|f| kid.field == Some(f)) {
-                let mut found = Vec::new();
-                self.node(step, kid.node, &bound, &mut found);
-                for b in found {
-                    self.children(parent, kids, i + 1, j + 1, false, b, out);
-                }
+                self.node(pattern, step, kid.node, bound, &mut |b| {
+                    self.children(pattern, parent, kids, i + 1, j + 1, false, b, found)
+                });
             }
             if anchored && kid.named {
                 break;
             }
         }
         if step.optional {
-            self.children(parent, kids, i + 1, from, anchored, bound, out);
+            self.children(pattern, parent, kids, i + 1, from, anchored, bound, found);
         }
     }
 
     /// `node` bound to each of `step`'s captures, and whether the predicates on one capture hold of it.
-    fn bind<'t>(&self, step: &Step, node: Node<'t>, bound: &mut Bindings<'t>) -> bool {
+    fn bind(&self, pattern: &Pattern, step: &Step, node: Node<'t>, bound: &mut Bindings<'t>) -> bool {
         for &capture in &step.captures {
             bound.push((capture, node));
             let text = &self.source[node.byte_range()];
-            for p in self.pattern.predicates.iter().filter(|p| p.capture == capture) {
+            for p in pattern.predicates.iter().filter(|p| p.capture == capture) {
                 let holds = match &p.test {
                     Test::AnyOf(texts) => texts.iter().any(|t| t == text),
                     Test::Match(regex) => regex.is_match(text),
@@ -281,9 +318,9 @@ impl Matcher<'_, '_> {
     }
 
     /// Whether the predicates comparing two captures hold of a whole match (one left out holds).
-    fn holds_at_end(&self, bound: &Bindings<'_>) -> bool {
+    fn holds_at_end(&self, pattern: &Pattern, bound: &Bindings<'_>) -> bool {
         let texts = |capture: u32| bound.iter().filter(move |(c, _)| *c == capture).map(|(_, n)| n.byte_range());
-        self.pattern.predicates.iter().all(|p| match p.test {
+        pattern.predicates.iter().all(|p| match p.test {
             Test::Same(other) => {
                 texts(p.capture).all(|a| texts(other).all(|b| (self.source[a.clone()] == self.source[b]) != p.negated))
             }
