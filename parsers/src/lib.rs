@@ -19,6 +19,7 @@
 //! their folder's path (`FileRoutes`); `wire::paths` reads paths, URLs and methods from captured
 //! nodes.
 
+pub mod children;
 pub mod facts;
 pub mod matcher;
 pub mod patterns;

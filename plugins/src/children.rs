@@ -1,72 +1,8 @@
-//! A node's children listed in one pass, leaving out anonymous leaves (see `children.c`).
-//!
-//! `Node::child(i)` counts from the first child on every call, and a [`TreeCursor`] step also tracks fields
-//! and hidden ancestors. Walking every node of Django's Python files (scratch benchmark, one thread): 36 ns
-//! a node with `child(i)`, 28 ns with this listing, 20 ns for the same traversal done wholly in C; tokio's
-//! Rust files 48, 28 and 21 ns. Leaving out the anonymous leaves (a third of Django's nodes, nearly half of
-//! tokio's) halves the walk: 147 → 97 ms on Django, 46 → 23 ms on tokio.
-//!
-//! `children.c`, compiled by the crate's build script, reads the tree through tree-sitter's private
-//! headers, taken from the very copy of the tree-sitter crate that is linked (its build script publishes
-//! its include directory), so the struct layouts always agree. It lists what `Node::child` counts (hidden
-//! nodes replaced by their children), less the anonymous leaves (no visible child). A test holds it, and
-//! its fallback through `Node::child` (taken when hidden nodes nest too deep), to the public API's children
-//! on every node of sources in each grammar (aliases, extras, hidden rules, anonymous nodes with children,
-//! syntax errors). The `rooted` walk and the plugins' named-children lookups go through it. A tree-sitter
-//! upgrade that changes those internals shows in this file's build or in that test; a construct the test's
-//! sources lack would not, which is why the version is one the test has passed on.
-//!
-//! [`TreeCursor`]: tree_sitter::TreeCursor
+//! Named children through the listing of `drsg_parsers::children`, and the listing's tests against the
+//! public API on sources of every grammar.
 
+use drsg_parsers::children::push_children;
 use tree_sitter::Node;
-
-#[allow(unsafe_code, reason = "the declaration of the C listing")]
-unsafe extern "C" {
-    /// Writes at most `cap` children of `node` to `out` and returns how many there are (`u32::MAX`: hidden
-    /// nodes nest deeper than `max_depth`, itself at most 256).
-    fn drsg_ts_node_children(
-        node: tree_sitter::ffi::TSNode,
-        out: *mut tree_sitter::ffi::TSNode,
-        cap: u32,
-        skip_anonymous_leaves: bool,
-        max_depth: u32,
-    ) -> u32;
-}
-
-/// How deep hidden nodes may nest below a node for the C listing (its own bound).
-const MAX_HIDDEN_DEPTH: u32 = 256;
-
-/// Appends to `out` the children of `node` that are named or have children of their own, in order: the
-/// children `Node::child` counts, less the anonymous leaves.
-pub(crate) fn push_children<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
-    push_children_within(node, out, MAX_HIDDEN_DEPTH);
-}
-
-/// [`push_children`], the C listing giving up below `max_depth` levels of hidden nodes.
-fn push_children_within<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>, max_depth: u32) {
-    let count = node.child_count();
-    if count == 0 {
-        return;
-    }
-    out.reserve(count as usize);
-    let spare = out.spare_capacity_mut();
-    #[allow(unsafe_code, reason = "the C listing writes nodes into the vector's spare capacity")]
-    // SAFETY: `spare` has room for `count` nodes, and the C function writes no more than that.
-    // `Node` is a `repr(transparent)` wrapper of `TSNode`, as `MaybeUninit` is of its content.
-    let listed = unsafe { drsg_ts_node_children(node.into_raw(), spare.as_mut_ptr().cast(), count, true, max_depth) };
-    match listed {
-        listed if listed <= count => {
-            let len = out.len() + listed as usize;
-            #[allow(unsafe_code, reason = "the nodes the C listing wrote become part of the vector")]
-            // SAFETY: the first `listed` spare slots were written with nodes of `node`'s tree, which
-            // outlives `'t`, and `listed <= count` fits the reserved room.
-            unsafe {
-                out.set_len(len)
-            };
-        }
-        _ => push_children_by_index(node, out),
-    }
-}
 
 /// The named children of `node`, in order: what `Node::named_children` gives, without a tree cursor.
 pub(crate) fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
@@ -75,18 +11,13 @@ pub(crate) fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t
     listed.into_iter().filter(Node::is_named)
 }
 
-/// [`push_children`] through the public API, for nodes the C listing gives up on.
-fn push_children_by_index<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
-    out.extend((0..node.child_count()).filter_map(|i| node.child(i)).filter(is_kept));
-}
-
-/// Whether [`push_children`] lists a child.
-fn is_kept(node: &Node<'_>) -> bool {
-    node.is_named() || node.child_count() > 0
-}
-
 #[cfg(test)]
 mod tests {
+    use drsg_parsers::children::{
+        is_kept, push_children_by_index, push_children_with_fields, push_children_with_fields_within,
+        push_children_within,
+    };
+
     use super::*;
 
     /// Every node's listing, against the children the public API hands out one by one, over sources that
@@ -122,6 +53,37 @@ mod tests {
             }
             assert!(nodes > 40, "{nodes} nodes in {source:?}");
         }
+    }
+
+    /// Every child with its field, against what a tree cursor stepping over the children gives.
+    #[test]
+    fn the_listing_with_fields_is_the_tree_cursor_s() {
+        let mut fielded = 0;
+        for (language, source) in crate::testing::samples() {
+            let tree = crate::testing::parse(&language, source);
+            for node in crate::testing::every_node(&tree) {
+                let mut expected = Vec::new();
+                let mut cursor = node.walk();
+                if cursor.goto_first_child() {
+                    loop {
+                        expected.push((cursor.node(), cursor.field_id()));
+                        if !cursor.goto_next_sibling() {
+                            break;
+                        }
+                    }
+                }
+                fielded += expected.iter().filter(|(_, f)| f.is_some()).count();
+                let (mut nodes, mut fields) = (vec![tree.root_node()], vec![None]);
+                push_children_with_fields(node, &mut nodes, &mut fields);
+                let listed: Vec<_> = nodes.into_iter().zip(fields).skip(1).collect();
+                assert_eq!(listed, expected, "children and fields of {node:?} in {source:?}");
+                let (mut nodes, mut fields) = (Vec::new(), Vec::new());
+                push_children_with_fields_within(node, &mut nodes, &mut fields, 1);
+                let shallow: Vec<_> = nodes.into_iter().zip(fields).collect();
+                assert_eq!(shallow, expected, "children and fields of {node:?} within one level in {source:?}");
+            }
+        }
+        assert!(fielded > 150, "{fielded} children in a field");
     }
 
     #[test]

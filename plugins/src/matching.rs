@@ -103,6 +103,13 @@ fn optional_nodes_and_groups_of_siblings_match_as_tree_sitters_do() {
     let decorated = "(class_body (decorator (_ function: (identifier) @m arguments: (_ . (string)? @p))) @d . (decorator)? . (decorator)? . (method_definition) @h)";
     // A decorator starts a match wherever the next one or two are optional: @Auth and @Get for `find`.
     assert_eq!(matches(Lang::TypeScript, decorated, ts).len(), 6);
+    // An optional node that is there is taken, and a predicate on it is then checked: `f('/y')` is no match
+    // (tree-sitter drops the match without the string for the fuller one, which the predicate refuses),
+    // `g()` is. So a predicate's text is required of the start node only for a capture every match binds.
+    let optional = "(call arguments: (argument_list . (string)? @s) (#eq? @s \"'/x'\")) @c";
+    assert_eq!(matches(Lang::Python, optional, "f('/y')\ng()\nh('/x')\n").len(), 2);
+    let alternative = "(call arguments: (argument_list [(string) (integer)] @s) (#eq? @s \"1\")) @c";
+    assert_eq!(matches(Lang::Python, alternative, "f(1)\ng('1')\n").len(), 1);
     let rs = "#[get(\"/a\")]\nasync fn a() {}\n\n#[post(\"/b\")]\n#[x]\n#[y]\n#[z]\nasync fn b() {}\n#[put(\"/c\")]\n#[x]\nfn c() {}\n";
     let group = "((attribute_item (attribute (identifier) @m arguments: (token_tree . (string_literal) @p))) @r . (attribute_item)? . (attribute_item)? . (function_item) @h)";
     assert_eq!(matches(Lang::Rust, group, rs).len(), 2);

@@ -269,7 +269,7 @@ impl<'t> Open<'t> {
     /// Opens `node`, unless nothing is listed below it.
     fn push(&mut self, node: Node<'t>) {
         let first = self.listed.len();
-        crate::children::push_children(node, &mut self.listed);
+        drsg_parsers::children::push_children(node, &mut self.listed);
         if self.listed.len() > first {
             self.frames.push(Frame { node, first, next: first, prev_named: None });
         }

@@ -4,14 +4,17 @@
 //! its node kind can occur in: 2 to 37 ms a query on the TypeScript grammars, paid again by every
 //! process, and most of what the declarative plugins cost an index of a small tree. Reading the same
 //! text here takes microseconds, and matching from the nodes a pattern starts at is a walk over their
-//! children. The subset followed: named and anonymous node kinds, wildcards, fields and negated fields,
-//! anchors, alternations, optional nodes, a top-level group of siblings, captures, and the `eq?`,
-//! `any-of?` and `match?` predicates with their `not-` forms, a predicate on one capture checked as soon
-//! as the capture is bound. Any other query is [`Unsupported`] and runs on tree-sitter's engine.
+//! children (listed with their fields in one pass, `children::push_children_with_fields`). The subset
+//! followed: named and anonymous node kinds, wildcards, fields and negated fields, anchors, alternations,
+//! optional nodes, a top-level group of siblings, captures, and the `eq?`, `any-of?` and `match?`
+//! predicates with their `not-` forms. Any other query is [`Unsupported`] and runs on tree-sitter's engine.
 //!
 //! The matches are tree-sitter's: every way the child patterns can take children in order, a match
 //! whose captures another match of the same pattern at the same node holds too left out (tree-sitter
-//! drops such a state while matching; an optional node that can match is taken).
+//! drops such a state while matching), then the predicates checked. Most start nodes match nothing, so
+//! what can be tested early is: a start node must hold one of the texts a predicate wants of a capture
+//! every match binds (`register_blueprint`) before its children are listed, and a predicate on a capture
+//! outside every optional node is checked as soon as the capture is bound.
 
 mod read;
 
@@ -19,7 +22,9 @@ use std::cell::RefCell;
 use std::num::NonZeroU16;
 
 use regex::bytes::Regex;
-use tree_sitter::{Language, Node, TreeCursor};
+use tree_sitter::{Language, Node};
+
+use crate::children::push_children_with_fields;
 
 /// Why a query is not one the matcher follows (a line of the query and what is there).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +48,38 @@ struct Pattern {
     step: Step,
     group: bool,
     predicates: Vec<Predicate>,
+    /// Texts of which the start node must hold one, per set: those a predicate wants of a capture every
+    /// match binds (`(#eq? @_m "register_blueprint")`), tested before any child is listed.
+    required: Vec<Vec<Vec<u8>>>,
+}
+
+/// What [`Pattern::required`] holds for a pattern: the literal sets of its `eq?` and `any-of?` predicates on
+/// captures of steps every match takes (none optional, none in an alternation, on the way from the root).
+fn required_texts(step: &Step, predicates: &[Predicate]) -> Vec<Vec<Vec<u8>>> {
+    fn mandatory(step: &Step, out: &mut Vec<u32>) {
+        if step.optional {
+            return;
+        }
+        if matches!(step.kind, Kind::Alternatives(_)) {
+            // The alternation's own captures are bound whichever alternative matches.
+            out.extend(&step.captures);
+            return;
+        }
+        out.extend(&step.captures);
+        for child in &step.children {
+            mandatory(child, out);
+        }
+    }
+    let mut captures = Vec::new();
+    mandatory(step, &mut captures);
+    predicates
+        .iter()
+        .filter(|p| !p.negated && captures.contains(&p.capture))
+        .filter_map(|p| match &p.test {
+            Test::AnyOf(texts) => Some(texts.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 enum Kind {
@@ -93,6 +130,45 @@ struct Predicate {
     capture: u32,
     test: Test,
     negated: bool,
+    /// Checked as soon as the capture is bound: a text test on a capture outside every optional node. One
+    /// on an optional node's capture is checked of the whole match, after a match whose captures another
+    /// holds too is left out, as tree-sitter does (`(string)? @s (#eq? @s "x")` on another string: no match).
+    eager: bool,
+}
+
+impl Predicate {
+    /// Whether this text test (not a comparison of two captures) holds of a capture's text.
+    fn holds_of(&self, text: &[u8]) -> bool {
+        let holds = match &self.test {
+            Test::AnyOf(texts) => texts.iter().any(|t| t == text),
+            Test::Match(regex) => regex.is_match(text),
+            Test::Same(_) => return true,
+        };
+        holds != self.negated
+    }
+}
+
+/// Marks the predicates of a pattern whose root step is `step` that may be checked as soon as their capture
+/// is bound.
+fn mark_eager(step: &Step, predicates: &mut [Predicate]) {
+    fn optional_captures(step: &Step, under_optional: bool, out: &mut Vec<u32>) {
+        let under = under_optional || step.optional;
+        if under {
+            out.extend(&step.captures);
+        }
+        let alternatives = match &step.kind {
+            Kind::Alternatives(a) => a.as_slice(),
+            _ => &[],
+        };
+        for child in step.children.iter().chain(alternatives) {
+            optional_captures(child, under, out);
+        }
+    }
+    let mut optional = Vec::new();
+    optional_captures(step, false, &mut optional);
+    for p in predicates {
+        p.eager = !matches!(p.test, Test::Same(_)) && !optional.contains(&p.capture);
+    }
 }
 
 enum Test {
@@ -104,11 +180,11 @@ enum Test {
 
 type Bindings<'t> = Vec<(u32, Node<'t>)>;
 
-/// A child of the node a pattern's children are matched against.
-struct Kid<'t> {
-    node: Node<'t>,
-    field: Option<NonZeroU16>,
-    named: bool,
+/// The children of the node a pattern's children are matched against, and the field each is in.
+#[derive(Default)]
+struct Kids<'t> {
+    nodes: Vec<Node<'t>>,
+    fields: Vec<Option<NonZeroU16>>,
 }
 
 impl Patterns {
@@ -164,17 +240,13 @@ impl Patterns {
             if !pattern.step.may_start_at(node) {
                 continue;
             }
-            let matcher = matcher.get_or_insert_with(|| Matcher {
-                source,
-                cursor: RefCell::new(node.walk()),
-                spare: RefCell::new(Vec::new()),
-            });
+            let text = &source[node.byte_range()];
+            if !pattern.required.iter().all(|set| set.iter().any(|t| memchr::memmem::find(text, t).is_some())) {
+                continue;
+            }
+            let matcher = matcher.get_or_insert_with(|| Matcher { source, spare: RefCell::new(Vec::new()) });
             let mut found: Vec<Bindings<'t>> = Vec::new();
-            matcher.node(pattern, &pattern.step, node, &mut Vec::new(), &mut |b| {
-                if matcher.holds_at_end(pattern, b) {
-                    found.push(b.clone());
-                }
-            });
+            matcher.node(pattern, &pattern.step, node, &mut Vec::new(), &mut |b| found.push(b.clone()));
             let fuller = |i: usize, b: &Bindings<'t>| {
                 found
                     .iter()
@@ -183,7 +255,11 @@ impl Patterns {
             };
             let kept: Vec<bool> = found.iter().enumerate().map(|(i, b)| !fuller(i, b)).collect();
             out.extend(
-                found.into_iter().zip(kept).filter(|(_, k)| *k).map(|(captures, _)| Match { pattern: index, captures }),
+                found
+                    .into_iter()
+                    .zip(kept)
+                    .filter(|(b, k)| *k && matcher.holds_at_end(pattern, b))
+                    .map(|(captures, _)| Match { pattern: index, captures }),
             );
         }
     }
@@ -201,11 +277,10 @@ impl Step {
     }
 }
 
-/// One node's matching: the source, a tree cursor and the children lists' buffers, reused throughout.
+/// One node's matching: the source, and the children lists' buffers, reused throughout.
 struct Matcher<'s, 't> {
     source: &'s [u8],
-    cursor: RefCell<TreeCursor<'t>>,
-    spare: RefCell<Vec<Vec<Kid<'t>>>>,
+    spare: RefCell<Vec<Kids<'t>>>,
 }
 
 /// What a complete match is handed to.
@@ -241,21 +316,10 @@ impl<'t> Matcher<'_, 't> {
                 found(bound);
             } else {
                 let mut kids = self.spare.borrow_mut().pop().unwrap_or_default();
-                {
-                    let mut cursor = self.cursor.borrow_mut();
-                    cursor.reset(node);
-                    if cursor.goto_first_child() {
-                        loop {
-                            let node = cursor.node();
-                            kids.push(Kid { node, field: cursor.field_id(), named: node.is_named() });
-                            if !cursor.goto_next_sibling() {
-                                break;
-                            }
-                        }
-                    }
-                }
+                push_children_with_fields(node, &mut kids.nodes, &mut kids.fields);
                 self.children(pattern, step, &kids, 0, 0, false, bound, found);
-                kids.clear();
+                kids.nodes.clear();
+                kids.fields.clear();
                 self.spare.borrow_mut().push(kids);
             }
         }
@@ -268,7 +332,7 @@ impl<'t> Matcher<'_, 't> {
         &self,
         pattern: &Pattern,
         parent: &Step,
-        kids: &[Kid<'t>],
+        kids: &Kids<'t>,
         i: usize,
         from: usize,
         carried_anchor: bool,
@@ -276,20 +340,20 @@ impl<'t> Matcher<'_, 't> {
         found: Found<'_, 't>,
     ) {
         let Some(step) = parent.children.get(i) else {
-            if !parent.anchored_end || kids[from..].iter().all(|k| !k.named) {
+            if !parent.anchored_end || kids.nodes[from..].iter().all(|k| !k.is_named()) {
                 found(bound);
             }
             return;
         };
         // An optional node left out passes its anchor on (`(a) . (b)? . (c)`: `c` right after `a`).
         let anchored = step.anchored || carried_anchor;
-        for (j, kid) in kids.iter().enumerate().skip(from) {
-            if step.field.is_none_or(|f| kid.field == Some(f)) {
-                self.node(pattern, step, kid.node, bound, &mut |b| {
+        for (j, (&kid, &field)) in kids.nodes.iter().zip(&kids.fields).enumerate().skip(from) {
+            if step.field.is_none_or(|f| field == Some(f)) {
+                self.node(pattern, step, kid, bound, &mut |b| {
                     self.children(pattern, parent, kids, i + 1, j + 1, false, b, found)
                 });
             }
-            if anchored && kid.named {
+            if anchored && kid.is_named() {
                 break;
             }
         }
@@ -303,28 +367,21 @@ impl<'t> Matcher<'_, 't> {
         for &capture in &step.captures {
             bound.push((capture, node));
             let text = &self.source[node.byte_range()];
-            for p in pattern.predicates.iter().filter(|p| p.capture == capture) {
-                let holds = match &p.test {
-                    Test::AnyOf(texts) => texts.iter().any(|t| t == text),
-                    Test::Match(regex) => regex.is_match(text),
-                    Test::Same(_) => continue,
-                };
-                if holds == p.negated {
-                    return false;
-                }
+            if pattern.predicates.iter().any(|p| p.eager && p.capture == capture && !p.holds_of(text)) {
+                return false;
             }
         }
         true
     }
 
-    /// Whether the predicates comparing two captures hold of a whole match (one left out holds).
+    /// Whether the predicates not checked while matching hold of a whole match (of a capture left out, each
+    /// holds).
     fn holds_at_end(&self, pattern: &Pattern, bound: &Bindings<'_>) -> bool {
-        let texts = |capture: u32| bound.iter().filter(move |(c, _)| *c == capture).map(|(_, n)| n.byte_range());
-        pattern.predicates.iter().all(|p| match p.test {
-            Test::Same(other) => {
-                texts(p.capture).all(|a| texts(other).all(|b| (self.source[a.clone()] == self.source[b]) != p.negated))
-            }
-            _ => true,
+        let texts =
+            |capture: u32| bound.iter().filter(move |(c, _)| *c == capture).map(|(_, n)| &self.source[n.byte_range()]);
+        pattern.predicates.iter().filter(|p| !p.eager).all(|p| match p.test {
+            Test::Same(other) => texts(p.capture).all(|a| texts(other).all(|b| (a == b) != p.negated)),
+            _ => texts(p.capture).all(|text| p.holds_of(text)),
         })
     }
 }

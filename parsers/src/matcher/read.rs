@@ -125,7 +125,9 @@ impl<'a> Reader<'a> {
         if step.optional {
             return self.unsupported("a quantifier on a whole pattern");
         }
-        Ok(Some(Pattern { step, group, predicates }))
+        super::mark_eager(&step, &mut predicates);
+        let required = super::required_texts(&step, &predicates);
+        Ok(Some(Pattern { step, group, predicates, required }))
     }
 
     /// One node pattern with its quantifier and captures.
@@ -299,6 +301,6 @@ impl<'a> Reader<'a> {
             },
             _ => return self.unsupported(&format!("the predicate `#{op}`")),
         };
-        Ok(Predicate { capture, test, negated })
+        Ok(Predicate { capture, test, negated, eager: false })
     }
 }

@@ -36,6 +36,7 @@ use std::sync::OnceLock;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor, Tree};
 
+use crate::children::push_children;
 use crate::facts::{Family, Import, Lang};
 use crate::matcher::Patterns;
 pub use fact::{Handler, PathPart, WireFact, WireKind};
@@ -540,14 +541,19 @@ pub fn run_all(
     if !starts.is_empty() {
         starts.sort_by_key(|s| s.0);
         cursor.set_max_start_depth(Some(0));
-        each_node(tree, None, |node| {
+        // Every start is a named kind: the walk lists children leaving anonymous leaves out.
+        let mut stack = vec![tree.root_node()];
+        let mut listed = Vec::new();
+        while let Some(node) = stack.pop() {
             let kind = node.kind_id();
             let from = starts.partition_point(|s| s.0 < kind);
             for &(_, at, compiled) in starts[from..].iter().take_while(|s| s.0 == kind) {
                 let (extractor, _, facts) = &mut active[at];
                 extractor.run_at(compiled, node, &mut cursor, source, facts);
             }
-        });
+            push_children(node, &mut listed);
+            stack.extend(listed.drain(..).rev());
+        }
     }
     for (extractor, file_path, facts) in active {
         extractor.finish(facts, file_path, out);

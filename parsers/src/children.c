@@ -87,6 +87,71 @@ uint32_t drsg_ts_node_children(TSNode node, TSNode *out, uint32_t cap, bool skip
   return count;
 }
 
+// Writes every child of `node` (anonymous leaves included) to `out` and its field id (0: none) to `fields`,
+// at most `cap` of them, and returns how many there are, or UINT32_MAX as `drsg_ts_node_children` does. A
+// child's field is the one `ts_tree_cursor_current_field_id` gives: the first non-inherited entry of its
+// parent's field map for its structural index, else, through each hidden node it lies in, that hidden
+// node's own.
+uint32_t drsg_ts_node_children_fields(TSNode node, TSNode *out, TSFieldId *fields, uint32_t cap,
+                                      uint32_t max_depth) {
+  const TSTree *tree = node.tree;
+  const Subtree *subtree = (const Subtree *)node.id;
+  if (ts_subtree_child_count(*subtree) == 0) return 0;
+  Frame stack[MAX_HIDDEN_DEPTH];
+  if (max_depth > MAX_HIDDEN_DEPTH) max_depth = MAX_HIDDEN_DEPTH;
+  uint32_t depth = 0;
+  stack[0] = frame_of(tree, *subtree, (Length){node.context[0], {node.context[1], node.context[2]}});
+  uint32_t count = 0;
+  for (;;) {
+    Frame *frame = &stack[depth];
+    if (frame->child_index == frame->parent.ptr->child_count) {
+      if (depth == 0) break;
+      depth--;
+      continue;
+    }
+    const Subtree *child = &ts_subtree_children(frame->parent)[frame->child_index];
+    TSSymbol alias = 0;
+    bool extra = ts_subtree_extra(*child);
+    if (!extra) {
+      if (frame->alias_sequence) alias = frame->alias_sequence[frame->structural_child_index];
+      frame->structural_child_index++;
+    }
+    if (frame->child_index > 0) frame->position = length_add(frame->position, ts_subtree_padding(*child));
+    Length start = frame->position;
+    frame->position = length_add(frame->position, ts_subtree_size(*child));
+    frame->child_index++;
+    if (ts_subtree_visible(*child) || alias) {
+      if (count < cap) {
+        TSFieldId field = 0;
+        if (!extra) {
+          uint32_t index = frame->structural_child_index - 1;
+          for (uint32_t k = depth + 1; k-- > 0;) {
+            const TSFieldMapEntry *map, *end;
+            ts_language_field_map(tree->language, stack[k].parent.ptr->production_id, &map, &end);
+            for (; map < end; map++) {
+              if (!map->inherited && map->child_index == index) {
+                field = map->field_id;
+                break;
+              }
+            }
+            // Up through the hidden node this frame lists, unless it is an extra.
+            if (field || k == 0 || ts_subtree_extra(stack[k].parent)) break;
+            index = stack[k - 1].structural_child_index - 1;
+          }
+        }
+        out[count] = (TSNode){{start.bytes, start.extent.row, start.extent.column, alias}, child, tree};
+        fields[count] = field;
+      }
+      count++;
+    } else if (ts_subtree_child_count(*child) > 0) {
+      if (depth + 1 >= max_depth) return UINT32_MAX;
+      depth++;
+      stack[depth] = frame_of(tree, *child, start);
+    }
+  }
+  return count;
+}
+
 static inline TSNode null_node(void) {
   return (TSNode){{0, 0, 0, 0}, NULL, NULL};
 }
