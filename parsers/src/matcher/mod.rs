@@ -21,6 +21,7 @@ mod read;
 use std::cell::RefCell;
 use std::num::NonZeroU16;
 
+use memchr::memmem::Finder;
 use regex::bytes::Regex;
 use tree_sitter::{Language, Node};
 
@@ -50,12 +51,12 @@ struct Pattern {
     predicates: Vec<Predicate>,
     /// Texts of which the start node must hold one, per set: those a predicate wants of a capture every
     /// match binds (`(#eq? @_m "register_blueprint")`), tested before any child is listed.
-    required: Vec<Vec<Vec<u8>>>,
+    required: Vec<Vec<Finder<'static>>>,
 }
 
 /// What [`Pattern::required`] holds for a pattern: the literal sets of its `eq?` and `any-of?` predicates on
 /// captures of steps every match takes (none optional, none in an alternation, on the way from the root).
-fn required_texts(step: &Step, predicates: &[Predicate]) -> Vec<Vec<Vec<u8>>> {
+fn required_texts(step: &Step, predicates: &[Predicate]) -> Vec<Vec<Finder<'static>>> {
     fn mandatory(step: &Step, out: &mut Vec<u32>) {
         if step.optional {
             return;
@@ -76,7 +77,7 @@ fn required_texts(step: &Step, predicates: &[Predicate]) -> Vec<Vec<Vec<u8>>> {
         .iter()
         .filter(|p| !p.negated && captures.contains(&p.capture))
         .filter_map(|p| match &p.test {
-            Test::AnyOf(texts) => Some(texts.clone()),
+            Test::AnyOf(texts) => Some(texts.iter().map(|t| Finder::new(t).into_owned()).collect()),
             _ => None,
         })
         .collect()
@@ -236,13 +237,16 @@ impl Patterns {
     /// `out` pattern by pattern.
     pub fn matches_at<'t>(&self, node: Node<'t>, source: &[u8], out: &mut Vec<Match<'t>>) {
         let mut matcher: Option<Matcher<'_, 't>> = None;
+        let mut text: Option<&[u8]> = None;
         for (index, pattern) in self.patterns.iter().enumerate() {
             if !pattern.step.may_start_at(node) {
                 continue;
             }
-            let text = &source[node.byte_range()];
-            if !pattern.required.iter().all(|set| set.iter().any(|t| memchr::memmem::find(text, t).is_some())) {
-                continue;
+            if !pattern.required.is_empty() {
+                let text = *text.get_or_insert_with(|| &source[node.byte_range()]);
+                if !pattern.required.iter().all(|set| set.iter().any(|f| f.find(text).is_some())) {
+                    continue;
+                }
             }
             let matcher = matcher.get_or_insert_with(|| Matcher { source, spare: RefCell::new(Vec::new()) });
             let mut found: Vec<Bindings<'t>> = Vec::new();

@@ -33,6 +33,7 @@ mod paths;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use memchr::memmem::Finder;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor, Tree};
 
@@ -172,8 +173,10 @@ pub struct Extractor {
     pub manifest: Manifest,
     /// `(file, text)` of each query, for the plane's fingerprint.
     pub sources: Vec<(String, String)>,
+    /// The plugin's triggers, as searchers built once.
+    plugin_triggers: Vec<Finder<'static>>,
     /// Each query's own triggers (after the plugin's); empty: none.
-    triggers: Vec<Vec<String>>,
+    triggers: Vec<Vec<Finder<'static>>>,
     grammar: fn(Lang) -> tree_sitter::Language,
     /// Per query, per dialect slot: the query compiled (`None` when it does not compile).
     compiled: Vec<[OnceLock<Option<Compiled>>; 4]>,
@@ -206,11 +209,13 @@ impl Extractor {
             .iter()
             .map(|(file, _)| {
                 let base = file.rsplit('/').next().unwrap_or(file);
-                manifest.query_triggers.iter().find(|(q, _)| q == base).map(|(_, t)| t.clone()).unwrap_or_default()
+                let own = manifest.query_triggers.iter().find(|(q, _)| q == base).map(|(_, t)| t.as_slice());
+                own.unwrap_or_default().iter().map(|t| Finder::new(t).into_owned()).collect()
             })
             .collect();
         let compiled = sources.iter().map(|_| Default::default()).collect();
-        Extractor { manifest, sources, triggers, grammar, compiled }
+        let plugin_triggers = manifest.triggers.iter().map(|t| Finder::new(t).into_owned()).collect();
+        Extractor { manifest, sources, plugin_triggers, triggers, grammar, compiled }
     }
 
     /// A plugin whose queries are compiled now for each of its languages, with every capture name checked
@@ -287,8 +292,8 @@ impl Extractor {
     /// Whether the file at `path` holding `source` is one this plugin reads: `None` when not, else the
     /// route path the file itself gives (Next.js's route files), if any.
     fn reads(&self, source: &str, path: &str) -> Option<Option<Vec<PathPart>>> {
-        let triggers = &self.manifest.triggers;
-        if !triggers.is_empty() && !triggers.iter().any(|t| source.contains(t.as_str())) {
+        let triggers = &self.plugin_triggers;
+        if !triggers.is_empty() && !triggers.iter().any(|t| t.find(source.as_bytes()).is_some()) {
             return None;
         }
         match self.manifest.file_routes {
@@ -300,7 +305,9 @@ impl Extractor {
     /// The queries that read `source`: those whose own triggers it holds, or that have none.
     fn queries<'a>(&'a self, lang: Lang, source: &'a str) -> impl Iterator<Item = &'a Compiled> + 'a {
         (0..self.sources.len())
-            .filter(|&i| self.triggers[i].is_empty() || self.triggers[i].iter().any(|t| source.contains(t.as_str())))
+            .filter(|&i| {
+                self.triggers[i].is_empty() || self.triggers[i].iter().any(|t| t.find(source.as_bytes()).is_some())
+            })
             .filter_map(move |i| self.query(i, lang))
     }
 
