@@ -400,7 +400,11 @@ impl Extractor {
     fn fact(&self, captured: &HashMap<&str, Node<'_>>, source: &str) -> Option<WireFact> {
         let (root, node) = captured.iter().find(|(name, _)| !name.contains('.') && !name.starts_with('_'))?;
         let kind = WireKind::of_capture(root)?;
-        let part = |field: &str| captured.get(format!("{root}.{field}").as_str()).copied();
+        // `@route.path` for `path`, without a string made per lookup.
+        let part = |field: &str| {
+            let under = |name: &str| name.strip_prefix(*root).and_then(|r| r.strip_prefix('.')) == Some(field);
+            captured.iter().find(|(name, _)| under(name)).map(|(_, n)| *n)
+        };
         let text = |n: Node<'_>| source[n.byte_range()].to_owned();
         let mut fact = WireFact {
             kind,
