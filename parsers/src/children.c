@@ -38,62 +38,29 @@ static inline Frame frame_of(const TSTree *tree, Subtree parent, Length position
   return (Frame){parent, position, 0, 0, ts_language_alias_sequence(tree->language, parent.ptr->production_id)};
 }
 
-// Writes the children of `node` to `out` (at most `cap` of them) and returns how many there are, or
-// UINT32_MAX when hidden nodes nest deeper than `max_depth`. With `skip_anonymous_leaves`, anonymous nodes
-// without visible children are neither written nor counted.
-uint32_t drsg_ts_node_children(TSNode node, TSNode *out, uint32_t cap, bool skip_anonymous_leaves,
-                               uint32_t max_depth) {
-  const TSTree *tree = node.tree;
-  const Subtree *subtree = (const Subtree *)node.id;
-  if (ts_subtree_child_count(*subtree) == 0) return 0;
-  Frame stack[MAX_HIDDEN_DEPTH];
-  if (max_depth > MAX_HIDDEN_DEPTH) max_depth = MAX_HIDDEN_DEPTH;
-  uint32_t depth = 0;
-  stack[0] = frame_of(tree, *subtree, (Length){node.context[0], {node.context[1], node.context[2]}});
-  uint32_t count = 0;
-  for (;;) {
-    Frame *frame = &stack[depth];
-    if (frame->child_index == frame->parent.ptr->child_count) {
-      if (depth == 0) break;
-      depth--;
-      continue;
+// The field a child listed at `depth` is in: the one `ts_tree_cursor_current_field_id` gives, the first
+// non-inherited entry of its parent's field map for its structural index, else, through each hidden node it
+// lies in, that hidden node's own.
+static TSFieldId field_of(const TSTree *tree, const Frame *stack, uint32_t depth) {
+  uint32_t index = stack[depth].structural_child_index - 1;
+  for (uint32_t k = depth + 1; k-- > 0;) {
+    const TSFieldMapEntry *map, *end;
+    ts_language_field_map(tree->language, stack[k].parent.ptr->production_id, &map, &end);
+    for (; map < end; map++) {
+      if (!map->inherited && map->child_index == index) return map->field_id;
     }
-    const Subtree *child = &ts_subtree_children(frame->parent)[frame->child_index];
-    TSSymbol alias = 0;
-    if (!ts_subtree_extra(*child)) {
-      if (frame->alias_sequence) alias = frame->alias_sequence[frame->structural_child_index];
-      frame->structural_child_index++;
-    }
-    if (frame->child_index > 0) frame->position = length_add(frame->position, ts_subtree_padding(*child));
-    Length start = frame->position;
-    frame->position = length_add(frame->position, ts_subtree_size(*child));
-    frame->child_index++;
-    if (ts_subtree_visible(*child) || alias) {
-      // A leaf as `Node::child_count` counts: no visible child.
-      if (skip_anonymous_leaves && ts_subtree_visible_child_count(*child) == 0) {
-        bool named = alias ? ts_language_symbol_metadata(tree->language, alias).named : ts_subtree_named(*child);
-        if (!named) continue;
-      }
-      if (count < cap) {
-        out[count] = (TSNode){{start.bytes, start.extent.row, start.extent.column, alias}, child, tree};
-      }
-      count++;
-    } else if (ts_subtree_child_count(*child) > 0) {
-      if (depth + 1 >= max_depth) return UINT32_MAX;
-      depth++;
-      stack[depth] = frame_of(tree, *child, start);
-    }
+    // Up through the hidden node this frame lists, unless it is an extra.
+    if (k == 0 || ts_subtree_extra(stack[k].parent)) break;
+    index = stack[k - 1].structural_child_index - 1;
   }
-  return count;
+  return 0;
 }
 
-// Writes every child of `node` (anonymous leaves included) to `out` and its field id (0: none) to `fields`,
-// at most `cap` of them, and returns how many there are, or UINT32_MAX as `drsg_ts_node_children` does. A
-// child's field is the one `ts_tree_cursor_current_field_id` gives: the first non-inherited entry of its
-// parent's field map for its structural index, else, through each hidden node it lies in, that hidden
-// node's own.
-uint32_t drsg_ts_node_children_fields(TSNode node, TSNode *out, TSFieldId *fields, uint32_t cap,
-                                      uint32_t max_depth) {
+// Writes the children of `node` to `out` (at most `cap` of them), with `fields` each one's field id (0: none),
+// and returns how many there are, or UINT32_MAX when hidden nodes nest deeper than `max_depth`. With
+// `skip_anonymous_leaves`, anonymous nodes without visible children are neither written nor counted.
+static uint32_t list_children(TSNode node, TSNode *out, TSFieldId *fields, uint32_t cap,
+                              bool skip_anonymous_leaves, uint32_t max_depth) {
   const TSTree *tree = node.tree;
   const Subtree *subtree = (const Subtree *)node.id;
   if (ts_subtree_child_count(*subtree) == 0) return 0;
@@ -121,26 +88,14 @@ uint32_t drsg_ts_node_children_fields(TSNode node, TSNode *out, TSFieldId *field
     frame->position = length_add(frame->position, ts_subtree_size(*child));
     frame->child_index++;
     if (ts_subtree_visible(*child) || alias) {
+      // A leaf as `Node::child_count` counts: no visible child.
+      if (skip_anonymous_leaves && ts_subtree_visible_child_count(*child) == 0) {
+        bool named = alias ? ts_language_symbol_metadata(tree->language, alias).named : ts_subtree_named(*child);
+        if (!named) continue;
+      }
       if (count < cap) {
-        TSFieldId field = 0;
-        if (!extra) {
-          uint32_t index = frame->structural_child_index - 1;
-          for (uint32_t k = depth + 1; k-- > 0;) {
-            const TSFieldMapEntry *map, *end;
-            ts_language_field_map(tree->language, stack[k].parent.ptr->production_id, &map, &end);
-            for (; map < end; map++) {
-              if (!map->inherited && map->child_index == index) {
-                field = map->field_id;
-                break;
-              }
-            }
-            // Up through the hidden node this frame lists, unless it is an extra.
-            if (field || k == 0 || ts_subtree_extra(stack[k].parent)) break;
-            index = stack[k - 1].structural_child_index - 1;
-          }
-        }
         out[count] = (TSNode){{start.bytes, start.extent.row, start.extent.column, alias}, child, tree};
-        fields[count] = field;
+        if (fields) fields[count] = extra ? 0 : field_of(tree, stack, depth);
       }
       count++;
     } else if (ts_subtree_child_count(*child) > 0) {
@@ -150,6 +105,21 @@ uint32_t drsg_ts_node_children_fields(TSNode node, TSNode *out, TSFieldId *field
     }
   }
   return count;
+}
+
+// Writes the children of `node` to `out` (at most `cap` of them) and returns how many there are, or
+// UINT32_MAX when hidden nodes nest deeper than `max_depth`. With `skip_anonymous_leaves`, anonymous nodes
+// without visible children are neither written nor counted.
+uint32_t drsg_ts_node_children(TSNode node, TSNode *out, uint32_t cap, bool skip_anonymous_leaves,
+                               uint32_t max_depth) {
+  return list_children(node, out, NULL, cap, skip_anonymous_leaves, max_depth);
+}
+
+// Writes every child of `node` (anonymous leaves included) to `out` and its field id (0: none) to `fields`,
+// at most `cap` of them, and returns how many there are, or UINT32_MAX as `drsg_ts_node_children` does.
+uint32_t drsg_ts_node_children_fields(TSNode node, TSNode *out, TSFieldId *fields, uint32_t cap,
+                                      uint32_t max_depth) {
+  return list_children(node, out, fields, cap, false, max_depth);
 }
 
 static inline TSNode null_node(void) {
