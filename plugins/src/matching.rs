@@ -6,23 +6,9 @@ use std::collections::BTreeSet;
 use drsg_parsers::Lang;
 use drsg_parsers::matcher::Patterns;
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Parser, Query, QueryCursor, Tree};
+use tree_sitter::{Node, Query, QueryCursor};
 
 use crate::declarative::{builtin_extractors, grammar};
-
-fn parse(lang: Lang, source: &str) -> Tree {
-    let mut parser = Parser::new();
-    parser.set_language(&grammar(lang)).expect("grammar");
-    parser.parse(source, None).expect("a tree")
-}
-
-fn each_node<'t>(node: Node<'t>, f: &mut impl FnMut(Node<'t>)) {
-    f(node);
-    let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        each_node(child, f);
-    }
-}
 
 fn brief(pattern: usize, captures: &mut [(String, Node<'_>)], source: &str) -> String {
     captures.sort_by(|a, b| (&a.0, a.1.start_byte(), a.1.end_byte()).cmp(&(&b.0, b.1.start_byte(), b.1.end_byte())));
@@ -39,7 +25,7 @@ fn both(lang: Lang, query: &str, source: &str) -> (BTreeSet<String>, BTreeSet<St
 }
 
 fn compare(lang: Lang, compiled: &Query, own: &Patterns, source: &str) -> (BTreeSet<String>, BTreeSet<String>) {
-    let tree = parse(lang, source);
+    let tree = crate::testing::parse(&grammar(lang), source);
     let names = compiled.capture_names();
     let mut cursor = QueryCursor::new();
     let mut theirs = BTreeSet::new();
@@ -50,7 +36,9 @@ fn compare(lang: Lang, compiled: &Query, own: &Patterns, source: &str) -> (BTree
     }
     let mut ours = BTreeSet::new();
     let mut found = Vec::new();
-    each_node(tree.root_node(), &mut |node| own.matches_at(node, source.as_bytes(), &mut found));
+    for node in crate::testing::every_node(&tree) {
+        own.matches_at(node, source.as_bytes(), &mut found);
+    }
     for m in found {
         let mut captures: Vec<_> =
             m.captures.iter().map(|&(c, n)| (own.capture_names()[c as usize].clone(), n)).collect();

@@ -518,7 +518,6 @@ pub fn run_all(
 ) {
     let start = out.len();
     let mut cursor = QueryCursor::new();
-    let bytes = source.as_bytes();
     // Per plugin that reads the file: the plugin, the file's own route path, its facts so far.
     type Reading<'e> = (&'e Extractor, Option<Vec<PathPart>>, Vec<WireFact>);
     let mut active: Vec<Reading<'_>> = Vec::new();
@@ -535,14 +534,9 @@ pub fn run_all(
                     Engine::Own(_) => each_node(tree, extractor.manifest.start_depth, |node| {
                         extractor.run_at(compiled, node, &mut cursor, source, &mut facts)
                     }),
-                    Engine::TreeSitter(query) => {
+                    Engine::TreeSitter(_) => {
                         cursor.set_max_start_depth(extractor.manifest.start_depth);
-                        let mut matches = cursor.matches(query, tree.root_node(), bytes);
-                        while let Some(m) = matches.next() {
-                            let names = query.capture_names();
-                            let captures = m.captures().iter().map(|c| (names[c.index as usize], c.node));
-                            extractor.collect(captures, source, &mut facts);
-                        }
+                        extractor.run_at(compiled, tree.root_node(), &mut cursor, source, &mut facts);
                     }
                 },
             }
