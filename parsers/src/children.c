@@ -1,5 +1,5 @@
-// Listing a node's children in one pass, for the walk in `rooted.rs`, and finding a node's child in a field
-// (`fields.rs`).
+// Listing a node's children in one pass, for the walk in `rooted.rs`, finding a node's child in a field
+// (`fields.rs`), and finding the nodes of some kinds in a whole tree in one pass (the declarative plugins).
 //
 // Tree-sitter's public API lists children either by index (`ts_node_child`, which counts from the first
 // child on every call) or with a tree cursor (whose steps also track fields and hidden ancestors). This
@@ -120,6 +120,111 @@ uint32_t drsg_ts_node_children(TSNode node, TSNode *out, uint32_t cap, bool skip
 uint32_t drsg_ts_node_children_fields(TSNode node, TSNode *out, TSFieldId *fields, uint32_t cap,
                                       uint32_t max_depth) {
   return list_children(node, out, fields, cap, false, max_depth);
+}
+
+// Whether `symbol`'s public kind (the one `ts_node_symbol` gives) has its bit set in `kinds`, a bit set of
+// `kind_count` bits.
+static inline bool kind_in(const TSLanguage *language, TSSymbol symbol, const uint8_t *kinds, uint32_t kind_count) {
+  TSSymbol kind = ts_language_public_symbol(language, symbol);
+  return kind < kind_count && ((kinds[kind >> 3] >> (kind & 7)) & 1);
+}
+
+// The walk's place in a node whose children it is not walking (one of the current node's ancestors).
+typedef struct {
+  const Subtree *children;
+  uint32_t child_count;
+  uint32_t child_index;
+  uint32_t structural_child_index;
+  const TSSymbol *alias_sequence;
+  Length position;
+} Place;
+
+#define MAX_WALK_DEPTH 1024
+// Grammars with at most this many symbols (aliases included) have their kinds looked up by symbol.
+#define MAX_TABLE_SYMBOLS 4096
+
+// Writes to `out` (at most `cap` of them) the nodes of `root`'s subtree, `root` included, whose kind is in
+// `kinds` (see `kind_in`), in pre-order, and returns how many there are (more than `cap`: the caller asks
+// again with room for them all), or UINT32_MAX when the tree nests deeper than `max_depth` (at most
+// MAX_WALK_DEPTH) levels, hidden ones included. One pass over the whole subtree, without a call per node:
+// the node being walked is held in locals, its ancestors' places in an array, and a node's kind is read
+// from a table by its internal symbol.
+uint32_t drsg_ts_nodes_of_kinds(TSNode root, const uint8_t *kinds, uint32_t kind_count, TSNode *out, uint32_t cap,
+                                uint32_t max_depth) {
+  const TSTree *tree = root.tree;
+  const TSLanguage *language = tree->language;
+  uint32_t symbol_count = ts_language_symbol_count(language);
+  bool tabled = symbol_count <= MAX_TABLE_SYMBOLS;
+  uint8_t table[MAX_TABLE_SYMBOLS / 8];
+  if (tabled) {
+    for (uint32_t byte = 0; byte < (symbol_count + 7) / 8; byte++) table[byte] = 0;
+    for (uint32_t symbol = 0; symbol < symbol_count; symbol++) {
+      if (kind_in(language, (TSSymbol)symbol, kinds, kind_count)) table[symbol >> 3] |= (uint8_t)(1 << (symbol & 7));
+    }
+  }
+#define KEPT(symbol)                                                                       \
+  (tabled && (symbol) < symbol_count ? (table[(symbol) >> 3] >> ((symbol) & 7)) & 1        \
+                                     : kind_in(language, (symbol), kinds, kind_count))
+  Subtree subtree = *(const Subtree *)root.id;
+  uint32_t count = 0;
+  TSSymbol root_symbol = root.context[3] ? root.context[3] : ts_subtree_symbol(subtree);
+  if (KEPT(root_symbol)) {
+    if (count < cap) out[count] = root;
+    count++;
+  }
+  if (ts_subtree_child_count(subtree) == 0) return count;
+  if (max_depth > MAX_WALK_DEPTH) max_depth = MAX_WALK_DEPTH;
+  Place stack[MAX_WALK_DEPTH];
+  uint32_t depth = 0;
+  const Subtree *children = ts_subtree_children(subtree);
+  uint32_t child_count = subtree.ptr->child_count, i = 0, structural = 0;
+  const TSSymbol *aliases = ts_language_alias_sequence(language, subtree.ptr->production_id);
+  // Where the next child starts, padding excluded (the first child's padding is the parent's own).
+  Length position = {root.context[0], {root.context[1], root.context[2]}};
+  for (;;) {
+    if (i == child_count) {
+      if (depth == 0) break;
+      const Place *up = &stack[--depth];
+      children = up->children;
+      child_count = up->child_count;
+      i = up->child_index;
+      structural = up->structural_child_index;
+      aliases = up->alias_sequence;
+      position = up->position;
+      continue;
+    }
+    const Subtree *child = &children[i];
+    Subtree c = *child;
+    TSSymbol alias = 0;
+    if (!ts_subtree_extra(c)) {
+      if (aliases) alias = aliases[structural];
+      structural++;
+    }
+    if (i > 0) position = length_add(position, ts_subtree_padding(c));
+    Length start = position;
+    position = length_add(position, ts_subtree_size(c));
+    i++;
+    if (ts_subtree_visible(c) || alias) {
+      TSSymbol symbol = alias ? alias : ts_subtree_symbol(c);
+      if (KEPT(symbol)) {
+        if (count < cap) out[count] = (TSNode){{start.bytes, start.extent.row, start.extent.column, alias}, child, tree};
+        count++;
+      }
+    }
+    // Visible or hidden, a node with children is walked next: pre-order.
+    if (ts_subtree_child_count(c) > 0) {
+      if (depth + 1 >= max_depth) return UINT32_MAX;
+      stack[depth++] = (Place){children, child_count, i, structural, aliases, position};
+      children = ts_subtree_children(c);
+      child_count = c.ptr->child_count;
+      i = 0;
+      structural = 0;
+      aliases = ts_language_alias_sequence(language, c.ptr->production_id);
+      position = start;
+    }
+  }
+#undef KEPT
+  return count;
 }
 
 static inline TSNode null_node(void) {

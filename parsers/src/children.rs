@@ -50,6 +50,21 @@ unsafe extern "C" {
     ) -> u32;
 }
 
+#[allow(unsafe_code, reason = "the declaration of the C walk")]
+unsafe extern "C" {
+    /// Writes to `out` at most `cap` nodes of `root`'s subtree whose kind has its bit set in `kinds`
+    /// (`kind_count` bits), in pre-order, and returns how many there are (`u32::MAX`: the tree nests deeper
+    /// than `max_depth`, itself at most 1024).
+    fn drsg_ts_nodes_of_kinds(
+        root: tree_sitter::ffi::TSNode,
+        kinds: *const u8,
+        kind_count: u32,
+        out: *mut tree_sitter::ffi::TSNode,
+        cap: u32,
+        max_depth: u32,
+    ) -> u32;
+}
+
 /// Appends every child of `node` to `nodes` and the field it is in to `fields`: what a [`TreeCursor`] gives
 /// stepping over the children (`node`, `field_id`), in one pass.
 ///
@@ -146,6 +161,84 @@ pub fn push_children_within<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>, max_dep
 /// [`push_children`] through the public API, for nodes the C listing gives up on.
 pub fn push_children_by_index<'t>(node: Node<'t>, out: &mut Vec<Node<'t>>) {
     out.extend((0..node.child_count()).filter_map(|i| node.child(i)).filter(is_kept));
+}
+
+/// A set of node kinds, a bit per kind id.
+#[derive(Clone, Debug, Default)]
+pub struct KindSet(Vec<u8>);
+
+impl KindSet {
+    pub fn insert(&mut self, kind: u16) {
+        let byte = usize::from(kind / 8);
+        if self.0.len() <= byte {
+            self.0.resize(byte + 1, 0);
+        }
+        self.0[byte] |= 1 << (kind % 8);
+    }
+
+    pub fn contains(&self, kind: u16) -> bool {
+        self.0.get(usize::from(kind / 8)).is_some_and(|b| b >> (kind % 8) & 1 == 1)
+    }
+}
+
+/// Appends to `out` the nodes of `root`'s subtree, `root` included, whose kind id is in `kinds`, in pre-order:
+/// one walk of the whole subtree in C, the nodes of other kinds never made.
+pub fn push_nodes_of_kinds<'t>(root: Node<'t>, kinds: &KindSet, out: &mut Vec<Node<'t>>) {
+    push_nodes_of_kinds_within(root, kinds, out, MAX_WALK_DEPTH);
+}
+
+/// How deep the tree may nest, hidden nodes included, for the C walk (its own bound).
+const MAX_WALK_DEPTH: u32 = 1024;
+
+/// [`push_nodes_of_kinds`], the C walk giving up below `max_depth` levels (a tree cursor then walks).
+pub fn push_nodes_of_kinds_within<'t>(root: Node<'t>, kinds: &KindSet, out: &mut Vec<Node<'t>>, max_depth: u32) {
+    let kind_count = u32::try_from(kinds.0.len() * 8).unwrap_or(u32::MAX);
+    loop {
+        let spare = out.spare_capacity_mut();
+        let cap = u32::try_from(spare.len()).unwrap_or(u32::MAX - 1);
+        #[allow(unsafe_code, reason = "the C walk writes nodes into the vector's spare capacity")]
+        // SAFETY: `spare` has room for `cap` nodes and the C function writes no more than that; it reads
+        // `kind_count` bits of `kinds`. `Node` is a `repr(transparent)` wrapper of `TSNode`, as `MaybeUninit`
+        // is of its content.
+        let found = unsafe {
+            drsg_ts_nodes_of_kinds(
+                root.into_raw(),
+                kinds.0.as_ptr(),
+                kind_count,
+                spare.as_mut_ptr().cast(),
+                cap,
+                max_depth,
+            )
+        };
+        if found == u32::MAX {
+            break;
+        }
+        if found <= cap {
+            let len = out.len() + found as usize;
+            #[allow(unsafe_code, reason = "the nodes the C walk wrote become part of the vector")]
+            // SAFETY: the first `found` spare slots were written with nodes of `root`'s tree, which outlives
+            // `'t`, and `found <= cap` fits the spare room.
+            unsafe {
+                out.set_len(len)
+            };
+            return;
+        }
+        out.reserve(found as usize);
+    }
+    let mut cursor = root.walk();
+    loop {
+        if kinds.contains(cursor.node().kind_id()) {
+            out.push(cursor.node());
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
 }
 
 /// Whether [`push_children`] lists a child.

@@ -8,9 +8,10 @@
 //! The `wire` module is also the engine of declarative plugins. A built-in extractor's query files are
 //! read by `matcher`, drsg's own matcher of tree-sitter patterns, which needs no compilation, when a
 //! file first holds their triggers; a user's plugin is compiled by tree-sitter at once (which refuses a
-//! bad one with its file and line) and runs on tree-sitter's engine. `wire::run_all` runs them in `parse_file_with` over the tree the language
-//! plugin read: queries whose patterns name their roots' kinds (which `patterns` reads from a
-//! pattern's text) start from one walk shared by all plugins, at nodes of those kinds only; the others
+//! bad one with its file and line) and runs on tree-sitter's engine. `wire::Run` runs them in
+//! `parse_file_with` over the tree the language plugin read: queries whose patterns name their roots'
+//! kinds (which `patterns` reads from a pattern's text) start at nodes of those kinds only, which the
+//! language plugin's walk taps on its way (`Language::extract_tapped`) or one walk in C finds; the others
 //! run the query cursor over the whole tree. Patterns matching one construct twice keep the fuller
 //! match, and a request on a name that is no library's client, no client of the file and no import is
 //! dropped (`wire::builtin_client`). The engine names a call chain by what it is bound to, gives a

@@ -7,6 +7,7 @@
 
 use std::cell::RefCell;
 
+use crate::children::KindSet;
 use crate::facts::{Diagnostic, FileFacts, Lang};
 use crate::wire::Extractor;
 
@@ -28,6 +29,23 @@ pub trait Language: Send + Sync {
     fn prepare(&self, _lang: Lang) {}
     /// Pull facts from a parsed tree. `path` is relative to the tree root, with `/` separators.
     fn extract(&self, lang: Lang, tree: &tree_sitter::Tree, source: &str, path: &str) -> FileFacts;
+    /// [`Language::extract`], its walk of the tree also appending to `tapped` the nodes of `kinds` it
+    /// passes, in pre-order (the declarative plugins' start nodes: one walk where there would be two).
+    /// Returns the facts and whether `tapped` holds every node of `kinds` in the tree; when it does not,
+    /// the caller walks the tree itself. A plugin whose walk leaves nodes out that may be of `kinds` says
+    /// false; one without a walk of its own taps nothing.
+    fn extract_tapped<'t>(
+        &self,
+        lang: Lang,
+        tree: &'t tree_sitter::Tree,
+        source: &str,
+        path: &str,
+        kinds: &KindSet,
+        tapped: &mut Vec<tree_sitter::Node<'t>>,
+    ) -> (FileFacts, bool) {
+        let _ = (kinds, tapped);
+        (self.extract(lang, tree, source, path), false)
+    }
 }
 
 thread_local! {
@@ -106,8 +124,14 @@ fn parse_text(plugin: &dyn Language, extractors: &[Extractor], lang: Lang, path:
             ..FileFacts::default()
         };
     };
-    let mut facts = plugin.extract(lang, &tree, source, path);
-    crate::wire::run_all(extractors, lang, &tree, source, path, &facts.imports, &mut facts.wire);
+    // The plugin's walk finds the declarative plugins' start nodes, where it can.
+    let run = crate::wire::Run::start(extractors, lang, source, path);
+    let mut tapped = Vec::new();
+    let (mut facts, whole) = match run.kinds() {
+        Some(kinds) => plugin.extract_tapped(lang, &tree, source, path, kinds, &mut tapped),
+        None => (plugin.extract(lang, &tree, source, path), false),
+    };
+    run.finish(&tree, source, &facts.imports, whole.then_some(tapped), &mut facts.wire);
     let (count, mut diagnostics) = syntax_errors(&tree);
     facts.parse_errors = count;
     diagnostics.append(&mut facts.diagnostics);

@@ -14,8 +14,8 @@ pub(crate) fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t
 #[cfg(test)]
 mod tests {
     use drsg_parsers::children::{
-        is_kept, push_children_by_index, push_children_with_fields, push_children_with_fields_within,
-        push_children_within,
+        KindSet, is_kept, push_children_by_index, push_children_with_fields, push_children_with_fields_within,
+        push_children_within, push_nodes_of_kinds, push_nodes_of_kinds_within,
     };
 
     use super::*;
@@ -84,6 +84,55 @@ mod tests {
             }
         }
         assert!(fielded > 150, "{fielded} children in a field");
+    }
+
+    /// The nodes of a set of kinds found by the C walk, against every node of those kinds in pre-order, for
+    /// sets of one kind, of every other kind, and of all kinds, from the root and from each node.
+    #[test]
+    fn the_nodes_of_kinds_are_the_public_api_s_in_pre_order() {
+        for (language, source) in crate::testing::samples() {
+            let tree = crate::testing::parse(&language, source);
+            let every = crate::testing::every_node(&tree);
+            let mut sets = vec![KindSet::default(), KindSet::default(), KindSet::default()];
+            for node in &every {
+                sets[0].insert(node.kind_id());
+                sets[1 + usize::from(node.kind_id() % 2)].insert(node.kind_id());
+            }
+            sets.extend(every.iter().map(|n| {
+                let mut one = KindSet::default();
+                one.insert(n.kind_id());
+                one
+            }));
+            for (i, kinds) in sets.iter().enumerate() {
+                for &root in if i < 3 { &every[..] } else { &every[..1] } {
+                    let expected: Vec<Node<'_>> = crate::testing::every_node(&tree)
+                        .into_iter()
+                        .filter(|n| is_in(*n, root))
+                        .filter(|n| kinds.contains(n.kind_id()))
+                        .collect();
+                    // Room for one node at first: the walk is asked again with room for all.
+                    let mut found = Vec::with_capacity(1);
+                    push_nodes_of_kinds(root, kinds, &mut found);
+                    assert_eq!(found, expected, "nodes of set {i} under {root:?} in {source:?}");
+                    for (a, b) in found.iter().zip(&expected) {
+                        assert_eq!(
+                            (a.start_position(), a.end_byte(), a.kind_id(), a.parent()),
+                            (b.start_position(), b.end_byte(), b.kind_id(), b.parent())
+                        );
+                    }
+                    // Too deep for the C walk: a tree cursor walks, after what the vector held.
+                    let mut shallow = vec![tree.root_node()];
+                    push_nodes_of_kinds_within(root, kinds, &mut shallow, 1);
+                    assert_eq!(shallow[1..], expected[..], "nodes of set {i} under {root:?} within one level");
+                }
+            }
+            assert!(every.len() > 40);
+        }
+    }
+
+    /// Whether `node` is `root` or lies below it.
+    fn is_in(node: Node<'_>, root: Node<'_>) -> bool {
+        std::iter::successors(Some(node), |n| n.parent()).any(|n| n == root)
     }
 
     #[test]

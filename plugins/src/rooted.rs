@@ -39,6 +39,7 @@
 //!
 //! [`TreeCursor`]: tree_sitter::TreeCursor
 
+use drsg_parsers::children::KindSet;
 use drsg_parsers::patterns::{kind_name, pattern_roots};
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCapture, QueryCursor};
@@ -194,6 +195,23 @@ pub(crate) fn for_each_match<'t>(
     source: &[u8],
     max_depth: u32,
     skip: impl Fn(Node<'t>) -> bool,
+    each: impl FnMut(Match<'_, 't>, Start<'t>),
+) -> bool {
+    for_each_match_tapped(rooted, root, source, max_depth, skip, None, each)
+}
+
+/// Nodes of some kinds the walk of [`for_each_match_tapped`] appends to a vector as it passes them.
+pub(crate) type Tap<'a, 't> = Option<(&'a KindSet, &'a mut Vec<Node<'t>>)>;
+
+/// [`for_each_match`], also appending to `tap`'s vector every node of its kinds that the walk passes, in
+/// pre-order: the nodes of the subtree but those below a sealed node, a skipped one, or `max_depth`.
+pub(crate) fn for_each_match_tapped<'t>(
+    rooted: &Rooted,
+    root: Node<'t>,
+    source: &[u8],
+    max_depth: u32,
+    skip: impl Fn(Node<'t>) -> bool,
+    mut tap: Tap<'_, 't>,
     mut each: impl FnMut(Match<'_, 't>, Start<'t>),
 ) -> bool {
     let mut cursor = QueryCursor::new();
@@ -201,7 +219,13 @@ pub(crate) fn for_each_match<'t>(
     let mut exceeded = false;
     // The matches starting at `node`; true when the walk goes below it.
     let mut visit = |node: Node<'t>, start: Start<'t>, depth: u32| {
-        let at = rooted.starts.get(usize::from(node.kind_id()));
+        let kind = node.kind_id();
+        if let Some((kinds, tapped)) = &mut tap
+            && kinds.contains(kind)
+        {
+            tapped.push(node);
+        }
+        let at = rooted.starts.get(usize::from(kind));
         if let Some(starts) = at {
             for &(pattern, index) in &starts.direct {
                 each(Match { pattern, captures: &[QueryCapture { node, index }] }, start);

@@ -20,9 +20,10 @@ mod read;
 
 use std::cell::RefCell;
 use std::num::NonZeroU16;
+use std::rc::Rc;
 
 use memchr::memmem::Finder;
-use regex::bytes::Regex;
+use regex_automata::meta::Regex;
 use tree_sitter::{Language, Node};
 
 use crate::children::push_children_with_fields;
@@ -30,6 +31,17 @@ use crate::children::push_children_with_fields;
 /// Why a query is not one the matcher follows (a line of the query and what is there).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unsupported(pub String);
+
+/// Per pattern, which texts of each of its required sets a file holds (the others cannot be in any of its
+/// nodes); `None` when it holds none of some set, and the pattern matches nowhere in it.
+pub struct InFile(Vec<Option<Vec<Vec<usize>>>>);
+
+impl InFile {
+    /// Whether some pattern may match in the file.
+    pub fn any(&self) -> bool {
+        self.0.iter().any(Option::is_some)
+    }
+}
 
 /// A query's patterns, read for one grammar.
 pub struct Patterns {
@@ -233,22 +245,55 @@ impl Patterns {
         Some(out)
     }
 
+    /// What `source`, a whole file, holds of the texts the patterns require of their start nodes.
+    pub fn in_file(&self, source: &[u8]) -> InFile {
+        // Each text searched for once, though several patterns require it.
+        fn holds<'p>(seen: &mut Vec<(&'p [u8], bool)>, finder: &'p Finder<'static>, source: &[u8]) -> bool {
+            match seen.iter().find(|(n, _)| *n == finder.needle()) {
+                Some(&(_, held)) => held,
+                None => {
+                    let held = finder.find(source).is_some();
+                    seen.push((finder.needle(), held));
+                    held
+                }
+            }
+        }
+        let mut seen = Vec::new();
+        let patterns = self
+            .patterns
+            .iter()
+            .map(|p| {
+                let sets: Vec<Vec<usize>> = p
+                    .required
+                    .iter()
+                    .map(|set| (0..set.len()).filter(|&i| holds(&mut seen, &set[i], source)).collect())
+                    .collect();
+                sets.iter().all(|held| !held.is_empty()).then_some(sets)
+            })
+            .collect();
+        InFile(patterns)
+    }
+
     /// The matches of the patterns that start at `node` (for a group: among its children), appended to
-    /// `out` pattern by pattern.
-    pub fn matches_at<'t>(&self, node: Node<'t>, source: &[u8], out: &mut Vec<Match<'t>>) {
+    /// `out` pattern by pattern. `in_file` is what the node's file holds of the required texts.
+    pub fn matches_at<'t>(&self, node: Node<'t>, source: &[u8], in_file: &InFile, out: &mut Vec<Match<'t>>) {
         let mut matcher: Option<Matcher<'_, 't>> = None;
         let mut text: Option<&[u8]> = None;
-        for (index, pattern) in self.patterns.iter().enumerate() {
-            if !pattern.step.may_start_at(node) {
+        let kind = node.kind_id();
+        for ((index, pattern), held) in self.patterns.iter().enumerate().zip(&in_file.0) {
+            let Some(held) = held else { continue };
+            if !pattern.step.may_start_at(kind) {
                 continue;
             }
             if !pattern.required.is_empty() {
                 let text = *text.get_or_insert_with(|| &source[node.byte_range()]);
-                if !pattern.required.iter().all(|set| set.iter().any(|f| f.find(text).is_some())) {
+                let holds =
+                    |(set, held): (&Vec<Finder<'_>>, &Vec<usize>)| held.iter().any(|&i| set[i].find(text).is_some());
+                if !pattern.required.iter().zip(held).all(holds) {
                     continue;
                 }
             }
-            let matcher = matcher.get_or_insert_with(|| Matcher { source, spare: RefCell::new(Vec::new()) });
+            let matcher = matcher.get_or_insert_with(|| Matcher { source, listed: RefCell::new(Vec::new()) });
             let mut found: Vec<Bindings<'t>> = Vec::new();
             matcher.node(pattern, &pattern.step, node, &mut Vec::new(), &mut |b| found.push(b.clone()));
             let fuller = |i: usize, b: &Bindings<'t>| {
@@ -270,21 +315,21 @@ impl Patterns {
 }
 
 impl Step {
-    /// Whether the node's kind lets this step match it (a cheap test before any other).
-    fn may_start_at(&self, node: Node<'_>) -> bool {
+    /// Whether a node of kind `kind` may match this step (a cheap test before any other).
+    fn may_start_at(&self, kind: u16) -> bool {
         match &self.kind {
-            Kind::Named(id) => node.kind_id() == *id,
-            Kind::Anonymous(id) => node.kind_id() == *id,
+            Kind::Named(id) | Kind::Anonymous(id) => kind == *id,
             Kind::AnyNamed | Kind::Any => true,
-            Kind::Alternatives(alternatives) => alternatives.iter().any(|a| a.may_start_at(node)),
+            Kind::Alternatives(alternatives) => alternatives.iter().any(|a| a.may_start_at(kind)),
         }
     }
 }
 
-/// One node's matching: the source, and the children lists' buffers, reused throughout.
+/// One node's matching: the source, and the children of the nodes listed so far (the patterns of a query
+/// mostly start alike, and list the same nodes' children).
 struct Matcher<'s, 't> {
     source: &'s [u8],
-    spare: RefCell<Vec<Kids<'t>>>,
+    listed: RefCell<Vec<(usize, Rc<Kids<'t>>)>>,
 }
 
 /// What a complete match is handed to.
@@ -319,15 +364,24 @@ impl<'t> Matcher<'_, 't> {
             if step.children.is_empty() {
                 found(bound);
             } else {
-                let mut kids = self.spare.borrow_mut().pop().unwrap_or_default();
-                push_children_with_fields(node, &mut kids.nodes, &mut kids.fields);
+                let kids = self.kids(node);
                 self.children(pattern, step, &kids, 0, 0, false, bound, found);
-                kids.nodes.clear();
-                kids.fields.clear();
-                self.spare.borrow_mut().push(kids);
             }
         }
         bound.truncate(mark);
+    }
+
+    /// The children of `node` with their fields, listed once.
+    fn kids(&self, node: Node<'t>) -> Rc<Kids<'t>> {
+        let mut listed = self.listed.borrow_mut();
+        if let Some((_, kids)) = listed.iter().find(|(id, _)| *id == node.id()) {
+            return Rc::clone(kids);
+        }
+        let mut kids = Kids::default();
+        push_children_with_fields(node, &mut kids.nodes, &mut kids.fields);
+        let kids = Rc::new(kids);
+        listed.push((node.id(), Rc::clone(&kids)));
+        kids
     }
 
     /// Hands `found` every way `parent`'s child patterns from the `i`th on take children from `kids[from..]`.

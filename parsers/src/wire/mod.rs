@@ -29,20 +29,20 @@
 
 pub(crate) mod fact;
 mod paths;
+mod run;
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use memchr::memmem::Finder;
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Query, QueryCursor, Tree};
+use tree_sitter::{Node, Query, QueryCursor};
 
-use crate::children::push_children;
-use crate::facts::{Family, Import, Lang};
-use crate::matcher::Patterns;
+use crate::facts::{Family, Lang};
+use crate::matcher::{InFile, Patterns};
 pub use fact::{Handler, PathPart, WireFact, WireKind};
 pub use paths::path_parts;
 use paths::{merge_text, methods};
+pub use run::{Run, run_all};
 
 /// The slot of a dialect in per-dialect tables: JavaScript shares TSX's, whose grammar it is parsed with
 /// (a query compiles in about 20 ms for these grammars: once is enough).
@@ -303,7 +303,7 @@ impl Extractor {
     }
 
     /// The queries that read `source`: those whose own triggers it holds, or that have none.
-    fn queries<'a>(&'a self, lang: Lang, source: &'a str) -> impl Iterator<Item = &'a Compiled> + 'a {
+    fn queries<'a, 's>(&'a self, lang: Lang, source: &'s str) -> impl Iterator<Item = &'a Compiled> + use<'a, 's> {
         (0..self.sources.len())
             .filter(|&i| {
                 self.triggers[i].is_empty() || self.triggers[i].iter().any(|t| t.find(source.as_bytes()).is_some())
@@ -320,21 +320,23 @@ impl Extractor {
     fn run_at(
         &self,
         compiled: &Compiled,
+        in_file: Option<&InFile>,
         node: Node<'_>,
         cursor: &mut QueryCursor,
         source: &str,
         out: &mut Vec<WireFact>,
     ) {
-        match &compiled.engine {
-            Engine::Own(patterns) => {
+        match (&compiled.engine, in_file) {
+            (Engine::Own(patterns), Some(in_file)) => {
                 let names = patterns.capture_names();
                 let mut matches = Vec::new();
-                patterns.matches_at(node, source.as_bytes(), &mut matches);
+                patterns.matches_at(node, source.as_bytes(), in_file, &mut matches);
                 for m in matches {
                     self.collect(m.captures.iter().map(|&(c, n)| (names[c as usize].as_str(), n)), source, out);
                 }
             }
-            Engine::TreeSitter(query) => {
+            (Engine::Own(_), None) => {}
+            (Engine::TreeSitter(query), _) => {
                 let names = query.capture_names();
                 let mut matches = cursor.matches(query, node, source.as_bytes());
                 while let Some(m) = matches.next() {
@@ -346,13 +348,16 @@ impl Extractor {
 
     /// The fact of one match's captures (and the client a request helper makes), appended to `out`.
     fn collect<'t>(&self, captures: impl Iterator<Item = (&'t str, Node<'t>)>, source: &str, out: &mut Vec<WireFact>) {
-        let mut by_name: HashMap<&str, Node<'_>> = HashMap::new();
+        // A match has a handful of captures: each name's first node, in a vector.
+        let mut by_name: Vec<(&str, Node<'_>)> = Vec::with_capacity(8);
         for (name, node) in captures {
-            by_name.entry(name).or_insert(node);
+            if !by_name.iter().any(|(n, _)| *n == name) {
+                by_name.push((name, node));
+            }
         }
         if let Some(fact) = self.fact(&by_name, source) {
             if fact.kind == WireKind::Request
-                && let Some(node) = by_name.get("request")
+                && let Some((_, node)) = by_name.iter().find(|(n, _)| *n == "request")
                 && let Some(client) = wrapper(*node, &fact, source)
             {
                 out.push(client);
@@ -397,7 +402,7 @@ impl Extractor {
         out.extend(kept);
     }
 
-    fn fact(&self, captured: &HashMap<&str, Node<'_>>, source: &str) -> Option<WireFact> {
+    fn fact(&self, captured: &[(&str, Node<'_>)], source: &str) -> Option<WireFact> {
         let (root, node) = captured.iter().find(|(name, _)| !name.contains('.') && !name.starts_with('_'))?;
         let kind = WireKind::of_capture(root)?;
         // `@route.path` for `path`, without a string made per lookup.
@@ -492,107 +497,6 @@ impl Extractor {
             _ => Handler::At(h.start_position().row as u32 + 1),
         });
         Some(fact)
-    }
-}
-
-/// The facts the plugins of `extractors` that read `lang` find in `tree`, the syntax tree of the file at
-/// `path`.
-///
-/// Tree-sitter's query cursor does its bookkeeping at every node it passes, and a pattern rooted at any
-/// node (`(_ function: …)`) is tried at every one: over the whole tree, a plugin's query cost as much as
-/// parsing the file. Queries whose patterns all name their root's kind run instead from one walk of the
-/// tree shared by every plugin, started only at nodes of those kinds and no deeper; the others (and those
-/// with a start depth, which stop near the root) run over the whole tree.
-///
-/// A request made on a name is kept only when the name can be an HTTP client: a library's own
-/// ([`builtin_client`]), a client bound in this file, or a name this file imports (which the indexer then
-/// proves or drops). `settings.get("key")` and `@app.get("/x")` are no requests.
-pub fn run_all(
-    extractors: &[Extractor],
-    lang: Lang,
-    tree: &Tree,
-    source: &str,
-    path: &str,
-    imports: &[Import],
-    out: &mut Vec<WireFact>,
-) {
-    let start = out.len();
-    let mut cursor = QueryCursor::new();
-    // Per plugin that reads the file: the plugin, the file's own route path, its facts so far.
-    type Reading<'e> = (&'e Extractor, Option<Vec<PathPart>>, Vec<WireFact>);
-    let mut active: Vec<Reading<'_>> = Vec::new();
-    // (root kind id, plugin, query) for the queries run from the walk.
-    let mut starts: Vec<(u16, usize, &Compiled)> = Vec::new();
-    for extractor in extractors.iter().filter(|e| e.takes(lang)) {
-        let Some(file_path) = extractor.reads(source, path) else { continue };
-        let at = active.len();
-        let mut facts = Vec::new();
-        for compiled in extractor.queries(lang, source) {
-            match &compiled.roots {
-                Some(roots) => starts.extend(roots.iter().map(|&kind| (kind, at, compiled))),
-                None => match &compiled.engine {
-                    Engine::Own(_) => each_node(tree, extractor.manifest.start_depth, |node| {
-                        extractor.run_at(compiled, node, &mut cursor, source, &mut facts)
-                    }),
-                    Engine::TreeSitter(_) => {
-                        cursor.set_max_start_depth(extractor.manifest.start_depth);
-                        extractor.run_at(compiled, tree.root_node(), &mut cursor, source, &mut facts);
-                    }
-                },
-            }
-        }
-        active.push((extractor, file_path, facts));
-    }
-    if !starts.is_empty() {
-        starts.sort_by_key(|s| s.0);
-        cursor.set_max_start_depth(Some(0));
-        // Every start is a named kind: the walk lists children leaving anonymous leaves out.
-        let mut stack = vec![tree.root_node()];
-        let mut listed = Vec::new();
-        while let Some(node) = stack.pop() {
-            let kind = node.kind_id();
-            let from = starts.partition_point(|s| s.0 < kind);
-            for &(_, at, compiled) in starts[from..].iter().take_while(|s| s.0 == kind) {
-                let (extractor, _, facts) = &mut active[at];
-                extractor.run_at(compiled, node, &mut cursor, source, facts);
-            }
-            push_children(node, &mut listed);
-            stack.extend(listed.drain(..).rev());
-        }
-    }
-    for (extractor, file_path, facts) in active {
-        extractor.finish(facts, file_path, out);
-    }
-    let mut mine = out.split_off(start);
-    let clients: Vec<String> =
-        mine.iter().filter(|f| f.kind == WireKind::Client).filter_map(|f| f.name.clone()).collect();
-    mine.retain(|f| {
-        f.kind != WireKind::Request
-            || f.name.as_deref().is_none_or(|c| {
-                builtin_client(lang, c)
-                    || clients.iter().any(|k| k == c)
-                    || (imports.iter().any(|m| m.alias == c) && looks_like_a_url(&f.path))
-            })
-    });
-    out.extend(mine);
-}
-
-/// Calls `f` with each node of `tree` in document order, down to `max_depth` (the root's is 0).
-fn each_node<'t>(tree: &'t Tree, max_depth: Option<u32>, mut f: impl FnMut(Node<'t>)) {
-    let mut walk = tree.walk();
-    let mut depth = 0u32;
-    loop {
-        f(walk.node());
-        if max_depth.is_none_or(|m| depth < m) && walk.goto_first_child() {
-            depth += 1;
-            continue;
-        }
-        while !walk.goto_next_sibling() {
-            if !walk.goto_parent() {
-                return;
-            }
-            depth -= 1;
-        }
     }
 }
 

@@ -17,7 +17,8 @@ use std::sync::LazyLock;
 
 use crate::children::named_children;
 use crate::fields::ChildInField;
-use crate::rooted::{Match, Rooted, Start};
+use crate::rooted::{Match, Rooted, Start, Tap};
+use drsg_parsers::children::KindSet;
 use drsg_parsers::{FileFacts, Lang, Language};
 use syntax::{Field, Kind, child, kind};
 use tree_sitter::Node;
@@ -51,10 +52,28 @@ impl Language for PythonPlugin {
     fn prepare(&self, _lang: Lang) {
         LazyLock::force(&COMPILED);
     }
-    fn extract(&self, _lang: Lang, tree: &tree_sitter::Tree, source: &str, path: &str) -> FileFacts {
+    fn extract(&self, lang: Lang, tree: &tree_sitter::Tree, source: &str, path: &str) -> FileFacts {
+        self.extract_tapped(lang, tree, source, path, &KindSet::default(), &mut Vec::new()).0
+    }
+
+    /// The walk passes every node but those inside string literals without expressions, unless a wide
+    /// ERROR node splits it or the tree is deeper than it goes.
+    fn extract_tapped<'t>(
+        &self,
+        _lang: Lang,
+        tree: &'t tree_sitter::Tree,
+        source: &str,
+        path: &str,
+        kinds: &KindSet,
+        tapped: &mut Vec<Node<'t>>,
+    ) -> (FileFacts, bool) {
         let root = tree.root_node();
         let plan = limits::plan(root, source.len());
-        let Captures { mut candidates, context, mut items, .. } = collect(&plan, source);
+        let whole = matches!(plan.jobs.as_slice(), [job] if job.root == root)
+            && plan.diagnostics.is_empty()
+            && !SEALED_INSIDE.iter().any(|k| kinds.contains(*k));
+        let tap = whole.then_some((kinds, tapped));
+        let Captures { mut candidates, context, mut items, .. } = collect(&plan, source, tap);
         let mut facts = FileFacts {
             module_doc: syntax::docstring(root, source),
             diagnostics: plan.diagnostics,
@@ -77,9 +96,26 @@ impl Language for PythonPlugin {
                 Item::Target(node, after) => bindings::targets(node, after, scope, source, &mut facts),
             }
         }
-        facts
+        (facts, whole)
     }
 }
+
+/// The kinds of the nodes inside a string literal without expressions (where the walk does not go), and
+/// the extras, which might lie there: a test holds the list to the grammar's trees.
+static SEALED_INSIDE: LazyLock<Vec<u16>> = LazyLock::new(|| {
+    let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+    let kinds = [
+        "string_start",
+        "string_content",
+        "string_end",
+        "escape_sequence",
+        "escape_interpolation",
+        "interpolation",
+        "comment",
+        "line_continuation",
+    ];
+    kinds.iter().map(|k| language.id_for_node_kind(k, true)).collect()
+});
 
 /// What a capture name stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,16 +234,17 @@ struct Captures<'t> {
 
 /// Run the combined query in the planned roots' subtrees, started at the nodes where its patterns start
 /// (see [`crate::rooted`]; whole subtrees but for huge ERROR nodes, which give roots of their own).
-fn collect<'t>(plan: &limits::Plan<'t>, source: &str) -> Captures<'t> {
+fn collect<'t>(plan: &limits::Plan<'t>, source: &str, mut tap: Tap<'_, 't>) -> Captures<'t> {
     let compiled = &*COMPILED;
     let mut captures = Captures::default();
     for job in &plan.jobs {
-        crate::rooted::for_each_match(
+        crate::rooted::for_each_match_tapped(
             &compiled.rooted,
             job.root,
             source.as_bytes(),
             limits::MAX_QUERY_DEPTH,
             limits::is_wide_error,
+            tap.as_mut().map(|(kinds, tapped)| (*kinds, &mut **tapped)),
             |m, start| captures.add(m, start, &compiled.roles),
         );
     }
@@ -476,5 +513,96 @@ impl<'a> ScopeSweep<'a> {
         while self.stack.last().is_some_and(|s| s.end <= position) {
             self.stack.pop();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use drsg_parsers::children::push_nodes_of_kinds;
+
+    use super::*;
+
+    fn language() -> tree_sitter::Language {
+        tree_sitter_python::LANGUAGE.into()
+    }
+
+    /// The wire fixtures, and the grammar sample with its f-string, comment and syntax error.
+    fn sources() -> Vec<&'static str> {
+        let mut sources: Vec<&str> = include_str!("../../../testdata/wire/fixtures.py").split("# ---").collect();
+        sources.extend(crate::testing::samples().into_iter().filter(|(l, _)| *l == language()).map(|(_, s)| s));
+        sources.push("x = f'{g(1)}' rb'\\n{h(2)}' \"\"\"doc {k(3)}\"\"\" Rf\"{m(4)!r:>{w(5)}}\"\n");
+        sources
+    }
+
+    fn every_named_kind_but_sealed_ones() -> KindSet {
+        let language = language();
+        let mut kinds = KindSet::default();
+        for id in 0..language.node_kind_count() as u16 {
+            if language.node_kind_is_named(id) && !SEALED_INSIDE.contains(&id) {
+                kinds.insert(id);
+            }
+        }
+        kinds
+    }
+
+    /// The walk taps what the C walk of the whole tree finds, for a set of every kind it may tap.
+    #[test]
+    fn the_walk_taps_every_node_of_the_kinds_in_pre_order() {
+        let kinds = every_named_kind_but_sealed_ones();
+        for source in sources() {
+            let tree = crate::testing::parse(&language(), source);
+            let mut tapped = Vec::new();
+            let (_, whole) = PythonPlugin.extract_tapped(Lang::Python, &tree, source, "t.py", &kinds, &mut tapped);
+            assert!(whole, "{source:?}");
+            let mut walked = Vec::new();
+            push_nodes_of_kinds(tree.root_node(), &kinds, &mut walked);
+            assert_eq!(tapped, walked, "{source:?}");
+        }
+    }
+
+    /// Inside a string the walk does not enter lie only nodes of [`SEALED_INSIDE`]'s kinds.
+    #[test]
+    fn strings_the_walk_stays_out_of_hold_only_the_kinds_it_leaves_to_the_caller() {
+        assert!(SEALED_INSIDE.iter().all(|&k| k != 0), "every kind is the grammar's");
+        let mut inside = 0;
+        for source in sources() {
+            let tree = crate::testing::parse(&language(), source);
+            for node in crate::testing::every_node(&tree) {
+                if node.kind() != "string" || node.has_error() || interpolated(node, source.as_bytes()) {
+                    continue;
+                }
+                for below in crate::testing::every_node(&tree).into_iter().filter(|n| {
+                    n.start_byte() >= node.start_byte() && n.end_byte() <= node.end_byte() && n.id() != node.id()
+                }) {
+                    if std::iter::successors(below.parent(), |p| p.parent()).any(|p| p.id() == node.id()) {
+                        inside += 1;
+                        assert!(SEALED_INSIDE.contains(&below.kind_id()), "{} in {source:?}", below.kind());
+                    }
+                }
+            }
+        }
+        assert!(inside > 100, "{inside} nodes inside strings");
+    }
+
+    /// A kind that may lie inside a string, or a tree the walk does not take whole, leaves the start nodes
+    /// to the caller's own walk.
+    #[test]
+    fn the_caller_walks_when_the_tap_may_miss_a_node() {
+        let language = language();
+        let source = "s = 'a\\n'\nf(s)\n";
+        let tree = crate::testing::parse(&language, source);
+        let mut kinds = KindSet::default();
+        kinds.insert(language.id_for_node_kind("call", true));
+        let mut tapped = Vec::new();
+        assert!(PythonPlugin.extract_tapped(Lang::Python, &tree, source, "t.py", &kinds, &mut tapped).1);
+        assert_eq!(tapped.len(), 1);
+        kinds.insert(language.id_for_node_kind("escape_sequence", true));
+        assert!(!PythonPlugin.extract_tapped(Lang::Python, &tree, source, "t.py", &kinds, &mut Vec::new()).1);
+        // A wide ERROR node splits the walk.
+        let wide = format!("f({}\n", "[".repeat(20_000));
+        let tree = crate::testing::parse(&language, &wide);
+        let mut kinds = KindSet::default();
+        kinds.insert(language.id_for_node_kind("call", true));
+        assert!(!PythonPlugin.extract_tapped(Lang::Python, &tree, &wide, "t.py", &kinds, &mut Vec::new()).1);
     }
 }

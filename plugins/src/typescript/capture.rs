@@ -233,15 +233,22 @@ fn export_statement<'t>(out: &mut Captured<'t>, node: Node<'t>) {
 
 /// Run `query` over the whole tree, started at the nodes where its patterns start (`rooted`, see
 /// [`crate::rooted`]), and bucket what it captured.
-pub(super) fn collect<'t>(rooted: &Rooted, roles: &[Cap], tree: &'t Tree, source: &str) -> Captured<'t> {
+pub(super) fn collect<'t>(
+    rooted: &Rooted,
+    roles: &[Cap],
+    tree: &'t Tree,
+    source: &str,
+    tap: crate::rooted::Tap<'_, 't>,
+) -> Captured<'t> {
     let mut out = Captured::default();
     let root = tree.root_node();
-    crate::rooted::for_each_match(
+    crate::rooted::for_each_match_tapped(
         rooted,
         root,
         source.as_bytes(),
         MAX_START_DEPTH,
         |_| false,
+        tap,
         |m, start| {
             for c in m.captures {
                 let node = c.node;

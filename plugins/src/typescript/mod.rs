@@ -35,7 +35,9 @@ mod syntax;
 use std::sync::LazyLock;
 
 use crate::rooted::Rooted;
+use drsg_parsers::children::KindSet;
 use drsg_parsers::{Diagnostic, FileFacts, Lang, Language};
+use tree_sitter::Node;
 
 use capture::Cap;
 
@@ -55,6 +57,8 @@ struct Compiled {
     /// The query, compiled for the walk (see [`crate::rooted`]).
     rooted: Rooted,
     roles: Vec<Cap>,
+    /// [`SEALED_INSIDE`]'s kinds in the grammar.
+    sealed_inside: Vec<u16>,
 }
 
 /// The text of a dialect's combined query: the JSX patterns only for the TSX grammar.
@@ -73,8 +77,21 @@ fn compile(grammar: tree_sitter::Language, with_jsx: bool) -> Compiled {
         .expect("every typescript pattern starts at one named node kind, so the query can start there")
         .sealing(&grammar, &["string", "regex"], |_, _| false);
     let roles = rooted.query.capture_names().iter().map(|name| Cap::from_name(name)).collect();
-    Compiled { rooted, roles }
+    let sealed_inside = SEALED_INSIDE.iter().map(|k| grammar.id_for_node_kind(k, true)).filter(|&id| id != 0).collect();
+    Compiled { rooted, roles, sealed_inside }
 }
+
+/// The kinds of the nodes inside string and regular expression literals (where the walk does not go), and
+/// the extras, which might lie there: a test holds the list to the grammars' trees.
+const SEALED_INSIDE: &[&str] = &[
+    "string_fragment",
+    "escape_sequence",
+    "html_character_reference",
+    "regex_pattern",
+    "regex_flags",
+    "comment",
+    "html_comment",
+];
 
 static TYPESCRIPT: LazyLock<Compiled> =
     LazyLock::new(|| compile(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(), false));
@@ -123,8 +140,25 @@ impl Language for TypeScriptPlugin {
     }
 
     fn extract(&self, lang: Lang, tree: &tree_sitter::Tree, source: &str, path: &str) -> FileFacts {
+        self.extract_tapped(lang, tree, source, path, &KindSet::default(), &mut Vec::new()).0
+    }
+
+    /// The walk passes every node but those inside string and regular expression literals, unless the
+    /// tree is deeper than it goes.
+    fn extract_tapped<'t>(
+        &self,
+        lang: Lang,
+        tree: &'t tree_sitter::Tree,
+        source: &str,
+        path: &str,
+        kinds: &KindSet,
+        tapped: &mut Vec<Node<'t>>,
+    ) -> (FileFacts, bool) {
         let compiled = compiled(lang);
-        let captured = capture::collect(&compiled.rooted, &compiled.roles, tree, source);
+        let deep = drsg_parsers::text::node_at_depth(tree.root_node(), capture::MAX_START_DEPTH);
+        let whole = deep.is_none() && !compiled.sealed_inside.iter().any(|k| kinds.contains(*k));
+        let tap = whole.then_some((kinds, tapped));
+        let captured = capture::collect(&compiled.rooted, &compiled.roles, tree, source, tap);
         let built = defs::build(&captured, source, path);
         let refs = refs::build(&captured, source, &built.scopes);
         let mut imports = modules::imports(&captured, source, &built.scopes);
@@ -134,7 +168,7 @@ impl Language for TypeScriptPlugin {
         exports.sort_by_key(|e| e.line);
         let (bindings, local_blocks) = bindings::build(&captured, source, &built.scopes, &built.defs);
         let mut diagnostics = Vec::new();
-        if let Some(deep) = drsg_parsers::text::node_at_depth(tree.root_node(), capture::MAX_START_DEPTH) {
+        if let Some(deep) = deep {
             diagnostics.push(Diagnostic {
                 line: deep.start_position().row as u32 + 1,
                 message: format!(
@@ -144,7 +178,7 @@ impl Language for TypeScriptPlugin {
                 cut: true,
             });
         }
-        FileFacts {
+        let facts = FileFacts {
             defs: built.defs,
             refs,
             imports,
@@ -157,6 +191,82 @@ impl Language for TypeScriptPlugin {
             local_blocks,
             macro_calls: Vec::new(),
             wire: Vec::new(),
+        };
+        (facts, whole)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use drsg_parsers::children::push_nodes_of_kinds;
+
+    use super::*;
+
+    /// Each dialect with the wire fixtures and the grammar samples it parses.
+    fn sources() -> Vec<(Lang, &'static str)> {
+        let mut sources = Vec::new();
+        for (lang, fixtures) in [
+            (Lang::TypeScript, include_str!("../../../testdata/wire/fixtures.ts")),
+            (Lang::Tsx, include_str!("../../../testdata/wire/fixtures.js")),
+        ] {
+            sources.extend(fixtures.split("// ---").map(|s| (lang, s)));
+            let grammar = TypeScriptPlugin.grammar(lang);
+            sources
+                .extend(crate::testing::samples().into_iter().filter(|(l, _)| *l == grammar).map(|(_, s)| (lang, s)));
         }
+        sources.push((Lang::TypeScript, "const r = /a\\/b/gi; const s = 'x\\n' + \"y\" + `t${f('z')}`; // c\n"));
+        sources
+    }
+
+    /// The walk taps what the C walk of the whole tree finds, for a set of every kind it may tap.
+    #[test]
+    fn the_walk_taps_every_node_of_the_kinds_in_pre_order() {
+        for (lang, source) in sources() {
+            let grammar = TypeScriptPlugin.grammar(lang);
+            let mut kinds = KindSet::default();
+            for id in 0..grammar.node_kind_count() as u16 {
+                if grammar.node_kind_is_named(id) && !compiled(lang).sealed_inside.contains(&id) {
+                    kinds.insert(id);
+                }
+            }
+            let tree = crate::testing::parse(&grammar, source);
+            let mut tapped = Vec::new();
+            let (_, whole) = TypeScriptPlugin.extract_tapped(lang, &tree, source, "t.ts", &kinds, &mut tapped);
+            assert!(whole, "{source:?}");
+            let mut walked = Vec::new();
+            push_nodes_of_kinds(tree.root_node(), &kinds, &mut walked);
+            assert_eq!(tapped, walked, "{source:?}");
+        }
+    }
+
+    /// Inside the literals the walk does not enter lie only named nodes of [`SEALED_INSIDE`]'s kinds, and a kind
+    /// of those leaves the start nodes to the caller.
+    #[test]
+    fn literals_the_walk_stays_out_of_hold_only_the_kinds_it_leaves_to_the_caller() {
+        let mut inside = 0;
+        for (lang, source) in sources() {
+            let grammar = TypeScriptPlugin.grammar(lang);
+            let tree = crate::testing::parse(&grammar, source);
+            for node in crate::testing::every_node(&tree) {
+                if !matches!(node.kind(), "string" | "regex") || node.has_error() {
+                    continue;
+                }
+                // Queries start at named nodes only: the quotes and slashes do not count.
+                for below in crate::testing::every_node(&tree).into_iter().filter(|n| n.is_named()) {
+                    if std::iter::successors(below.parent(), |p| p.parent()).any(|p| p.id() == node.id()) {
+                        inside += 1;
+                        assert!(
+                            compiled(lang).sealed_inside.contains(&below.kind_id()),
+                            "{} in {source:?}",
+                            below.kind()
+                        );
+                    }
+                }
+            }
+            let mut kinds = KindSet::default();
+            kinds.insert(grammar.id_for_node_kind("string_fragment", true));
+            assert!(!TypeScriptPlugin.extract_tapped(lang, &tree, source, "t.ts", &kinds, &mut Vec::new()).1);
+        }
+        assert!(inside > 100, "{inside} nodes inside literals");
     }
 }

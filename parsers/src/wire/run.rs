@@ -1,0 +1,177 @@
+//! Running the declarative plugins over one file's tree: the queries its texts trigger, started at the
+//! nodes of their root kinds (from the language plugin's walk, or a walk of its own), their facts kept per
+//! plugin, and the requests on names that cannot be clients left out.
+
+use tree_sitter::{Node, QueryCursor, Tree};
+
+use super::{Compiled, Engine, Extractor, PathPart, WireFact, WireKind, builtin_client, looks_like_a_url};
+use crate::children::{KindSet, push_nodes_of_kinds};
+use crate::facts::{Import, Lang};
+use crate::matcher::InFile;
+
+/// The facts the plugins of `extractors` that read `lang` find in `tree`, the syntax tree of the file at
+/// `path`.
+///
+/// Tree-sitter's query cursor does its bookkeeping at every node it passes, and a pattern rooted at any
+/// node (`(_ function: …)`) is tried at every one: over the whole tree, a plugin's query cost as much as
+/// parsing the file. Queries whose patterns all name their root's kind run instead from one walk of the
+/// tree shared by every plugin, started only at nodes of those kinds and no deeper (the walk is in C, and
+/// the nodes of other kinds are never made); the others (and those with a start depth, which stop near the
+/// root) run over the whole tree.
+///
+/// A request made on a name is kept only when the name can be an HTTP client: a library's own
+/// ([`builtin_client`]), a client bound in this file, or a name this file imports (which the indexer then
+/// proves or drops). `settings.get("key")` and `@app.get("/x")` are no requests.
+pub fn run_all(
+    extractors: &[Extractor],
+    lang: Lang,
+    tree: &Tree,
+    source: &str,
+    path: &str,
+    imports: &[Import],
+    out: &mut Vec<WireFact>,
+) {
+    Run::start(extractors, lang, source, path).finish(tree, source, imports, None, out);
+}
+
+/// A plugin that reads the file: the plugin, the file's own route path, and its queries that run over the
+/// whole tree (indices in [`Run`]'s `queries`).
+type Reading<'e> = (&'e Extractor, Option<Vec<PathPart>>, Vec<usize>);
+
+/// [`run_all`] in two steps, so that a language plugin's walk can find the start nodes on its way
+/// ([`crate::Language::extract_tapped`]).
+pub struct Run<'e> {
+    lang: Lang,
+    active: Vec<Reading<'e>>,
+    /// The queries that may match in the file, with what it holds of their required texts.
+    queries: Vec<(&'e Compiled, Option<InFile>)>,
+    /// (root kind id, plugin, query) for the queries run from the walk, by kind.
+    starts: Vec<(u16, usize, usize)>,
+    kinds: KindSet,
+}
+
+impl<'e> Run<'e> {
+    /// The plugins of `extractors` that read the `lang` file at `path`, and their queries that `source`
+    /// triggers.
+    pub fn start(extractors: &'e [Extractor], lang: Lang, source: &str, path: &str) -> Run<'e> {
+        let mut active = Vec::new();
+        let mut queries = Vec::new();
+        let mut starts = Vec::new();
+        for extractor in extractors.iter().filter(|e| e.takes(lang)) {
+            let Some(file_path) = extractor.reads(source, path) else { continue };
+            let at = active.len();
+            let mut whole = Vec::new();
+            for compiled in extractor.queries(lang, source) {
+                let in_file = match &compiled.engine {
+                    Engine::Own(patterns) => Some(patterns.in_file(source.as_bytes())),
+                    Engine::TreeSitter(_) => None,
+                };
+                // A file without the texts every pattern requires is no file for the query.
+                if in_file.as_ref().is_some_and(|f| !f.any()) {
+                    continue;
+                }
+                let q = queries.len();
+                queries.push((compiled, in_file));
+                match &compiled.roots {
+                    Some(roots) => starts.extend(roots.iter().map(|&kind| (kind, at, q))),
+                    None => whole.push(q),
+                }
+            }
+            active.push((extractor, file_path, whole));
+        }
+        starts.sort_by_key(|s| s.0);
+        let mut kinds = KindSet::default();
+        for s in &starts {
+            kinds.insert(s.0);
+        }
+        Run { lang, active, queries, starts, kinds }
+    }
+
+    /// The kinds of the nodes the queries start at, if a walk is wanted.
+    pub fn kinds(&self) -> Option<&KindSet> {
+        (!self.starts.is_empty()).then_some(&self.kinds)
+    }
+
+    /// Runs the queries over `tree` and appends their facts to `out`: from `tapped`, every node of
+    /// [`Run::kinds`] in pre-order, or from a walk of its own.
+    pub fn finish<'t>(
+        self,
+        tree: &'t Tree,
+        source: &str,
+        imports: &[Import],
+        tapped: Option<Vec<Node<'t>>>,
+        out: &mut Vec<WireFact>,
+    ) {
+        let start = out.len();
+        let mut cursor = QueryCursor::new();
+        let mut facts: Vec<Vec<WireFact>> = Vec::with_capacity(self.active.len());
+        for (extractor, _, whole) in &self.active {
+            let mut mine = Vec::new();
+            for &q in whole {
+                let (compiled, in_file) = (self.queries[q].0, self.queries[q].1.as_ref());
+                match &compiled.engine {
+                    Engine::Own(_) => each_node(tree, extractor.manifest.start_depth, |node| {
+                        extractor.run_at(compiled, in_file, node, &mut cursor, source, &mut mine)
+                    }),
+                    Engine::TreeSitter(_) => {
+                        cursor.set_max_start_depth(extractor.manifest.start_depth);
+                        extractor.run_at(compiled, in_file, tree.root_node(), &mut cursor, source, &mut mine);
+                    }
+                }
+            }
+            facts.push(mine);
+        }
+        if !self.starts.is_empty() {
+            cursor.set_max_start_depth(Some(0));
+            let nodes = tapped.unwrap_or_else(|| {
+                // Room for a start every 32 bytes, more than the corpora's trees hold: one walk, not two.
+                let mut nodes = Vec::with_capacity(source.len() / 32 + 16);
+                push_nodes_of_kinds(tree.root_node(), &self.kinds, &mut nodes);
+                nodes
+            });
+            for node in nodes {
+                let kind = node.kind_id();
+                let from = self.starts.partition_point(|s| s.0 < kind);
+                for &(_, at, q) in self.starts[from..].iter().take_while(|s| s.0 == kind) {
+                    let (compiled, in_file) = (self.queries[q].0, self.queries[q].1.as_ref());
+                    self.active[at].0.run_at(compiled, in_file, node, &mut cursor, source, &mut facts[at]);
+                }
+            }
+        }
+        for ((extractor, file_path, _), mine) in self.active.into_iter().zip(facts) {
+            extractor.finish(mine, file_path, out);
+        }
+        let lang = self.lang;
+        let mut mine = out.split_off(start);
+        let clients: Vec<String> =
+            mine.iter().filter(|f| f.kind == WireKind::Client).filter_map(|f| f.name.clone()).collect();
+        mine.retain(|f| {
+            f.kind != WireKind::Request
+                || f.name.as_deref().is_none_or(|c| {
+                    builtin_client(lang, c)
+                        || clients.iter().any(|k| k == c)
+                        || (imports.iter().any(|m| m.alias == c) && looks_like_a_url(&f.path))
+                })
+        });
+        out.extend(mine);
+    }
+}
+
+/// Calls `f` with each node of `tree` in document order, down to `max_depth` (the root's is 0).
+fn each_node<'t>(tree: &'t Tree, max_depth: Option<u32>, mut f: impl FnMut(Node<'t>)) {
+    let mut walk = tree.walk();
+    let mut depth = 0u32;
+    loop {
+        f(walk.node());
+        if max_depth.is_none_or(|m| depth < m) && walk.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        while !walk.goto_next_sibling() {
+            if !walk.goto_parent() {
+                return;
+            }
+            depth -= 1;
+        }
+    }
+}
