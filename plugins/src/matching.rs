@@ -36,9 +36,8 @@ fn compare(lang: Lang, compiled: &Query, own: &Patterns, source: &str) -> (BTree
     }
     let mut ours = BTreeSet::new();
     let mut found = Vec::new();
-    let in_file = own.in_file(source.as_bytes());
     for node in crate::testing::every_node(&tree) {
-        own.matches_at(node, source.as_bytes(), &in_file, &mut found);
+        own.matches_at(node, source.as_bytes(), &mut found);
     }
     for m in found {
         let mut captures: Vec<_> =

@@ -32,17 +32,6 @@ use crate::children::push_children_with_fields;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unsupported(pub String);
 
-/// Per pattern, which texts of each of its required sets a file holds (the others cannot be in any of its
-/// nodes); `None` when it holds none of some set, and the pattern matches nowhere in it.
-pub struct InFile(Vec<Option<Vec<Vec<usize>>>>);
-
-impl InFile {
-    /// Whether some pattern may match in the file.
-    pub fn any(&self) -> bool {
-        self.0.iter().any(Option::is_some)
-    }
-}
-
 /// A query's patterns, read for one grammar.
 pub struct Patterns {
     names: Vec<String>,
@@ -245,51 +234,19 @@ impl Patterns {
         Some(out)
     }
 
-    /// What `source`, a whole file, holds of the texts the patterns require of their start nodes.
-    pub fn in_file(&self, source: &[u8]) -> InFile {
-        // Each text searched for once, though several patterns require it.
-        fn holds<'p>(seen: &mut Vec<(&'p [u8], bool)>, finder: &'p Finder<'static>, source: &[u8]) -> bool {
-            match seen.iter().find(|(n, _)| *n == finder.needle()) {
-                Some(&(_, held)) => held,
-                None => {
-                    let held = finder.find(source).is_some();
-                    seen.push((finder.needle(), held));
-                    held
-                }
-            }
-        }
-        let mut seen = Vec::new();
-        let patterns = self
-            .patterns
-            .iter()
-            .map(|p| {
-                let sets: Vec<Vec<usize>> = p
-                    .required
-                    .iter()
-                    .map(|set| (0..set.len()).filter(|&i| holds(&mut seen, &set[i], source)).collect())
-                    .collect();
-                sets.iter().all(|held| !held.is_empty()).then_some(sets)
-            })
-            .collect();
-        InFile(patterns)
-    }
-
     /// The matches of the patterns that start at `node` (for a group: among its children), appended to
-    /// `out` pattern by pattern. `in_file` is what the node's file holds of the required texts.
-    pub fn matches_at<'t>(&self, node: Node<'t>, source: &[u8], in_file: &InFile, out: &mut Vec<Match<'t>>) {
+    /// `out` pattern by pattern.
+    pub fn matches_at<'t>(&self, node: Node<'t>, source: &[u8], out: &mut Vec<Match<'t>>) {
         let mut matcher: Option<Matcher<'_, 't>> = None;
         let mut text: Option<&[u8]> = None;
         let kind = node.kind_id();
-        for ((index, pattern), held) in self.patterns.iter().enumerate().zip(&in_file.0) {
-            let Some(held) = held else { continue };
+        for (index, pattern) in self.patterns.iter().enumerate() {
             if !pattern.step.may_start_at(kind) {
                 continue;
             }
             if !pattern.required.is_empty() {
                 let text = *text.get_or_insert_with(|| &source[node.byte_range()]);
-                let holds =
-                    |(set, held): (&Vec<Finder<'_>>, &Vec<usize>)| held.iter().any(|&i| set[i].find(text).is_some());
-                if !pattern.required.iter().zip(held).all(holds) {
+                if !pattern.required.iter().all(|set| set.iter().any(|f| f.find(text).is_some())) {
                     continue;
                 }
             }

@@ -38,10 +38,11 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor};
 
 use crate::facts::{Family, Lang};
-use crate::matcher::{InFile, Patterns};
+use crate::matcher::Patterns;
 pub use fact::{Handler, PathPart, WireFact, WireKind};
 pub use paths::path_parts;
 use paths::{merge_text, methods};
+use run::Clients;
 pub use run::{Run, run_all};
 
 /// The slot of a dialect in per-dialect tables: JavaScript shares TSX's, whose grammar it is parsed with
@@ -191,6 +192,16 @@ struct Compiled {
     roots: Option<Vec<u16>>,
 }
 
+impl Compiled {
+    /// Whether the query binds clients (a `@client` capture).
+    fn makes_clients(&self) -> bool {
+        match &self.engine {
+            Engine::Own(patterns) => patterns.capture_names().iter().any(|n| n == "client"),
+            Engine::TreeSitter(query) => query.capture_names().contains(&"client"),
+        }
+    }
+}
+
 /// What runs a query: drsg's own matcher for a built-in query it follows (no compilation), tree-sitter's
 /// for the others and for a user's plugin (compiled when loaded, which checks it).
 enum Engine {
@@ -320,40 +331,54 @@ impl Extractor {
     fn run_at(
         &self,
         compiled: &Compiled,
-        in_file: Option<&InFile>,
         node: Node<'_>,
         cursor: &mut QueryCursor,
         source: &str,
+        clients: &Clients<'_>,
         out: &mut Vec<WireFact>,
     ) {
-        match (&compiled.engine, in_file) {
-            (Engine::Own(patterns), Some(in_file)) => {
+        match &compiled.engine {
+            Engine::Own(patterns) => {
                 let names = patterns.capture_names();
                 let mut matches = Vec::new();
-                patterns.matches_at(node, source.as_bytes(), in_file, &mut matches);
+                patterns.matches_at(node, source.as_bytes(), &mut matches);
                 for m in matches {
-                    self.collect(m.captures.iter().map(|&(c, n)| (names[c as usize].as_str(), n)), source, out);
+                    let captures = m.captures.iter().map(|&(c, n)| (names[c as usize].as_str(), n));
+                    self.collect(captures, source, clients, out);
                 }
             }
-            (Engine::Own(_), None) => {}
-            (Engine::TreeSitter(query), _) => {
+            Engine::TreeSitter(query) => {
                 let names = query.capture_names();
                 let mut matches = cursor.matches(query, node, source.as_bytes());
                 while let Some(m) = matches.next() {
-                    self.collect(m.captures().iter().map(|c| (names[c.index as usize], c.node)), source, out);
+                    self.collect(m.captures().iter().map(|c| (names[c.index as usize], c.node)), source, clients, out);
                 }
             }
         }
     }
 
     /// The fact of one match's captures (and the client a request helper makes), appended to `out`.
-    fn collect<'t>(&self, captures: impl Iterator<Item = (&'t str, Node<'t>)>, source: &str, out: &mut Vec<WireFact>) {
+    fn collect<'t>(
+        &self,
+        captures: impl Iterator<Item = (&'t str, Node<'t>)>,
+        source: &str,
+        clients: &Clients<'_>,
+        out: &mut Vec<WireFact>,
+    ) {
         // A match has a handful of captures: each name's first node, in a vector.
         let mut by_name: Vec<(&str, Node<'_>)> = Vec::with_capacity(8);
         for (name, node) in captures {
             if !by_name.iter().any(|(n, _)| *n == name) {
                 by_name.push((name, node));
             }
+        }
+        // A request on a name that cannot be a client is left out below: its fact is not made.
+        if let Some((_, client)) = by_name.iter().find(|(n, _)| *n == "request.client")
+            && by_name.iter().any(|(n, _)| *n == "request")
+            && !matches!(client.kind(), "call_expression" | "call" | "new_expression")
+            && !clients.may_be(&source[client.byte_range()])
+        {
+            return;
         }
         if let Some(fact) = self.fact(&by_name, source) {
             if fact.kind == WireKind::Request

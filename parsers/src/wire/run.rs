@@ -6,8 +6,7 @@ use tree_sitter::{Node, QueryCursor, Tree};
 
 use super::{Compiled, Engine, Extractor, PathPart, WireFact, WireKind, builtin_client, looks_like_a_url};
 use crate::children::{KindSet, push_nodes_of_kinds};
-use crate::facts::{Import, Lang};
-use crate::matcher::InFile;
+use crate::facts::{Family, Import, Lang};
 
 /// The facts the plugins of `extractors` that read `lang` find in `tree`, the syntax tree of the file at
 /// `path`.
@@ -43,11 +42,27 @@ type Reading<'e> = (&'e Extractor, Option<Vec<PathPart>>, Vec<usize>);
 pub struct Run<'e> {
     lang: Lang,
     active: Vec<Reading<'e>>,
-    /// The queries that may match in the file, with what it holds of their required texts.
-    queries: Vec<(&'e Compiled, Option<InFile>)>,
+    /// The queries the file triggers.
+    queries: Vec<&'e Compiled>,
     /// (root kind id, plugin, query) for the queries run from the walk, by kind.
     starts: Vec<(u16, usize, usize)>,
     kinds: KindSet,
+    /// Whether a client may be bound in the file.
+    binds_clients: bool,
+}
+
+/// Which names a request may be made on and be kept (see [`Run::finish`]): a library's client, a client
+/// bound in the file, or a name it imports.
+pub(super) struct Clients<'a> {
+    lang: Lang,
+    imports: &'a [Import],
+    bound: bool,
+}
+
+impl Clients<'_> {
+    pub(super) fn may_be(&self, name: &str) -> bool {
+        self.bound || builtin_client(self.lang, name) || self.imports.iter().any(|m| m.alias == name)
+    }
 }
 
 impl<'e> Run<'e> {
@@ -62,16 +77,8 @@ impl<'e> Run<'e> {
             let at = active.len();
             let mut whole = Vec::new();
             for compiled in extractor.queries(lang, source) {
-                let in_file = match &compiled.engine {
-                    Engine::Own(patterns) => Some(patterns.in_file(source.as_bytes())),
-                    Engine::TreeSitter(_) => None,
-                };
-                // A file without the texts every pattern requires is no file for the query.
-                if in_file.as_ref().is_some_and(|f| !f.any()) {
-                    continue;
-                }
                 let q = queries.len();
-                queries.push((compiled, in_file));
+                queries.push(compiled);
                 match &compiled.roots {
                     Some(roots) => starts.extend(roots.iter().map(|&kind| (kind, at, q))),
                     None => whole.push(q),
@@ -84,7 +91,10 @@ impl<'e> Run<'e> {
         for s in &starts {
             kinds.insert(s.0);
         }
-        Run { lang, active, queries, starts, kinds }
+        // Clients bound in the file: by a query's `@client`, or, in JavaScript, by request helpers.
+        let binds_clients =
+            matches!(lang.family(), Family::Js) || queries.iter().any(|compiled| compiled.makes_clients());
+        Run { lang, active, queries, starts, kinds, binds_clients }
     }
 
     /// The kinds of the nodes the queries start at, if a walk is wanted.
@@ -104,18 +114,20 @@ impl<'e> Run<'e> {
     ) {
         let start = out.len();
         let mut cursor = QueryCursor::new();
+        let clients = Clients { lang: self.lang, imports, bound: self.binds_clients };
         let mut facts: Vec<Vec<WireFact>> = Vec::with_capacity(self.active.len());
         for (extractor, _, whole) in &self.active {
             let mut mine = Vec::new();
             for &q in whole {
-                let (compiled, in_file) = (self.queries[q].0, self.queries[q].1.as_ref());
+                let compiled = self.queries[q];
                 match &compiled.engine {
                     Engine::Own(_) => each_node(tree, extractor.manifest.start_depth, |node| {
-                        extractor.run_at(compiled, in_file, node, &mut cursor, source, &mut mine)
+                        extractor.run_at(compiled, node, &mut cursor, source, &clients, &mut mine)
                     }),
                     Engine::TreeSitter(_) => {
                         cursor.set_max_start_depth(extractor.manifest.start_depth);
-                        extractor.run_at(compiled, in_file, tree.root_node(), &mut cursor, source, &mut mine);
+                        let root = tree.root_node();
+                        extractor.run_at(compiled, root, &mut cursor, source, &clients, &mut mine);
                     }
                 }
             }
@@ -133,8 +145,7 @@ impl<'e> Run<'e> {
                 let kind = node.kind_id();
                 let from = self.starts.partition_point(|s| s.0 < kind);
                 for &(_, at, q) in self.starts[from..].iter().take_while(|s| s.0 == kind) {
-                    let (compiled, in_file) = (self.queries[q].0, self.queries[q].1.as_ref());
-                    self.active[at].0.run_at(compiled, in_file, node, &mut cursor, source, &mut facts[at]);
+                    self.active[at].0.run_at(self.queries[q], node, &mut cursor, source, &clients, &mut facts[at]);
                 }
             }
         }
