@@ -373,8 +373,8 @@ impl Extractor {
             }
         }
         // A request on a name that cannot be a client is left out below: its fact is not made.
-        if let Some((_, client)) = by_name.iter().find(|(n, _)| *n == "request.client")
-            && by_name.iter().any(|(n, _)| *n == "request")
+        if by_name.iter().find(|(n, _)| is_root(n)).is_some_and(|(n, _)| *n == "request")
+            && let Some((_, client)) = by_name.iter().find(|(n, _)| *n == "request.client")
             && !matches!(client.kind(), "call_expression" | "call" | "new_expression")
             && !clients.may_be(&source[client.byte_range()])
         {
@@ -428,7 +428,7 @@ impl Extractor {
     }
 
     fn fact(&self, captured: &[(&str, Node<'_>)], source: &str) -> Option<WireFact> {
-        let (root, node) = captured.iter().find(|(name, _)| !name.contains('.') && !name.starts_with('_'))?;
+        let (root, node) = captured.iter().find(|(name, _)| is_root(name))?;
         let kind = WireKind::of_capture(root)?;
         // `@route.path` for `path`, without a string made per lookup.
         let part = |field: &str| {
@@ -569,6 +569,11 @@ fn roots(query: &Query, text: &str, grammar: &tree_sitter::Language) -> Option<V
     out.sort_unstable();
     out.dedup();
     Some(out)
+}
+
+/// Whether a capture names what a match declares (`@route`), not a part of it (`@route.path`) or a helper.
+fn is_root(name: &str) -> bool {
+    !name.contains('.') && !name.starts_with('_')
 }
 
 /// The line a construct is on: a call in a chain (`Router::new()\n.route(…)\n.route(…)`) is on its
