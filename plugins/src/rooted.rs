@@ -52,6 +52,9 @@ pub(crate) struct Rooted {
     starts: Vec<Starts>,
     /// Whether a node of a sealed kind is walked below all the same.
     unseal: fn(Node<'_>, &[u8]) -> bool,
+    /// The named kinds that may lie below a sealed node, where the walk does not go (see
+    /// [`Rooted::sealing`]).
+    inside_sealed: Vec<u16>,
 }
 
 /// The patterns that start at one node kind, and whether the walk stops there.
@@ -94,7 +97,7 @@ impl Rooted {
                 query.disable_pattern(pattern);
             }
         }
-        Some(Rooted { query, starts, unseal: |_, _| false })
+        Some(Rooted { query, starts, unseal: |_, _| false, inside_sealed: Vec::new() })
     }
 
     /// Seals node kinds: the walk visits a node of one of `kinds` (matches starting at it are found) but not
@@ -107,10 +110,14 @@ impl Rooted {
     /// A node never ends with a comment (tree-sitter moves trailing extras out to its parent), so a comment
     /// inside a sealed node is never the last thing before an item outside it. Panics when a name is not a
     /// named node kind of `language`, which a plugin's tests catch.
+    ///
+    /// `inside` names the named kinds that may lie below those nodes (the extras too, which might), for
+    /// [`Rooted::may_pass_by`]; a name the grammar lacks is left out (one list serves TypeScript and TSX).
     pub(crate) fn sealing(
         mut self,
         language: &tree_sitter::Language,
         kinds: &[&str],
+        inside: &[&str],
         unseal: fn(Node<'_>, &[u8]) -> bool,
     ) -> Rooted {
         for kind in kinds {
@@ -118,8 +125,20 @@ impl Rooted {
             assert!(id != 0, "`{kind}` is a named node kind");
             self.starts[usize::from(id)].sealed = true;
         }
+        self.inside_sealed = inside.iter().map(|k| language.id_for_node_kind(k, true)).filter(|&id| id != 0).collect();
         self.unseal = unseal;
         self
+    }
+
+    /// Whether the walk may pass by a node of one of `kinds` without visiting it: one below a sealed node.
+    pub(crate) fn may_pass_by(&self, kinds: &KindSet) -> bool {
+        self.inside_sealed.iter().any(|&k| kinds.contains(k))
+    }
+
+    /// Whether nodes of `kind` may lie below a sealed node.
+    #[cfg(test)]
+    pub(crate) fn inside_sealed(&self, kind: u16) -> bool {
+        self.inside_sealed.contains(&kind)
     }
 
     /// Whether the walk stays above the children of `node`, whose kind's entry is `at`.
@@ -365,7 +384,7 @@ pub(crate) mod tests {
         let all = texts(&open, &tree);
         assert_eq!(all.iter().filter(|t| t.starts_with("string_content")).count(), 2, "{all:?}");
         // Sealed strings are matched themselves, but nothing below them is; f-strings are walked.
-        let sealed = open.sealing(&language, &["string"], |node, source| source[node.start_byte()] == b'f');
+        let sealed = open.sealing(&language, &["string"], &[], |node, source| source[node.start_byte()] == b'f');
         let found = texts(&sealed, &tree);
         let kept: Vec<&String> = all.iter().filter(|t| *t != "string_content x").collect();
         assert_eq!(found.iter().collect::<Vec<_>>(), kept);
@@ -376,7 +395,7 @@ pub(crate) mod tests {
     #[should_panic(expected = "is a named node kind")]
     fn sealing_a_kind_the_grammar_lacks_is_refused() {
         let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-        let _ = Rooted::new(&language, "(call) @c").expect("rooted").sealing(&language, &["strnig"], |_, _| false);
+        let _ = Rooted::new(&language, "(call) @c").expect("rooted").sealing(&language, &["strnig"], &[], |_, _| false);
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub use fact::{Handler, PathPart, WireFact, WireKind};
 pub use paths::path_parts;
 use paths::{merge_text, methods};
 use run::Clients;
-pub use run::{Run, run_all};
+pub use run::Run;
 
 /// The slot of a dialect in per-dialect tables: JavaScript shares TSX's, whose grammar it is parsed with
 /// (a query compiles in about 20 ms for these grammars: once is enough).
@@ -190,16 +190,8 @@ struct Compiled {
     /// some pattern may start at any node (`(_ …)`, `((a) . (b))`), or the plugin gives a start depth,
     /// and the query cursor walks the whole tree.
     roots: Option<Vec<u16>>,
-}
-
-impl Compiled {
     /// Whether the query binds clients (a `@client` capture).
-    fn makes_clients(&self) -> bool {
-        match &self.engine {
-            Engine::Own(patterns) => patterns.capture_names().iter().any(|n| n == "client"),
-            Engine::TreeSitter(query) => query.capture_names().contains(&"client"),
-        }
-    }
+    makes_clients: bool,
 }
 
 /// What runs a query: drsg's own matcher for a built-in query it follows (no compilation), tree-sitter's
@@ -266,7 +258,8 @@ impl Extractor {
         if own && let Ok(patterns) = Patterns::read(text, &grammar) {
             vocabulary(&mut patterns.capture_names().iter().map(String::as_str))?;
             let roots = if whole_tree { None } else { patterns.roots() };
-            return Ok(Compiled { engine: Engine::Own(patterns), roots });
+            let makes_clients = patterns.capture_names().iter().any(|n| n == "client");
+            return Ok(Compiled { engine: Engine::Own(patterns), roots, makes_clients });
         }
         let query = Query::new(&grammar, text).map_err(|e| PluginError {
             file: file.clone(),
@@ -275,7 +268,8 @@ impl Extractor {
         })?;
         vocabulary(&mut query.capture_names().iter().copied())?;
         let roots = if whole_tree { None } else { roots(&query, text, &grammar) };
-        Ok(Compiled { engine: Engine::TreeSitter(query), roots })
+        let makes_clients = query.capture_names().contains(&"client");
+        Ok(Compiled { engine: Engine::TreeSitter(query), roots, makes_clients })
     }
 
     /// Whether drsg's own matcher runs the `i`th query for `lang` (a built-in query it follows).

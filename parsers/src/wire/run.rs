@@ -8,37 +8,24 @@ use super::{Compiled, Engine, Extractor, PathPart, WireFact, WireKind, builtin_c
 use crate::children::{KindSet, push_nodes_of_kinds};
 use crate::facts::{Family, Import, Lang};
 
-/// The facts the plugins of `extractors` that read `lang` find in `tree`, the syntax tree of the file at
-/// `path`.
+/// A plugin that reads the file: the plugin, the file's own route path, and its queries that run over the
+/// whole tree (indices in [`Run`]'s `queries`).
+type Reading<'e> = (&'e Extractor, Option<Vec<PathPart>>, Vec<usize>);
+
+/// A run of the plugins of `extractors` that read a `lang` file over its syntax tree: [`Run::start`] picks the
+/// queries, [`Run::finish`] runs them, from the start nodes a language plugin's walk taps on its way
+/// ([`crate::Language::extract_tapped`]) or from a walk of its own.
 ///
 /// Tree-sitter's query cursor does its bookkeeping at every node it passes, and a pattern rooted at any
 /// node (`(_ function: …)`) is tried at every one: over the whole tree, a plugin's query cost as much as
-/// parsing the file. Queries whose patterns all name their root's kind run instead from one walk of the
-/// tree shared by every plugin, started only at nodes of those kinds and no deeper (the walk is in C, and
-/// the nodes of other kinds are never made); the others (and those with a start depth, which stop near the
+/// parsing the file. Queries whose patterns all name their root's kind run instead only at nodes of those
+/// kinds and no deeper (found by the language plugin's walk, or by one walk in C that never makes the
+/// nodes of other kinds); the others (and those with a start depth, which stop near the
 /// root) run over the whole tree.
 ///
 /// A request made on a name is kept only when the name can be an HTTP client: a library's own
 /// ([`builtin_client`]), a client bound in this file, or a name this file imports (which the indexer then
 /// proves or drops). `settings.get("key")` and `@app.get("/x")` are no requests.
-pub fn run_all(
-    extractors: &[Extractor],
-    lang: Lang,
-    tree: &Tree,
-    source: &str,
-    path: &str,
-    imports: &[Import],
-    out: &mut Vec<WireFact>,
-) {
-    Run::start(extractors, lang, source, path).finish(tree, source, imports, None, out);
-}
-
-/// A plugin that reads the file: the plugin, the file's own route path, and its queries that run over the
-/// whole tree (indices in [`Run`]'s `queries`).
-type Reading<'e> = (&'e Extractor, Option<Vec<PathPart>>, Vec<usize>);
-
-/// [`run_all`] in two steps, so that a language plugin's walk can find the start nodes on its way
-/// ([`crate::Language::extract_tapped`]).
 pub struct Run<'e> {
     lang: Lang,
     active: Vec<Reading<'e>>,
@@ -93,7 +80,7 @@ impl<'e> Run<'e> {
         }
         // Clients bound in the file: by a query's `@client`, or, in JavaScript, by request helpers.
         let binds_clients =
-            matches!(lang.family(), Family::Js) || queries.iter().any(|compiled| compiled.makes_clients());
+            matches!(lang.family(), Family::Js) || queries.iter().any(|compiled| compiled.makes_clients);
         Run { lang, active, queries, starts, kinds, binds_clients }
     }
 

@@ -71,7 +71,7 @@ impl Language for PythonPlugin {
         let plan = limits::plan(root, source.len());
         let whole = matches!(plan.jobs.as_slice(), [job] if job.root == root)
             && plan.diagnostics.is_empty()
-            && !SEALED_INSIDE.iter().any(|k| kinds.contains(*k));
+            && !COMPILED.rooted.may_pass_by(kinds);
         let tap = whole.then_some((kinds, tapped));
         let Captures { mut candidates, context, mut items, .. } = collect(&plan, source, tap);
         let mut facts = FileFacts {
@@ -100,22 +100,18 @@ impl Language for PythonPlugin {
     }
 }
 
-/// The kinds of the nodes inside a string literal without expressions (where the walk does not go), and
-/// the extras, which might lie there: a test holds the list to the grammar's trees.
-static SEALED_INSIDE: LazyLock<Vec<u16>> = LazyLock::new(|| {
-    let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
-    let kinds = [
-        "string_start",
-        "string_content",
-        "string_end",
-        "escape_sequence",
-        "escape_interpolation",
-        "interpolation",
-        "comment",
-        "line_continuation",
-    ];
-    kinds.iter().map(|k| language.id_for_node_kind(k, true)).collect()
-});
+/// The named kinds of the nodes inside a string literal without expressions (where the walk does not go),
+/// and the extras, which might lie there: a test holds the list to the grammar's trees.
+const SEALED_INSIDE: &[&str] = &[
+    "string_start",
+    "string_content",
+    "string_end",
+    "escape_sequence",
+    "escape_interpolation",
+    "interpolation",
+    "comment",
+    "line_continuation",
+];
 
 /// What a capture name stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,7 +175,7 @@ static COMPILED: LazyLock<CompiledQuery> = LazyLock::new(|| {
     let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
     let rooted = Rooted::new(&language, &text)
         .expect("every python pattern starts at one named node kind, so the query can start there")
-        .sealing(&language, &["string"], interpolated);
+        .sealing(&language, &["string"], SEALED_INSIDE, interpolated);
     let roles = rooted.query.capture_names().iter().map(|name| role(name)).collect();
     CompiledQuery { rooted, roles }
 });
@@ -538,7 +534,7 @@ mod tests {
         let language = language();
         let mut kinds = KindSet::default();
         for id in 0..language.node_kind_count() as u16 {
-            if language.node_kind_is_named(id) && !SEALED_INSIDE.contains(&id) {
+            if language.node_kind_is_named(id) && !COMPILED.rooted.inside_sealed(id) {
                 kinds.insert(id);
             }
         }
@@ -563,7 +559,7 @@ mod tests {
     /// Inside a string the walk does not enter lie only nodes of [`SEALED_INSIDE`]'s kinds.
     #[test]
     fn strings_the_walk_stays_out_of_hold_only_the_kinds_it_leaves_to_the_caller() {
-        assert!(SEALED_INSIDE.iter().all(|&k| k != 0), "every kind is the grammar's");
+        assert!(SEALED_INSIDE.iter().all(|k| language().id_for_node_kind(k, true) != 0), "every kind is the grammar's");
         let mut inside = 0;
         for source in sources() {
             let tree = crate::testing::parse(&language(), source);
@@ -576,7 +572,7 @@ mod tests {
                 }) {
                     if std::iter::successors(below.parent(), |p| p.parent()).any(|p| p.id() == node.id()) {
                         inside += 1;
-                        assert!(SEALED_INSIDE.contains(&below.kind_id()), "{} in {source:?}", below.kind());
+                        assert!(COMPILED.rooted.inside_sealed(below.kind_id()), "{} in {source:?}", below.kind());
                     }
                 }
             }

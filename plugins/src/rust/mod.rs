@@ -152,7 +152,7 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
     let language: tree_sitter::Language = tree_sitter_rust::LANGUAGE.into();
     let rooted = Rooted::new(&language, &text)
         .expect("every rust pattern starts at one named node kind, so the query can start there")
-        .sealing(&language, SEALED, |_, _| false);
+        .sealing(&language, SEALED, &[], |_, _| false);
     let captures = rooted.query.capture_names().iter().map(|name| capture_kind(name)).collect();
     Compiled { rooted, captures }
 });

@@ -57,8 +57,6 @@ struct Compiled {
     /// The query, compiled for the walk (see [`crate::rooted`]).
     rooted: Rooted,
     roles: Vec<Cap>,
-    /// [`SEALED_INSIDE`]'s kinds in the grammar.
-    sealed_inside: Vec<u16>,
 }
 
 /// The text of a dialect's combined query: the JSX patterns only for the TSX grammar.
@@ -75,10 +73,9 @@ fn compile(grammar: tree_sitter::Language, with_jsx: bool) -> Compiled {
     let text = query_text(with_jsx);
     let rooted = Rooted::new(&grammar, &text)
         .expect("every typescript pattern starts at one named node kind, so the query can start there")
-        .sealing(&grammar, &["string", "regex"], |_, _| false);
+        .sealing(&grammar, &["string", "regex"], SEALED_INSIDE, |_, _| false);
     let roles = rooted.query.capture_names().iter().map(|name| Cap::from_name(name)).collect();
-    let sealed_inside = SEALED_INSIDE.iter().map(|k| grammar.id_for_node_kind(k, true)).filter(|&id| id != 0).collect();
-    Compiled { rooted, roles, sealed_inside }
+    Compiled { rooted, roles }
 }
 
 /// The kinds of the nodes inside string and regular expression literals (where the walk does not go), and
@@ -156,7 +153,7 @@ impl Language for TypeScriptPlugin {
     ) -> (FileFacts, bool) {
         let compiled = compiled(lang);
         let deep = drsg_parsers::text::node_at_depth(tree.root_node(), capture::MAX_START_DEPTH);
-        let whole = deep.is_none() && !compiled.sealed_inside.iter().any(|k| kinds.contains(*k));
+        let whole = deep.is_none() && !compiled.rooted.may_pass_by(kinds);
         let tap = whole.then_some((kinds, tapped));
         let captured = capture::collect(&compiled.rooted, &compiled.roles, tree, source, tap);
         let built = defs::build(&captured, source, path);
@@ -225,7 +222,7 @@ mod tests {
             let grammar = TypeScriptPlugin.grammar(lang);
             let mut kinds = KindSet::default();
             for id in 0..grammar.node_kind_count() as u16 {
-                if grammar.node_kind_is_named(id) && !compiled(lang).sealed_inside.contains(&id) {
+                if grammar.node_kind_is_named(id) && !compiled(lang).rooted.inside_sealed(id) {
                     kinds.insert(id);
                 }
             }
@@ -255,11 +252,7 @@ mod tests {
                 for below in crate::testing::every_node(&tree).into_iter().filter(|n| n.is_named()) {
                     if std::iter::successors(below.parent(), |p| p.parent()).any(|p| p.id() == node.id()) {
                         inside += 1;
-                        assert!(
-                            compiled(lang).sealed_inside.contains(&below.kind_id()),
-                            "{} in {source:?}",
-                            below.kind()
-                        );
+                        assert!(compiled(lang).rooted.inside_sealed(below.kind_id()), "{} in {source:?}", below.kind());
                     }
                 }
             }
