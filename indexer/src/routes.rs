@@ -428,6 +428,13 @@ fn join(parts: &mut Vec<PathPart>, rest: &[PathPart]) {
     parts.extend(rest.iter().cloned());
 }
 
+/// `{text}` appended to `out`.
+fn braced(out: &mut String, text: &str) {
+    out.push('{');
+    out.push_str(text);
+    out.push('}');
+}
+
 /// The text of a path made of literal text only.
 fn literal(parts: &[PathPart]) -> Option<String> {
     parts
@@ -742,16 +749,15 @@ impl Scope<'_> {
                     path.push_str(text);
                 }
                 PathPart::Name(name) => {
-                    raw.push_str(&format!("{{{name}}}"));
+                    braced(&mut raw, name);
                     let last = name.rsplit('.').next().unwrap_or(name);
                     let value = self
                         .constants
                         .get(&(fi, name.as_str()))
                         .or_else(|| self.constants.get(&(fi, last)))
-                        .cloned()
-                        .or_else(|| self.anywhere.get(last).cloned().flatten());
+                        .or_else(|| self.anywhere.get(last)?.as_ref());
                     match value {
-                        Some(v) => path.push_str(&v),
+                        Some(v) => path.push_str(v),
                         None if request && i > 0 => path.push_str("{}"),
                         None => {
                             unknown = true;
@@ -764,7 +770,7 @@ impl Scope<'_> {
                     path.push_str("{}");
                 }
                 PathPart::Unknown(text) => {
-                    raw.push_str(&format!("{{{text}}}"));
+                    braced(&mut raw, text);
                     unknown = true;
                     path.push_str("{?}");
                 }

@@ -18,19 +18,23 @@ pub fn normalise(path: &str) -> String {
         .map_or(rest.len(), |(i, _)| i);
     // A regular expression's anchors (Django's `re_path(r"^users/$")`) go.
     let rest = rest[..cut].trim_start_matches('^').trim_end_matches('$');
-    let segments: Vec<&str> = rest
-        .split('/')
-        .map(|s| {
-            let param = s.starts_with(':')
-                || (s.starts_with('{') && s.ends_with('}') && s != "{?}")
-                || (s.starts_with('<') && s.ends_with('>'))
-                || (s.starts_with('[') && s.ends_with(']'))
-                || (s.starts_with('(') && s.ends_with(')'));
-            if param { "{}" } else { s.trim_start_matches('^').trim_end_matches('$') }
-        })
-        .filter(|s| !s.is_empty())
-        .collect();
-    format!("/{}", segments.join("/"))
+    let mut out = String::with_capacity(rest.len() + 1);
+    for s in rest.split('/') {
+        let param = s.starts_with(':')
+            || (s.starts_with('{') && s.ends_with('}') && s != "{?}")
+            || (s.starts_with('<') && s.ends_with('>'))
+            || (s.starts_with('[') && s.ends_with(']'))
+            || (s.starts_with('(') && s.ends_with(')'));
+        let s = if param { "{}" } else { s.trim_start_matches('^').trim_end_matches('$') };
+        if !s.is_empty() {
+            out.push('/');
+            out.push_str(s);
+        }
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
 }
 
 /// Whether a request's path is a route's: equal segment by segment, a `{}` on either side matching any.

@@ -36,8 +36,9 @@ fn compare(lang: Lang, compiled: &Query, own: &Patterns, source: &str) -> (BTree
     }
     let mut ours = BTreeSet::new();
     let mut found = Vec::new();
+    let mut scratch = Default::default();
     for node in crate::testing::every_node(&tree) {
-        own.matches_at(node, source.as_bytes(), &mut found);
+        own.matches_at(node, source.as_bytes(), &mut scratch, &mut found);
     }
     for m in found {
         let mut captures: Vec<_> =

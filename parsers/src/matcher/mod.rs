@@ -13,14 +13,15 @@
 //! whose captures another match of the same pattern at the same node holds too left out (tree-sitter
 //! drops such a state while matching), then the predicates checked. Most start nodes match nothing, so
 //! what can be tested early is: a start node must hold one of the texts a predicate wants of a capture
-//! every match binds (`register_blueprint`) before its children are listed, and a predicate on a capture
-//! outside every optional node is checked as soon as the capture is bound.
+//! every match binds (`register_blueprint`) before its children are listed (each text searched once per
+//! node, however many patterns want it), and a predicate on a capture outside every optional node is checked
+//! as soon as the capture is bound. What matching lists and binds lives in a [`Scratch`] the caller keeps
+//! from node to node, so a start node costs no allocation.
 
 mod read;
 
 use std::cell::RefCell;
 use std::num::NonZeroU16;
-use std::rc::Rc;
 
 use memchr::memmem::Finder;
 use regex_automata::meta::Regex;
@@ -36,6 +37,10 @@ pub struct Unsupported(pub String);
 pub struct Patterns {
     names: Vec<String>,
     patterns: Vec<Pattern>,
+    /// The distinct texts of the patterns' [`Pattern::required`] sets.
+    needles: Vec<Finder<'static>>,
+    /// `(root kind, pattern)` sorted, when every pattern names its root's kinds ([`Patterns::roots`]).
+    by_kind: Option<Vec<(u16, usize)>>,
 }
 
 /// One match: the pattern's index and its captures, in the order they were bound.
@@ -51,13 +56,20 @@ struct Pattern {
     group: bool,
     predicates: Vec<Predicate>,
     /// Texts of which the start node must hold one, per set: those a predicate wants of a capture every
-    /// match binds (`(#eq? @_m "register_blueprint")`), tested before any child is listed.
-    required: Vec<Vec<Finder<'static>>>,
+    /// match binds (`(#eq? @_m "register_blueprint")`), tested before any child is listed. Read as texts,
+    /// then made indices into [`Patterns::needles`].
+    required: Vec<Vec<Needle>>,
+}
+
+/// A text a start node must hold: as read, then as its index among the query's distinct texts.
+enum Needle {
+    Text(Vec<u8>),
+    At(usize),
 }
 
 /// What [`Pattern::required`] holds for a pattern: the literal sets of its `eq?` and `any-of?` predicates on
 /// captures of steps every match takes (none optional, none in an alternation, on the way from the root).
-fn required_texts(step: &Step, predicates: &[Predicate]) -> Vec<Vec<Finder<'static>>> {
+fn required_texts(step: &Step, predicates: &[Predicate]) -> Vec<Vec<Needle>> {
     fn mandatory(step: &Step, out: &mut Vec<u32>) {
         if step.optional {
             return;
@@ -78,7 +90,7 @@ fn required_texts(step: &Step, predicates: &[Predicate]) -> Vec<Vec<Finder<'stat
         .iter()
         .filter(|p| !p.negated && captures.contains(&p.capture))
         .filter_map(|p| match &p.test {
-            Test::AnyOf(texts) => Some(texts.iter().map(|t| Finder::new(t).into_owned()).collect()),
+            Test::AnyOf(texts) => Some(texts.iter().map(|t| Needle::Text(t.clone())).collect()),
             _ => None,
         })
         .collect()
@@ -182,12 +194,40 @@ enum Test {
 
 type Bindings<'t> = Vec<(u32, Node<'t>)>;
 
-/// The children of the node a pattern's children are matched against, and the field each is in.
+/// What matching at one node lists and binds, kept by the caller from node to node: the children of the
+/// nodes listed so far with the field each is in (the patterns of a query mostly start alike, and list the
+/// same nodes' children), as ranges of two vectors, and the captures being bound.
 #[derive(Default)]
-struct Kids<'t> {
+pub struct Scratch<'t> {
+    listed: RefCell<Listed<'t>>,
+    bound: Bindings<'t>,
+}
+
+#[derive(Default)]
+struct Listed<'t> {
+    /// Per node listed: its id, and where its children start in `nodes` and `fields` and how many there are.
+    of: Vec<(usize, u32, u32)>,
     nodes: Vec<Node<'t>>,
     fields: Vec<Option<NonZeroU16>>,
 }
+
+impl<'t> Listed<'t> {
+    fn clear(&mut self) {
+        self.of.clear();
+        self.nodes.clear();
+        self.fields.clear();
+    }
+
+    /// The `k`th of the children at `kids`, with its field.
+    fn kid(&self, kids: Kids, k: usize) -> (Node<'t>, Option<NonZeroU16>) {
+        let at = kids.0 as usize + k;
+        (self.nodes[at], self.fields[at])
+    }
+}
+
+/// Where a node's children are in a [`Listed`]: their start and count.
+#[derive(Clone, Copy)]
+struct Kids(u32, u32);
 
 impl Patterns {
     /// The patterns of `text` for `grammar`, or why the matcher does not follow them.
@@ -197,7 +237,44 @@ impl Patterns {
         while let Some(p) = reader.pattern()? {
             patterns.push(p);
         }
-        Ok(Patterns { names: reader.names, patterns })
+        // Each distinct required text once, so a node is searched for it once.
+        let mut texts: Vec<Vec<u8>> = Vec::new();
+        for needle in patterns.iter_mut().flat_map(|p| p.required.iter_mut().flatten()) {
+            if let Needle::Text(text) = needle {
+                let at = texts.iter().position(|t| t == text).unwrap_or_else(|| {
+                    texts.push(std::mem::take(text));
+                    texts.len() - 1
+                });
+                *needle = Needle::At(at);
+            }
+        }
+        let needles = texts.iter().map(|t| Finder::new(t).into_owned()).collect();
+        let mut by_kind = Vec::new();
+        for (index, p) in patterns.iter().enumerate() {
+            match &p.step.kind {
+                _ if p.group => break,
+                Kind::Named(id) => by_kind.push((*id, index)),
+                Kind::Alternatives(alternatives) => {
+                    let mut ids: Vec<u16> = Vec::new();
+                    for a in alternatives {
+                        let Kind::Named(id) = a.kind else { break };
+                        ids.push(id);
+                    }
+                    if ids.len() < alternatives.len() {
+                        break;
+                    }
+                    ids.sort_unstable();
+                    ids.dedup();
+                    by_kind.extend(ids.into_iter().map(|id| (id, index)));
+                }
+                _ => break,
+            }
+        }
+        let by_kind = (by_kind.last().map(|&(_, i)| i + 1) == Some(patterns.len())).then(|| {
+            by_kind.sort_unstable();
+            by_kind
+        });
+        Ok(Patterns { names: reader.names, patterns, needles, by_kind })
     }
 
     pub fn capture_names(&self) -> &[String] {
@@ -211,48 +288,60 @@ impl Patterns {
     /// The kind ids every pattern starts at, sorted; `None` when some pattern may start at any node (a
     /// wildcard, an anonymous node, a group of siblings).
     pub fn roots(&self) -> Option<Vec<u16>> {
-        let mut out = Vec::new();
-        for p in &self.patterns {
-            if p.group {
-                return None;
-            }
-            match &p.step.kind {
-                Kind::Named(id) => out.push(*id),
-                Kind::Alternatives(alternatives) => {
-                    for a in alternatives {
-                        match a.kind {
-                            Kind::Named(id) => out.push(id),
-                            _ => return None,
-                        }
-                    }
-                }
-                _ => return None,
-            }
-        }
-        out.sort_unstable();
+        let mut out: Vec<u16> = self.by_kind.as_ref()?.iter().map(|e| e.0).collect();
         out.dedup();
         Some(out)
     }
 
     /// The matches of the patterns that start at `node` (for a group: among its children), appended to
-    /// `out` pattern by pattern.
-    pub fn matches_at<'t>(&self, node: Node<'t>, source: &[u8], out: &mut Vec<Match<'t>>) {
-        let mut matcher: Option<Matcher<'_, 't>> = None;
+    /// `out` pattern by pattern; `scratch` is working room, reused from one call to the next.
+    pub fn matches_at<'t>(&self, node: Node<'t>, source: &[u8], scratch: &mut Scratch<'t>, out: &mut Vec<Match<'t>>) {
         let mut text: Option<&[u8]> = None;
-        let kind = node.kind_id();
-        for (index, pattern) in self.patterns.iter().enumerate() {
-            if !pattern.step.may_start_at(kind) {
-                continue;
+        // Per needle below 64: whether it was searched for, and found.
+        let (mut searched, mut held) = (0u64, 0u64);
+        let mut holds = |at: usize, text: &[u8]| match 1u64.checked_shl(at as u32) {
+            Some(bit) => {
+                if searched & bit == 0 {
+                    searched |= bit;
+                    held |= bit * u64::from(self.needles[at].find(text).is_some());
+                }
+                held & bit != 0
             }
+            None => self.needles[at].find(text).is_some(),
+        };
+        let kind = node.kind_id();
+        scratch.listed.get_mut().clear();
+        // The patterns rooted at `kind`, in order: from the table, or each asked.
+        let (rooted, each) = match &self.by_kind {
+            Some(table) => {
+                let from = table.partition_point(|e| e.0 < kind);
+                let to = from + table[from..].iter().take_while(|e| e.0 == kind).count();
+                (&table[from..to], 0)
+            }
+            None => (&[][..], self.patterns.len()),
+        };
+        let asked = (0..each).filter(|&i| self.patterns[i].step.may_start_at(kind));
+        for index in rooted.iter().map(|e| e.1).chain(asked) {
+            let pattern = &self.patterns[index];
             if !pattern.required.is_empty() {
                 let text = *text.get_or_insert_with(|| &source[node.byte_range()]);
-                if !pattern.required.iter().all(|set| set.iter().any(|f| f.find(text).is_some())) {
+                let mut wanted = |n: &Needle| matches!(*n, Needle::At(at) if holds(at, text));
+                if !pattern.required.iter().all(|set| set.iter().any(&mut wanted)) {
                     continue;
                 }
             }
-            let matcher = matcher.get_or_insert_with(|| Matcher { source, listed: RefCell::new(Vec::new()) });
+            let matcher = Matcher { source, listed: &scratch.listed };
             let mut found: Vec<Bindings<'t>> = Vec::new();
-            matcher.node(pattern, &pattern.step, node, &mut Vec::new(), &mut |b| found.push(b.clone()));
+            let bound = &mut scratch.bound;
+            bound.clear();
+            matcher.node(pattern, &pattern.step, node, bound, &mut |b| found.push(b.clone()));
+            if let [_] = found.as_slice() {
+                let captures = found.pop().expect("one match");
+                if matcher.holds_at_end(pattern, &captures) {
+                    out.push(Match { pattern: index, captures });
+                }
+                continue;
+            }
             let fuller = |i: usize, b: &Bindings<'t>| {
                 found
                     .iter()
@@ -282,11 +371,10 @@ impl Step {
     }
 }
 
-/// One node's matching: the source, and the children of the nodes listed so far (the patterns of a query
-/// mostly start alike, and list the same nodes' children).
+/// One node's matching: the source, and the children of the nodes listed so far.
 struct Matcher<'s, 't> {
     source: &'s [u8],
-    listed: RefCell<Vec<(usize, Rc<Kids<'t>>)>>,
+    listed: &'s RefCell<Listed<'t>>,
 }
 
 /// What a complete match is handed to.
@@ -322,22 +410,23 @@ impl<'t> Matcher<'_, 't> {
                 found(bound);
             } else {
                 let kids = self.kids(node);
-                self.children(pattern, step, &kids, 0, 0, false, bound, found);
+                self.children(pattern, step, kids, 0, 0, false, bound, found);
             }
         }
         bound.truncate(mark);
     }
 
     /// The children of `node` with their fields, listed once.
-    fn kids(&self, node: Node<'t>) -> Rc<Kids<'t>> {
+    fn kids(&self, node: Node<'t>) -> Kids {
         let mut listed = self.listed.borrow_mut();
-        if let Some((_, kids)) = listed.iter().find(|(id, _)| *id == node.id()) {
-            return Rc::clone(kids);
+        if let Some(&(_, start, count)) = listed.of.iter().find(|(id, ..)| *id == node.id()) {
+            return Kids(start, count);
         }
-        let mut kids = Kids::default();
-        push_children_with_fields(node, &mut kids.nodes, &mut kids.fields);
-        let kids = Rc::new(kids);
-        listed.push((node.id(), Rc::clone(&kids)));
+        let Listed { of, nodes, fields } = &mut *listed;
+        let start = nodes.len();
+        push_children_with_fields(node, nodes, fields);
+        let kids = Kids(start as u32, (nodes.len() - start) as u32);
+        of.push((node.id(), kids.0, kids.1));
         kids
     }
 
@@ -347,7 +436,7 @@ impl<'t> Matcher<'_, 't> {
         &self,
         pattern: &Pattern,
         parent: &Step,
-        kids: &Kids<'t>,
+        kids: Kids,
         i: usize,
         from: usize,
         carried_anchor: bool,
@@ -355,14 +444,19 @@ impl<'t> Matcher<'_, 't> {
         found: Found<'_, 't>,
     ) {
         let Some(step) = parent.children.get(i) else {
-            if !parent.anchored_end || kids.nodes[from..].iter().all(|k| !k.is_named()) {
+            let last_named = || {
+                let listed = self.listed.borrow();
+                (from..kids.1 as usize).all(|k| !listed.kid(kids, k).0.is_named())
+            };
+            if !parent.anchored_end || last_named() {
                 found(bound);
             }
             return;
         };
         // An optional node left out passes its anchor on (`(a) . (b)? . (c)`: `c` right after `a`).
         let anchored = step.anchored || carried_anchor;
-        for (j, (&kid, &field)) in kids.nodes.iter().zip(&kids.fields).enumerate().skip(from) {
+        for j in from..kids.1 as usize {
+            let (kid, field) = self.listed.borrow().kid(kids, j);
             if step.field.is_none_or(|f| field == Some(f)) {
                 self.node(pattern, step, kid, bound, &mut |b| {
                     self.children(pattern, parent, kids, i + 1, j + 1, false, b, found)

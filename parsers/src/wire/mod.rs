@@ -38,7 +38,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor};
 
 use crate::facts::{Family, Lang};
-use crate::matcher::Patterns;
+use crate::matcher::{Patterns, Scratch};
 pub use fact::{Handler, PathPart, WireFact, WireKind};
 pub use paths::path_parts;
 use paths::{merge_text, methods};
@@ -321,12 +321,15 @@ impl Extractor {
         self.compiled[i][lang_index(lang)].get_or_init(|| self.compile(i, lang, true).ok()).as_ref()
     }
 
-    /// The facts of the matches `compiled` makes starting at `node` (with its cursor, for tree-sitter's).
-    fn run_at(
+    /// The facts of the matches `compiled` makes starting at `node` (with its working room: the matcher's
+    /// scratch, or tree-sitter's cursor).
+    #[allow(clippy::too_many_arguments)]
+    fn run_at<'t>(
         &self,
         compiled: &Compiled,
-        node: Node<'_>,
+        node: Node<'t>,
         cursor: &mut QueryCursor,
+        scratch: &mut Scratch<'t>,
         source: &str,
         clients: &Clients<'_>,
         out: &mut Vec<WireFact>,
@@ -335,7 +338,7 @@ impl Extractor {
             Engine::Own(patterns) => {
                 let names = patterns.capture_names();
                 let mut matches = Vec::new();
-                patterns.matches_at(node, source.as_bytes(), &mut matches);
+                patterns.matches_at(node, source.as_bytes(), scratch, &mut matches);
                 for m in matches {
                     let captures = m.captures.iter().map(|&(c, n)| (names[c as usize].as_str(), n));
                     self.collect(captures, source, clients, out);

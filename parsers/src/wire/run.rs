@@ -7,6 +7,7 @@ use tree_sitter::{Node, QueryCursor, Tree};
 use super::{Compiled, Engine, Extractor, PathPart, WireFact, WireKind, builtin_client, looks_like_a_url};
 use crate::children::{KindSet, push_nodes_of_kinds};
 use crate::facts::{Family, Import, Lang};
+use crate::matcher::Scratch;
 
 /// A plugin that reads the file: the plugin, the file's own route path, and its queries that run over the
 /// whole tree (indices in [`Run`]'s `queries`).
@@ -101,6 +102,7 @@ impl<'e> Run<'e> {
     ) {
         let start = out.len();
         let mut cursor = QueryCursor::new();
+        let mut scratch = Scratch::default();
         let clients = Clients { lang: self.lang, imports, bound: self.binds_clients };
         let mut facts: Vec<Vec<WireFact>> = Vec::with_capacity(self.active.len());
         for (extractor, _, whole) in &self.active {
@@ -109,12 +111,12 @@ impl<'e> Run<'e> {
                 let compiled = self.queries[q];
                 match &compiled.engine {
                     Engine::Own(_) => each_node(tree, extractor.manifest.start_depth, |node| {
-                        extractor.run_at(compiled, node, &mut cursor, source, &clients, &mut mine)
+                        extractor.run_at(compiled, node, &mut cursor, &mut scratch, source, &clients, &mut mine)
                     }),
                     Engine::TreeSitter(_) => {
                         cursor.set_max_start_depth(extractor.manifest.start_depth);
                         let root = tree.root_node();
-                        extractor.run_at(compiled, root, &mut cursor, source, &clients, &mut mine);
+                        extractor.run_at(compiled, root, &mut cursor, &mut scratch, source, &clients, &mut mine);
                     }
                 }
             }
@@ -132,7 +134,16 @@ impl<'e> Run<'e> {
                 let kind = node.kind_id();
                 let from = self.starts.partition_point(|s| s.0 < kind);
                 for &(_, at, q) in self.starts[from..].iter().take_while(|s| s.0 == kind) {
-                    self.active[at].0.run_at(self.queries[q], node, &mut cursor, source, &clients, &mut facts[at]);
+                    let extractor = self.active[at].0;
+                    extractor.run_at(
+                        self.queries[q],
+                        node,
+                        &mut cursor,
+                        &mut scratch,
+                        source,
+                        &clients,
+                        &mut facts[at],
+                    );
                 }
             }
         }
