@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use drsg_parsers::Lang;
-use drsg_parsers::matcher::Patterns;
+use drsg_parsers::matcher::{Only, Patterns};
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor};
 
@@ -38,7 +38,7 @@ fn compare(lang: Lang, compiled: &Query, own: &Patterns, source: &str) -> (BTree
     let mut found = Vec::new();
     let mut scratch = Default::default();
     for node in crate::testing::every_node(&tree) {
-        own.matches_at(node, source.as_bytes(), &mut scratch, &mut found);
+        own.matches_at(node, source.as_bytes(), None, &mut scratch, &mut found);
     }
     for m in found {
         let mut captures: Vec<_> =
@@ -102,6 +102,46 @@ fn optional_nodes_and_groups_of_siblings_match_as_tree_sitters_do() {
     let rs = "#[get(\"/a\")]\nasync fn a() {}\n\n#[post(\"/b\")]\n#[x]\n#[y]\n#[z]\nasync fn b() {}\n#[put(\"/c\")]\n#[x]\nfn c() {}\n";
     let group = "((attribute_item (attribute (identifier) @m arguments: (token_tree . (string_literal) @p))) @r . (attribute_item)? . (attribute_item)? . (function_item) @h)";
     assert_eq!(matches(Lang::Rust, group, rs).len(), 2);
+}
+
+/// A caller's test of one capture ([`Only`]) leaves out exactly the matches it fails, in the patterns whose
+/// root's first capture it names and where the capture is no optional node's; it leaves the others alone.
+#[test]
+fn a_caller_s_test_on_a_capture_leaves_out_the_matches_it_fails() {
+    let py = "client.get('/a')\nrequests.get('/b')\nclient.post('/c', json=1)\nsession.put(url)\n";
+    let query = "(call function: (_ object: (_) @request.client attribute: (_) @request.method) arguments: (_ . (string)? @request.url)) @request\n\
+                 (call function: (_ object: (_) @request.client attribute: (_) @m)) @other\n\
+                 (call function: (_ object: (_)? @request.client attribute: (_) @m) arguments: (_ . (string) @request.url)) @request";
+    let own = Patterns::read(query, &grammar(Lang::Python)).expect("the matcher follows the query");
+    let index = |name: &str| own.capture_names().iter().position(|n| n == name).expect("a capture") as u32;
+    let holds = |_: Node<'_>, text: &[u8]| text != b"client";
+    let only = Only { root: index("request"), capture: index("request.client"), holds: &holds };
+    let tree = crate::testing::parse(&grammar(Lang::Python), py);
+    let (mut all, mut kept) = (Vec::new(), Vec::new());
+    let mut scratch = Default::default();
+    for node in crate::testing::every_node(&tree) {
+        own.matches_at(node, py.as_bytes(), None, &mut scratch, &mut all);
+        own.matches_at(node, py.as_bytes(), Some(&only), &mut scratch, &mut kept);
+    }
+    let briefs = |found: &[drsg_parsers::matcher::Match<'_>]| -> Vec<String> {
+        found
+            .iter()
+            .map(|m| {
+                let mut captures: Vec<_> =
+                    m.captures.iter().map(|&(c, n)| (own.capture_names()[c as usize].clone(), n)).collect();
+                brief(m.pattern, &mut captures, py)
+            })
+            .collect()
+    };
+    let (all, kept) = (briefs(&all), briefs(&kept));
+    // Of the first pattern, the two requests on `client` go; the second pattern's root is another capture,
+    // and in the third the client is optional: theirs stay.
+    let failed: Vec<&String> = all.iter().filter(|b| !kept.contains(b)).collect();
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    assert!(failed.iter().all(|b| b.starts_with("#0 ") && b.contains("@request.client=\"client\"")), "{failed:?}");
+    assert!(kept.iter().any(|b| b.starts_with("#1 ") && b.contains("@request.client=\"client\"")), "{kept:?}");
+    assert!(kept.iter().any(|b| b.starts_with("#2 ") && b.contains("@request.client=\"client\"")), "{kept:?}");
+    assert_eq!(all.len() - 2, kept.len());
 }
 
 /// What the matcher does not follow it says, and the plugin engine gives the query to tree-sitter.

@@ -13,10 +13,12 @@
 //! whose captures another match of the same pattern at the same node holds too left out (tree-sitter
 //! drops such a state while matching), then the predicates checked. Most start nodes match nothing, so
 //! what can be tested early is: a start node must hold one of the texts a predicate wants of a capture
-//! every match binds (`register_blueprint`) before its children are listed (each text searched once per
-//! node, however many patterns want it), and a predicate on a capture outside every optional node is checked
-//! as soon as the capture is bound. What matching lists and binds lives in a [`Scratch`] the caller keeps
-//! from node to node, so a start node costs no allocation.
+//! every match binds (`register_blueprint`) before its children are listed (each set of texts searched
+//! once per node, however many patterns want it), and so must the child the capture lies under (a decorated
+//! function's decorator, not its body); a predicate on a capture outside every optional node is checked as
+//! soon as the capture is bound, and so is the caller's own test of one capture ([`Only`]). What matching
+//! lists and binds lives in a [`Scratch`] the caller keeps from node to node, so a start node costs no
+//! allocation.
 
 mod read;
 
@@ -37,8 +39,8 @@ pub struct Unsupported(pub String);
 pub struct Patterns {
     names: Vec<String>,
     patterns: Vec<Pattern>,
-    /// The distinct texts of the patterns' [`Pattern::required`] sets.
-    needles: Vec<Finder<'static>>,
+    /// A searcher for each distinct set of texts the patterns require ([`Pattern::required`]).
+    sets: Vec<Searcher>,
     /// `(root kind, pattern)` sorted, when every pattern names its root's kinds ([`Patterns::roots`]).
     by_kind: Option<Vec<(u16, usize)>>,
 }
@@ -56,42 +58,74 @@ struct Pattern {
     group: bool,
     predicates: Vec<Predicate>,
     /// Texts of which the start node must hold one, per set: those a predicate wants of a capture every
-    /// match binds (`(#eq? @_m "register_blueprint")`), tested before any child is listed. Read as texts,
-    /// then made indices into [`Patterns::needles`].
-    required: Vec<Vec<Needle>>,
+    /// match binds (`(#eq? @_m "register_blueprint")`), tested before any child is listed.
+    required: Vec<Required>,
+    /// The captures of optional nodes (or below one).
+    optional: Vec<u32>,
 }
 
-/// A text a start node must hold: as read, then as its index among the query's distinct texts.
-enum Needle {
-    Text(Vec<u8>),
-    At(usize),
+/// A test of the caller's on one capture's nodes, checked as each is bound, in the patterns whose root's
+/// first capture is `root` and where `capture` is no optional node's: a match it fails is one the caller
+/// would drop (which names may be HTTP clients in a file), left out before the rest of it is matched.
+pub struct Only<'a> {
+    pub root: u32,
+    pub capture: u32,
+    pub holds: &'a dyn Fn(Node<'_>, &[u8]) -> bool,
+}
+
+/// A set of texts of which a start node must hold one, and where.
+struct Required {
+    /// The texts (emptied once the searcher is made), and the index of their searcher in [`Patterns::sets`].
+    texts: Vec<Vec<u8>>,
+    set: usize,
+    /// The root's child pattern under which the capture lies, when it does: then one of the start node's
+    /// children that may match that pattern must hold a text, not just the node (a decorated function's
+    /// decorators, not its body).
+    under: Option<usize>,
+}
+
+/// What finds whether a text holds one of a set of texts: a searcher for each.
+struct Searcher(Vec<Finder<'static>>);
+
+impl Searcher {
+    fn of(texts: &[Vec<u8>]) -> Searcher {
+        Searcher(texts.iter().map(|t| Finder::new(t).into_owned()).collect())
+    }
+
+    fn is_in(&self, text: &[u8]) -> bool {
+        self.0.iter().any(|finder| finder.find(text).is_some())
+    }
 }
 
 /// What [`Pattern::required`] holds for a pattern: the literal sets of its `eq?` and `any-of?` predicates on
 /// captures of steps every match takes (none optional, none in an alternation, on the way from the root).
-fn required_texts(step: &Step, predicates: &[Predicate]) -> Vec<Vec<Needle>> {
-    fn mandatory(step: &Step, out: &mut Vec<u32>) {
+fn required_texts(step: &Step, group: bool, predicates: &[Predicate]) -> Vec<Required> {
+    /// The captures of `step` and below, each with the root's child pattern it lies under.
+    fn mandatory(step: &Step, under: Option<usize>, out: &mut Vec<(u32, Option<usize>)>) {
         if step.optional {
             return;
         }
+        out.extend(step.captures.iter().map(|&c| (c, under)));
         if matches!(step.kind, Kind::Alternatives(_)) {
             // The alternation's own captures are bound whichever alternative matches.
-            out.extend(&step.captures);
             return;
         }
-        out.extend(&step.captures);
-        for child in &step.children {
-            mandatory(child, out);
+        for (k, child) in step.children.iter().enumerate() {
+            mandatory(child, under.or(Some(k)), out);
         }
     }
     let mut captures = Vec::new();
-    mandatory(step, &mut captures);
+    mandatory(step, None, &mut captures);
     predicates
         .iter()
-        .filter(|p| !p.negated && captures.contains(&p.capture))
-        .filter_map(|p| match &p.test {
-            Test::AnyOf(texts) => Some(texts.iter().map(|t| Needle::Text(t.clone())).collect()),
-            _ => None,
+        .filter(|p| !p.negated)
+        .filter_map(|p| {
+            let Test::AnyOf(texts) = &p.test else { return None };
+            let mut places = captures.iter().filter(|(c, _)| *c == p.capture).map(|&(_, under)| under);
+            let first = places.next()?;
+            // A capture bound in two places, or a group's, is looked for in the whole node.
+            let under = first.filter(|_| !group && places.all(|u| u == first));
+            Some(Required { texts: texts.clone(), set: 0, under })
         })
         .collect()
 }
@@ -163,8 +197,8 @@ impl Predicate {
 }
 
 /// Marks the predicates of a pattern whose root step is `step` that may be checked as soon as their capture
-/// is bound.
-fn mark_eager(step: &Step, predicates: &mut [Predicate]) {
+/// is bound; returns the captures of optional nodes.
+fn mark_eager(step: &Step, predicates: &mut [Predicate]) -> Vec<u32> {
     fn optional_captures(step: &Step, under_optional: bool, out: &mut Vec<u32>) {
         let under = under_optional || step.optional;
         if under {
@@ -183,6 +217,7 @@ fn mark_eager(step: &Step, predicates: &mut [Predicate]) {
     for p in predicates {
         p.eager = !matches!(p.test, Test::Same(_)) && !optional.contains(&p.capture);
     }
+    optional
 }
 
 enum Test {
@@ -237,18 +272,16 @@ impl Patterns {
         while let Some(p) = reader.pattern()? {
             patterns.push(p);
         }
-        // Each distinct required text once, so a node is searched for it once.
-        let mut texts: Vec<Vec<u8>> = Vec::new();
-        for needle in patterns.iter_mut().flat_map(|p| p.required.iter_mut().flatten()) {
-            if let Needle::Text(text) = needle {
-                let at = texts.iter().position(|t| t == text).unwrap_or_else(|| {
-                    texts.push(std::mem::take(text));
-                    texts.len() - 1
-                });
-                *needle = Needle::At(at);
-            }
+        // Each distinct set of required texts once, so a node is searched for it once.
+        let mut sets: Vec<Vec<Vec<u8>>> = Vec::new();
+        for required in patterns.iter_mut().flat_map(|p| p.required.iter_mut()) {
+            let texts = std::mem::take(&mut required.texts);
+            required.set = sets.iter().position(|s| *s == texts).unwrap_or_else(|| {
+                sets.push(texts);
+                sets.len() - 1
+            });
         }
-        let needles = texts.iter().map(|t| Finder::new(t).into_owned()).collect();
+        let sets = sets.iter().map(|texts| Searcher::of(texts)).collect();
         let mut by_kind = Vec::new();
         for (index, p) in patterns.iter().enumerate() {
             match &p.step.kind {
@@ -274,7 +307,7 @@ impl Patterns {
             by_kind.sort_unstable();
             by_kind
         });
-        Ok(Patterns { names: reader.names, patterns, needles, by_kind })
+        Ok(Patterns { names: reader.names, patterns, sets, by_kind })
     }
 
     pub fn capture_names(&self) -> &[String] {
@@ -294,20 +327,28 @@ impl Patterns {
     }
 
     /// The matches of the patterns that start at `node` (for a group: among its children), appended to
-    /// `out` pattern by pattern; `scratch` is working room, reused from one call to the next.
-    pub fn matches_at<'t>(&self, node: Node<'t>, source: &[u8], scratch: &mut Scratch<'t>, out: &mut Vec<Match<'t>>) {
+    /// `out` pattern by pattern, less those `only` fails; `scratch` is working room, reused from one call to
+    /// the next.
+    pub fn matches_at<'t>(
+        &self,
+        node: Node<'t>,
+        source: &[u8],
+        only: Option<&Only<'_>>,
+        scratch: &mut Scratch<'t>,
+        out: &mut Vec<Match<'t>>,
+    ) {
         let mut text: Option<&[u8]> = None;
-        // Per needle below 64: whether it was searched for, and found.
+        // Per set below 64: whether the node was searched for it, and holds it.
         let (mut searched, mut held) = (0u64, 0u64);
         let mut holds = |at: usize, text: &[u8]| match 1u64.checked_shl(at as u32) {
             Some(bit) => {
                 if searched & bit == 0 {
                     searched |= bit;
-                    held |= bit * u64::from(self.needles[at].find(text).is_some());
+                    held |= bit * u64::from(self.sets[at].is_in(text));
                 }
                 held & bit != 0
             }
-            None => self.needles[at].find(text).is_some(),
+            None => self.sets[at].is_in(text),
         };
         let kind = node.kind_id();
         scratch.listed.get_mut().clear();
@@ -325,12 +366,16 @@ impl Patterns {
             let pattern = &self.patterns[index];
             if !pattern.required.is_empty() {
                 let text = *text.get_or_insert_with(|| &source[node.byte_range()]);
-                let mut wanted = |n: &Needle| matches!(*n, Needle::At(at) if holds(at, text));
-                if !pattern.required.iter().all(|set| set.iter().any(&mut wanted)) {
+                if !pattern.required.iter().all(|r| holds(r.set, text)) {
                     continue;
                 }
             }
-            let matcher = Matcher { source, listed: &scratch.listed };
+            let only = only
+                .filter(|o| pattern.step.captures.first() == Some(&o.root) && !pattern.optional.contains(&o.capture));
+            let matcher = Matcher { source, listed: &scratch.listed, only };
+            if !pattern.required.iter().all(|r| matcher.held_below(pattern, r, node, &self.sets[r.set])) {
+                continue;
+            }
             let mut found: Vec<Bindings<'t>> = Vec::new();
             let bound = &mut scratch.bound;
             bound.clear();
@@ -375,6 +420,7 @@ impl Step {
 struct Matcher<'s, 't> {
     source: &'s [u8],
     listed: &'s RefCell<Listed<'t>>,
+    only: Option<&'s Only<'s>>,
 }
 
 /// What a complete match is handed to.
@@ -414,6 +460,20 @@ impl<'t> Matcher<'_, 't> {
             }
         }
         bound.truncate(mark);
+    }
+
+    /// Whether `set`'s texts lie where its capture would be: in one of `node`'s children that may match the
+    /// root's child pattern the capture is under (when it is under one; the node's own text was searched).
+    fn held_below(&self, pattern: &Pattern, set: &Required, node: Node<'t>, searcher: &Searcher) -> bool {
+        let Some(k) = set.under else { return true };
+        let step = &pattern.step.children[k];
+        let kids = self.kids(node);
+        let listed = self.listed.borrow();
+        (0..kids.1 as usize).any(|j| {
+            let (kid, field) = listed.kid(kids, j);
+            let text = &self.source[kid.byte_range()];
+            step.field.is_none_or(|f| field == Some(f)) && step.may_start_at(kid.kind_id()) && searcher.is_in(text)
+        })
     }
 
     /// The children of `node` with their fields, listed once.
@@ -477,6 +537,12 @@ impl<'t> Matcher<'_, 't> {
             bound.push((capture, node));
             let text = &self.source[node.byte_range()];
             if pattern.predicates.iter().any(|p| p.eager && p.capture == capture && !p.holds_of(text)) {
+                return false;
+            }
+            if let Some(only) = self.only
+                && only.capture == capture
+                && !(only.holds)(node, text)
+            {
                 return false;
             }
         }

@@ -126,9 +126,9 @@ impl<'a> Reader<'a> {
         if step.optional {
             return self.unsupported("a quantifier on a whole pattern");
         }
-        super::mark_eager(&step, &mut predicates);
-        let required = super::required_texts(&step, &predicates);
-        Ok(Some(Pattern { step, group, predicates, required }))
+        let optional = super::mark_eager(&step, &mut predicates);
+        let required = super::required_texts(&step, group, &predicates);
+        Ok(Some(Pattern { step, group, predicates, required, optional }))
     }
 
     /// One node pattern with its quantifier and captures.

@@ -38,7 +38,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor};
 
 use crate::facts::{Family, Lang};
-use crate::matcher::{Patterns, Scratch};
+use crate::matcher::{Only, Patterns, Scratch};
 pub use fact::{Handler, PathPart, WireFact, WireKind};
 pub use paths::path_parts;
 use paths::{merge_text, methods};
@@ -192,6 +192,9 @@ struct Compiled {
     roots: Option<Vec<u16>>,
     /// Whether the query binds clients (a `@client` capture).
     makes_clients: bool,
+    /// For drsg's matcher, the capture indices of `@request` and `@request.client`, when the query has both:
+    /// a request on a name that cannot be a client is left out while it is matched.
+    requests_on: Option<(u32, u32)>,
 }
 
 /// What runs a query: drsg's own matcher for a built-in query it follows (no compilation), tree-sitter's
@@ -258,8 +261,11 @@ impl Extractor {
         if own && let Ok(patterns) = Patterns::read(text, &grammar) {
             vocabulary(&mut patterns.capture_names().iter().map(String::as_str))?;
             let roots = if whole_tree { None } else { patterns.roots() };
-            let makes_clients = patterns.capture_names().iter().any(|n| n == "client");
-            return Ok(Compiled { engine: Engine::Own(patterns), roots, makes_clients });
+            let names = patterns.capture_names();
+            let makes_clients = names.iter().any(|n| n == "client");
+            let index = |name: &str| names.iter().position(|n| n == name).map(|i| i as u32);
+            let requests_on = index("request").zip(index("request.client"));
+            return Ok(Compiled { engine: Engine::Own(patterns), roots, makes_clients, requests_on });
         }
         let query = Query::new(&grammar, text).map_err(|e| PluginError {
             file: file.clone(),
@@ -269,7 +275,7 @@ impl Extractor {
         vocabulary(&mut query.capture_names().iter().copied())?;
         let roots = if whole_tree { None } else { roots(&query, text, &grammar) };
         let makes_clients = query.capture_names().contains(&"client");
-        Ok(Compiled { engine: Engine::TreeSitter(query), roots, makes_clients })
+        Ok(Compiled { engine: Engine::TreeSitter(query), roots, makes_clients, requests_on: None })
     }
 
     /// Whether drsg's own matcher runs the `i`th query for `lang` (a built-in query it follows).
@@ -338,7 +344,16 @@ impl Extractor {
             Engine::Own(patterns) => {
                 let names = patterns.capture_names();
                 let mut matches = Vec::new();
-                patterns.matches_at(node, source.as_bytes(), scratch, &mut matches);
+                // What `collect` asks of a request's client, asked as the client is bound.
+                let holds = |client: Node<'_>, text: &[u8]| {
+                    may_be_a_client(client, std::str::from_utf8(text).unwrap_or_default(), clients)
+                };
+                let only = compiled.requests_on.filter(|_| !clients.bound).map(|(root, capture)| Only {
+                    root,
+                    capture,
+                    holds: &holds,
+                });
+                patterns.matches_at(node, source.as_bytes(), only.as_ref(), scratch, &mut matches);
                 for m in matches {
                     let captures = m.captures.iter().map(|&(c, n)| (names[c as usize].as_str(), n));
                     self.collect(captures, source, clients, out);
@@ -372,8 +387,7 @@ impl Extractor {
         // A request on a name that cannot be a client is left out below: its fact is not made.
         if by_name.iter().find(|(n, _)| is_root(n)).is_some_and(|(n, _)| *n == "request")
             && let Some((_, client)) = by_name.iter().find(|(n, _)| *n == "request.client")
-            && !matches!(client.kind(), "call_expression" | "call" | "new_expression")
-            && !clients.may_be(&source[client.byte_range()])
+            && !may_be_a_client(*client, &source[client.byte_range()], clients)
         {
             return;
         }
@@ -569,6 +583,12 @@ fn roots(query: &Query, text: &str, grammar: &tree_sitter::Language) -> Option<V
 }
 
 /// Whether a capture names what a match declares (`@route`), not a part of it (`@route.path`) or a helper.
+/// Whether a request's client node (its text `text`) may be an HTTP client in the file: a call making one,
+/// or a name [`Clients::may_be`] keeps.
+fn may_be_a_client(client: Node<'_>, text: &str, clients: &Clients<'_>) -> bool {
+    matches!(client.kind(), "call_expression" | "call" | "new_expression") || clients.may_be(text)
+}
+
 fn is_root(name: &str) -> bool {
     !name.contains('.') && !name.starts_with('_')
 }

@@ -44,7 +44,7 @@ pub struct Run<'e> {
 pub(super) struct Clients<'a> {
     lang: Lang,
     imports: &'a [Import],
-    bound: bool,
+    pub(super) bound: bool,
 }
 
 impl Clients<'_> {
