@@ -23,7 +23,7 @@ for d in "$corpora"/*/*; do
   n=$(basename "$d")
   if [ "${PLUGIN_COST:-time}" = instructions ]; then
     on=$(count index "$d"); off=$(count --config "$w/off.toml" index "$d")
-    awk -v n="$n" -v a="$on" -v b="$off" 'BEGIN { printf "%s on %d off %d ratio %.4f\n", n, a, b, a / b }'
+    awk -v n="$n" -v a="$on" -v b="$off" 'BEGIN { printf "%s on %.0f off %.0f ratio %.4f\n", n, a, b, a / b }'
     continue
   fi
   out=$(python3 "$here/pairs.py" -n "$runs" \

@@ -22,7 +22,9 @@
 //! a 10-file change on that repository, cold and with a database at the head; `false_complete.py`
 //! samples uniquely named functions of a tree and checks every caller list `context` calls complete
 //! against the calls in the source. `export-same.sh` indexes every corpus with two builds and
-//! compares their sorted exports, for changes that must change no output.
+//! compares their sorted exports, for changes that must change no output. `plugin-cost.sh` measures
+//! what the declarative plugins add to `drsg index` of each corpus (one binary, plugins on and off), in
+//! time with `pairs.py` (two commands run in turn, medians of the pairs' ratios) or in instructions.
 //!
 //! Accuracy: `accuracy/rust.sh` compares drsg's Rust call bindings with rust-analyzer's SCIP index
 //! (`compare_rust.py`: recall and precision at the call sites rust-analyzer binds to the tree),
