@@ -11,15 +11,21 @@ pub fn normalise(path: &str) -> String {
             break;
         }
     }
-    // The query and fragment go; `{?}` (a part not known) and a regular expression's `(?P<x>…)` are no query.
+    // The query and fragment go; `{?}` (a part not known), `{*?}` (a catch-all) and a regular expression's
+    // `(?P<x>…)` are no query.
     let cut = rest
         .char_indices()
-        .find(|&(i, c)| c == '#' || (c == '?' && !rest[..i].ends_with(['{', '('])))
+        .find(|&(i, c)| c == '#' || (c == '?' && !rest[..i].ends_with(['{', '(']) && !rest[..i].ends_with("{*")))
         .map_or(rest.len(), |(i, _)| i);
     // A regular expression's anchors (Django's `re_path(r"^users/$")`) go.
     let rest = rest[..cut].trim_start_matches('^').trim_end_matches('$');
     let mut out = String::with_capacity(rest.len() + 1);
     for s in rest.split('/') {
+        if let Some(all) = catch_all(s) {
+            out.push('/');
+            out.push_str(all);
+            continue;
+        }
         let param = s.starts_with(':')
             || (s.starts_with('{') && s.ends_with('}') && s != "{?}")
             || (s.starts_with('<') && s.ends_with('>'))
@@ -37,21 +43,54 @@ pub fn normalise(path: &str) -> String {
     out
 }
 
-/// Whether a request's path is a route's: equal segment by segment, a `{}` on either side matching any.
-pub fn same_path(route: &str, request: &str) -> bool {
-    let (a, b): (Vec<&str>, Vec<&str>) = (route.split('/').collect(), request.split('/').collect());
-    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| x == y || *x == "{}" || *y == "{}")
+/// A segment that takes the rest of the path, as its normal form: `{*}` for one or more segments (Next.js's
+/// `[...slug]`, Flask's and Django's `<path:p>`, FastAPI's `{p:path}`, Express's and Hono's `*`, Express 5's
+/// `*splat`),
+/// `{*?}` for none or more (Next.js's `[[...slug]]`).
+fn catch_all(segment: &str) -> Option<&'static str> {
+    let s = segment;
+    if s.starts_with("[[...") && s.ends_with("]]") {
+        return Some("{*?}");
+    }
+    let star = s.strip_prefix('*').is_some_and(|name| name.chars().all(|c| c.is_alphanumeric() || c == '_'));
+    let all = star
+        || s == "{*}"
+        || (s.starts_with("[...") && s.ends_with(']'))
+        || (s.starts_with("<path:") && s.ends_with('>'))
+        || (s.starts_with('{') && s.ends_with(":path}"));
+    if s == "{*?}" { Some("{*?}") } else { all.then_some("{*}") }
 }
 
-/// How well a route fits a request that [`same_path`] pairs them, lower first: a route that takes a
-/// parameter where the request has one (`/articles/{}` for `/articles/${slug}`) before one that needs a
-/// literal there (`/articles/feed`), then the route with fewer parameters; `None` when they do not pair.
-pub fn fit(route: &str, request: &str) -> Option<(usize, usize)> {
+/// Whether a request's path is a route's: equal segment by segment, a `{}` on either side matching any,
+/// and a route's catch-all (`{*}`, `{*?}`) the segments between what comes before and after it. A catch-all
+/// with no literal segment before it (`app.get('*', …)`, a single-page app's fallback) pairs with nothing:
+/// it would take every request the tree's API serves elsewhere.
+pub fn same_path(route: &str, request: &str) -> bool {
+    let (a, b): (Vec<&str>, Vec<&str>) = (route.split('/').collect(), request.split('/').collect());
+    let same = |(x, y): (&&str, &&str)| x == y || *x == "{}" || *y == "{}";
+    match a.iter().position(|s| *s == "{*}" || *s == "{*?}") {
+        None => a.len() == b.len() && a.iter().zip(&b).all(same),
+        Some(k) => {
+            let (before, after) = (&a[..k], &a[k + 1..]);
+            let least = before.len() + after.len() + usize::from(a[k] == "{*}");
+            before.iter().any(|s| !s.is_empty() && !s.starts_with('{'))
+                && b.len() >= least
+                && before.iter().zip(&b).all(same)
+                && after.iter().rev().zip(b.iter().rev()).all(same)
+        }
+    }
+}
+
+/// How well a route fits a request that [`same_path`] pairs them, lower first: a route without a catch-all
+/// before one with, then a route that takes a parameter where the request has one (`/articles/{}` for
+/// `/articles/${slug}`) before one that needs a literal there (`/articles/feed`), then the route with fewer
+/// parameters; `None` when they do not pair.
+pub fn fit(route: &str, request: &str) -> Option<(bool, usize, usize)> {
     if !same_path(route, request) {
         return None;
     }
     let guessed = route.split('/').zip(request.split('/')).filter(|(r, q)| *q == "{}" && *r != "{}").count();
-    Some((guessed, route.matches("{}").count()))
+    Some((route.contains("{*"), guessed, route.matches("{}").count()))
 }
 
 #[cfg(test)]
@@ -71,5 +110,26 @@ mod tests {
         assert!(!same_path("/users/{}", "/users/42/posts"));
         assert!(fit("/articles/{}", "/articles/{}") < fit("/articles/feed", "/articles/{}"));
         assert!(fit("/articles/feed", "/articles/feed") < fit("/articles/{}", "/articles/feed"));
+    }
+
+    #[test]
+    fn a_catch_all_takes_the_rest_of_the_path() {
+        assert_eq!(normalise("/docs/[...slug]"), "/docs/{*}");
+        assert_eq!(normalise("/docs/[[...slug]]"), "/docs/{*?}");
+        assert_eq!(normalise("/files/<path:name>/raw"), "/files/{*}/raw");
+        assert_eq!(normalise("/files/{file_path:path}"), "/files/{*}");
+        assert_eq!(normalise("/static/*"), "/static/{*}");
+        assert_eq!(normalise("/static/*splat"), "/static/{*}");
+        assert_eq!(normalise("/static/*.js"), "/static/*.js");
+        assert_eq!(normalise(&normalise("/docs/[[...slug]]")), "/docs/{*?}");
+        // One or more segments, or none or more; what follows the catch-all must follow it.
+        assert!(same_path("/docs/{*}", "/docs/a") && same_path("/docs/{*}", "/docs/a/b/{}"));
+        assert!(!same_path("/docs/{*}", "/docs") && !same_path("/docs/{*}", "/blog/a"));
+        assert!(same_path("/docs/{*?}", "/docs") && same_path("/docs/{*?}", "/docs/a/b"));
+        assert!(same_path("/files/{*}/raw", "/files/a/b/raw") && !same_path("/files/{*}/raw", "/files/a/b"));
+        // A fallback at the root pairs with nothing, and a route without a catch-all fits first.
+        assert!(!same_path("/{*}", "/api/users") && !same_path("/{}/{*}", "/api/users"));
+        assert!(fit("/docs/{}", "/docs/a") < fit("/docs/{*}", "/docs/a"));
+        assert!(fit("/docs/{*}", "/docs/a/b").is_some() && fit("/docs/{}", "/docs/a/b").is_none());
     }
 }

@@ -149,6 +149,47 @@ fn next_route_files_serve_their_folders_paths() {
 }
 
 #[test]
+fn catch_all_routes_take_the_rest_of_the_path_and_a_fallback_at_the_root_takes_nothing() {
+    let (serves, requests) = wiring(concat!(
+        "//- /web/app/api/docs/[...slug]/route.ts\nexport async function GET() { return Response.json({}); }\n",
+        "//- /web/app/api/docs/intro/route.ts\nexport async function GET() { return Response.json({}); }\n",
+        "//- /web/app/api/files/[[...path]]/route.ts\nexport async function GET() { return Response.json({}); }\n",
+        "//- /web/server.js\nconst express = require('express');\nconst app = express();\n",
+        "app.get('/static/*', assets);\napp.get('*', fallback);\nfunction assets() {}\nfunction fallback() {}\n",
+        "//- /api/app.py\nfrom flask import Flask\n\napp = Flask(__name__)\n\n\n@app.get(\"/raw/<path:name>/meta\")\n",
+        "def raw(name):\n    pass\n",
+        "//- /web/client.ts\nexport function docs() { return fetch('/api/docs/guide/install'); }\n",
+        "export function intro() { return fetch('/api/docs/intro'); }\n",
+        "export function files() { return fetch('/api/files'); }\n",
+        "export function asset() { return fetch('/static/js/app.js'); }\n",
+        "export function meta(p: string) { return fetch(`/raw/${p}/deep/meta`); }\n",
+        "export function missing() { return fetch('/api/nothing'); }\n",
+    ));
+    assert_eq!(
+        serves,
+        [
+            "GET /api/docs/intro -> repo/web/app/api/docs/intro/route.GET",
+            "GET /api/docs/{*} -> repo/web/app/api/docs/[...slug]/route.GET",
+            "GET /api/files/{*?} -> repo/web/app/api/files/[[...path]]/route.GET",
+            "GET /raw/{*}/meta -> app.raw",
+            "GET /static/{*} -> repo/web/server.assets",
+            "GET /{*} -> repo/web/server.fallback",
+        ]
+    );
+    assert_eq!(
+        requests,
+        [
+            "repo/web/client.asset -> GET /static/{*}",
+            "repo/web/client.docs -> GET /api/docs/{*}",
+            "repo/web/client.files -> GET /api/files/{*?}",
+            "repo/web/client.intro -> GET /api/docs/intro",
+            "repo/web/client.meta -> GET /raw/{*}/meta",
+            "repo/web/client.missing -> request:GET /api/nothing",
+        ]
+    );
+}
+
+#[test]
 fn django_urlconfs_with_includes_and_regular_expressions() {
     let (serves, _) = wiring(concat!(
         "//- /mysite/__init__.py\n",

@@ -156,7 +156,10 @@ impl FileRoutes {
                 continue;
             }
             out.push(PathPart::Text("/".to_owned()));
-            if s.starts_with('[') && s.ends_with(']') {
+            if s.starts_with("[...") || s.starts_with("[[...") {
+                // A catch-all, kept as written for the path's normal form to read.
+                out.push(PathPart::Text(s.to_owned()));
+            } else if s.starts_with('[') && s.ends_with(']') {
                 out.push(PathPart::Param);
             } else {
                 out.push(PathPart::Text(s.to_owned()));
