@@ -45,8 +45,7 @@ pub fn normalise(path: &str) -> String {
 
 /// A segment that takes the rest of the path, as its normal form: `{*}` for one or more segments (Next.js's
 /// `[...slug]`, Flask's and Django's `<path:p>`, FastAPI's `{p:path}`, Express's and Hono's `*`, Express 5's
-/// `*splat`),
-/// `{*?}` for none or more (Next.js's `[[...slug]]`).
+/// `*splat`), `{*?}` for none or more (Next.js's `[[...slug]]`).
 fn catch_all(segment: &str) -> Option<&'static str> {
     let s = segment;
     if s.starts_with("[[...") && s.ends_with("]]") {
