@@ -1,6 +1,8 @@
 //! Route and request paths as the route layer writes them (`route:GET /v1/users/{}`), so that the
 //! indexer that writes them and the verbs that match them read paths alike.
 
+use std::cmp::Reverse;
+
 /// `https://api.acme.io/v1/users/:id/?q=1` → `/v1/users/{}`: scheme, host, query and fragment dropped,
 /// parameters (`:id`, `{id}`, `<int:id>`, `[id]`) as `{}`, doubled and trailing slashes dropped.
 pub fn normalise(path: &str) -> String {
@@ -61,35 +63,51 @@ fn catch_all(segment: &str) -> Option<&'static str> {
 }
 
 /// Whether a request's path is a route's: equal segment by segment, a `{}` on either side matching any,
-/// and a route's catch-all (`{*}`, `{*?}`) the segments between what comes before and after it. A catch-all
-/// with no literal segment before it (`app.get('*', …)`, a single-page app's fallback) pairs with nothing:
-/// it would take every request the tree's API serves elsewhere.
+/// and each of a route's catch-alls (`{*}`, `{*?}`) as many segments as it takes. A route whose first
+/// catch-all has no literal segment before it (`app.get('*', …)`, a single-page app's fallback) pairs with
+/// nothing: it would take every request the tree's API serves elsewhere.
 pub fn same_path(route: &str, request: &str) -> bool {
     let (a, b): (Vec<&str>, Vec<&str>) = (route.split('/').collect(), request.split('/').collect());
-    let same = |(x, y): (&&str, &&str)| x == y || *x == "{}" || *y == "{}";
-    match a.iter().position(|s| *s == "{*}" || *s == "{*?}") {
-        None => a.len() == b.len() && a.iter().zip(&b).all(same),
-        Some(k) => {
-            let (before, after) = (&a[..k], &a[k + 1..]);
-            let least = before.len() + after.len() + usize::from(a[k] == "{*}");
-            before.iter().any(|s| !s.is_empty() && !s.starts_with('{'))
-                && b.len() >= least
-                && before.iter().zip(&b).all(same)
-                && after.iter().rev().zip(b.iter().rev()).all(same)
+    if let Some(k) = a.iter().position(|s| is_catch_all(s))
+        && !a[..k].iter().any(|s| !s.is_empty() && !s.starts_with('{'))
+    {
+        return false;
+    }
+    segments_pair(&a, &b)
+}
+
+fn is_catch_all(segment: &str) -> bool {
+    segment == "{*}" || segment == "{*?}"
+}
+
+/// Whether route segments `a` take request segments `b`, all of them.
+fn segments_pair(a: &[&str], b: &[&str]) -> bool {
+    match a.split_first() {
+        None => b.is_empty(),
+        Some((&all, rest)) if is_catch_all(all) => {
+            let least = usize::from(all == "{*}");
+            (least..=b.len()).any(|taken| segments_pair(rest, &b[taken..]))
         }
+        Some((x, rest)) => b
+            .split_first()
+            .is_some_and(|(y, others)| (x == y || *x == "{}" || *y == "{}") && segments_pair(rest, others)),
     }
 }
 
 /// How well a route fits a request that [`same_path`] pairs them, lower first: a route without a catch-all
-/// before one with, then a route that takes a parameter where the request has one (`/articles/{}` for
+/// before one with, and of those with one, the route with more segments of its own (`/api/docs/{*}` before
+/// `/api/{*}`); then a route that takes a parameter where the request has one (`/articles/{}` for
 /// `/articles/${slug}`) before one that needs a literal there (`/articles/feed`), then the route with fewer
 /// parameters; `None` when they do not pair.
-pub fn fit(route: &str, request: &str) -> Option<(bool, usize, usize)> {
+pub fn fit(route: &str, request: &str) -> Option<(bool, Reverse<usize>, usize, usize)> {
     if !same_path(route, request) {
         return None;
     }
-    let guessed = route.split('/').zip(request.split('/')).filter(|(r, q)| *q == "{}" && *r != "{}").count();
-    Some((route.contains("{*"), guessed, route.matches("{}").count()))
+    let own = route.split('/').filter(|s| !is_catch_all(s)).count();
+    // Segments compared in place: up to the first catch-all.
+    let before = route.split('/').take_while(|s| !is_catch_all(s));
+    let guessed = before.zip(request.split('/')).filter(|(r, q)| *q == "{}" && *r != "{}").count();
+    Some((route.contains("{*"), Reverse(own), guessed, route.matches("{}").count()))
 }
 
 #[cfg(test)]
@@ -130,5 +148,10 @@ mod tests {
         assert!(!same_path("/{*}", "/api/users") && !same_path("/{}/{*}", "/api/users"));
         assert!(fit("/docs/{}", "/docs/a") < fit("/docs/{*}", "/docs/a"));
         assert!(fit("/docs/{*}", "/docs/a/b").is_some() && fit("/docs/{}", "/docs/a/b").is_none());
+        // Of two catch-alls, the route with more of its own segments; two catch-alls in one route.
+        assert!(fit("/api/{}/x/{*}", "/api/u/x/y") < fit("/api/{*}", "/api/u/x/y"));
+        assert!(fit("/api/docs/{*}", "/api/docs/a") < fit("/api/{*}", "/api/docs/a"));
+        assert!(same_path("/a/{*}/b/{*}", "/a/p/b/q") && same_path("/a/{*}/b/{*?}", "/a/p/q/b"));
+        assert!(!same_path("/a/{*}/b/{*}", "/a/p/b"));
     }
 }

@@ -111,7 +111,8 @@ fn a_caller_s_test_on_a_capture_leaves_out_the_matches_it_fails() {
     let py = "client.get('/a')\nrequests.get('/b')\nclient.post('/c', json=1)\nsession.put(url)\n";
     let query = "(call function: (_ object: (_) @request.client attribute: (_) @request.method) arguments: (_ . (string)? @request.url)) @request\n\
                  (call function: (_ object: (_) @request.client attribute: (_) @m)) @other\n\
-                 (call function: (_ object: (_)? @request.client attribute: (_) @m) arguments: (_ . (string) @request.url)) @request";
+                 (call function: (_ object: (_)? @request.client attribute: (_) @m) arguments: (_ . (string) @request.url)) @request\n\
+                 (call function: [(attribute object: (_) @request.client) (identifier)]) @request";
     let own = Patterns::read(query, &grammar(Lang::Python)).expect("the matcher follows the query");
     let index = |name: &str| own.capture_names().iter().position(|n| n == name).expect("a capture") as u32;
     let holds = |_: Node<'_>, text: &[u8]| text != b"client";
@@ -135,12 +136,13 @@ fn a_caller_s_test_on_a_capture_leaves_out_the_matches_it_fails() {
     };
     let (all, kept) = (briefs(&all), briefs(&kept));
     // Of the first pattern, the two requests on `client` go; the second pattern's root is another capture,
-    // and in the third the client is optional: theirs stay.
+    // in the third the client is optional and in the fourth in an alternation: theirs stay.
     let failed: Vec<&String> = all.iter().filter(|b| !kept.contains(b)).collect();
     assert_eq!(failed.len(), 2, "{failed:?}");
     assert!(failed.iter().all(|b| b.starts_with("#0 ") && b.contains("@request.client=\"client\"")), "{failed:?}");
     assert!(kept.iter().any(|b| b.starts_with("#1 ") && b.contains("@request.client=\"client\"")), "{kept:?}");
     assert!(kept.iter().any(|b| b.starts_with("#2 ") && b.contains("@request.client=\"client\"")), "{kept:?}");
+    assert!(kept.iter().any(|b| b.starts_with("#3 ") && b.contains("@request.client=\"client\"")), "{kept:?}");
     assert_eq!(all.len() - 2, kept.len());
 }
 

@@ -154,6 +154,7 @@ fn catch_all_routes_take_the_rest_of_the_path_and_a_fallback_at_the_root_takes_n
         "//- /web/app/api/docs/[...slug]/route.ts\nexport async function GET() { return Response.json({}); }\n",
         "//- /web/app/api/docs/intro/route.ts\nexport async function GET() { return Response.json({}); }\n",
         "//- /web/app/api/files/[[...path]]/route.ts\nexport async function GET() { return Response.json({}); }\n",
+        "//- /web/pages/api/blog/[...slug].ts\nexport default function handler(req, res) { res.json({}); }\n",
         "//- /web/server.js\nconst express = require('express');\nconst app = express();\n",
         "app.get('/static/*', assets);\napp.get('*', fallback);\nfunction assets() {}\nfunction fallback() {}\n",
         "//- /api/app.py\nfrom flask import Flask\n\napp = Flask(__name__)\n\n\n@app.get(\"/raw/<path:name>/meta\")\n",
@@ -164,10 +165,12 @@ fn catch_all_routes_take_the_rest_of_the_path_and_a_fallback_at_the_root_takes_n
         "export function asset() { return fetch('/static/js/app.js'); }\n",
         "export function meta(p: string) { return fetch(`/raw/${p}/deep/meta`); }\n",
         "export function missing() { return fetch('/api/nothing'); }\n",
+        "export function post() { return fetch('/api/blog/2024/hello'); }\n",
     ));
     assert_eq!(
         serves,
         [
+            "ANY /api/blog/{*} -> repo/web/pages/api/blog/[...slug].handler",
             "GET /api/docs/intro -> repo/web/app/api/docs/intro/route.GET",
             "GET /api/docs/{*} -> repo/web/app/api/docs/[...slug]/route.GET",
             "GET /api/files/{*?} -> repo/web/app/api/files/[[...path]]/route.GET",
@@ -185,6 +188,7 @@ fn catch_all_routes_take_the_rest_of_the_path_and_a_fallback_at_the_root_takes_n
             "repo/web/client.intro -> GET /api/docs/intro",
             "repo/web/client.meta -> GET /raw/{*}/meta",
             "repo/web/client.missing -> request:GET /api/nothing",
+            "repo/web/client.post -> ANY /api/blog/{*}",
         ]
     );
 }

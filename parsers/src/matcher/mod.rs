@@ -60,13 +60,16 @@ struct Pattern {
     /// Texts of which the start node must hold one, per set: those a predicate wants of a capture every
     /// match binds (`(#eq? @_m "register_blueprint")`), tested before any child is listed.
     required: Vec<Required>,
-    /// The captures of optional nodes (or below one).
-    optional: Vec<u32>,
+    /// The captures a match binds exactly once, at one step outside every optional node and alternation
+    /// (none when the root is an alternation): those an [`Only`] may test as they are bound.
+    single: Vec<u32>,
 }
 
-/// A test of the caller's on one capture's nodes, checked as each is bound, in the patterns whose root's
-/// first capture is `root` and where `capture` is no optional node's: a match it fails is one the caller
-/// would drop (which names may be HTTP clients in a file), left out before the rest of it is matched.
+/// A test of the caller's on one capture's node, checked as it is bound, in the patterns whose root's first
+/// capture is `root` and that bind `capture` exactly once, outside every optional node and alternation
+/// ([`Pattern::single`]): a match it fails is one the caller would drop (which names may be HTTP clients in
+/// a file), left out before the rest of it is matched. In other patterns leaving a match out early could
+/// change which of two matches is the fuller one, so the caller's own later check stands alone.
 pub struct Only<'a> {
     pub root: u32,
     pub capture: u32,
@@ -197,7 +200,8 @@ impl Predicate {
 }
 
 /// Marks the predicates of a pattern whose root step is `step` that may be checked as soon as their capture
-/// is bound; returns the captures of optional nodes.
+/// is bound; returns the captures bound once, at one step outside optional nodes and alternations
+/// ([`Pattern::single`]).
 fn mark_eager(step: &Step, predicates: &mut [Predicate]) -> Vec<u32> {
     fn optional_captures(step: &Step, under_optional: bool, out: &mut Vec<u32>) {
         let under = under_optional || step.optional;
@@ -217,7 +221,25 @@ fn mark_eager(step: &Step, predicates: &mut [Predicate]) -> Vec<u32> {
     for p in predicates {
         p.eager = !matches!(p.test, Test::Same(_)) && !optional.contains(&p.capture);
     }
-    optional
+    /// Every capture of `step` and below, with whether it lies in an alternation.
+    fn all_captures(step: &Step, in_alternation: bool, out: &mut Vec<(u32, bool)>) {
+        out.extend(step.captures.iter().map(|&c| (c, in_alternation)));
+        for child in &step.children {
+            all_captures(child, in_alternation, out);
+        }
+        if let Kind::Alternatives(alternatives) = &step.kind {
+            for a in alternatives {
+                all_captures(a, true, out);
+            }
+        }
+    }
+    if matches!(step.kind, Kind::Alternatives(_)) {
+        return Vec::new();
+    }
+    let mut all = Vec::new();
+    all_captures(step, false, &mut all);
+    let once = |c: u32| all.iter().filter(|(d, _)| *d == c).count() == 1;
+    all.iter().filter(|&&(c, inside)| !inside && !optional.contains(&c) && once(c)).map(|&(c, _)| c).collect()
 }
 
 enum Test {
@@ -283,6 +305,7 @@ impl Patterns {
         }
         let sets = sets.iter().map(|texts| Searcher::of(texts)).collect();
         let mut by_kind = Vec::new();
+        let mut rooted = 0;
         for (index, p) in patterns.iter().enumerate() {
             match &p.step.kind {
                 _ if p.group => break,
@@ -302,8 +325,9 @@ impl Patterns {
                 }
                 _ => break,
             }
+            rooted += 1;
         }
-        let by_kind = (by_kind.last().map(|&(_, i)| i + 1) == Some(patterns.len())).then(|| {
+        let by_kind = (rooted == patterns.len()).then(|| {
             by_kind.sort_unstable();
             by_kind
         });
@@ -370,8 +394,8 @@ impl Patterns {
                     continue;
                 }
             }
-            let only = only
-                .filter(|o| pattern.step.captures.first() == Some(&o.root) && !pattern.optional.contains(&o.capture));
+            let only =
+                only.filter(|o| pattern.step.captures.first() == Some(&o.root) && pattern.single.contains(&o.capture));
             let matcher = Matcher { source, listed: &scratch.listed, only };
             if !pattern.required.iter().all(|r| matcher.held_below(pattern, r, node, &self.sets[r.set])) {
                 continue;

@@ -126,9 +126,9 @@ impl<'a> Reader<'a> {
         if step.optional {
             return self.unsupported("a quantifier on a whole pattern");
         }
-        let optional = super::mark_eager(&step, &mut predicates);
+        let single = super::mark_eager(&step, &mut predicates);
         let required = super::required_texts(&step, group, &predicates);
-        Ok(Some(Pattern { step, group, predicates, required, optional }))
+        Ok(Some(Pattern { step, group, predicates, required, single }))
     }
 
     /// One node pattern with its quantifier and captures.

@@ -136,7 +136,8 @@ impl FileRoutes {
     pub fn path_of(self, path: &str) -> Option<Vec<PathPart>> {
         let FileRoutes::Next = self;
         let (dirs, file) = path.rsplit_once('/').unwrap_or(("", path));
-        let stem = file.split('.').next().unwrap_or(file);
+        // `[...slug].ts` is the stem `[...slug]`: only the extension goes.
+        let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
         let all: Vec<&str> = dirs.split('/').filter(|s| !s.is_empty()).collect();
         // The app's folder may sit anywhere in the tree (`web/src/app/…`): the last `app` or `pages/api`.
         let segments: Vec<&str> = if stem == "route" {
