@@ -67,7 +67,7 @@ struct Pattern {
 
 /// A test of the caller's on one capture's node, checked as it is bound, in the patterns whose root's first
 /// capture is `root` and that bind `capture` exactly once, outside every optional node and alternation
-/// ([`Pattern::single`]): a match it fails is one the caller would drop (which names may be HTTP clients in
+/// (`Pattern::single`): a match it fails is one the caller would drop (which names may be HTTP clients in
 /// a file), left out before the rest of it is matched. In other patterns leaving a match out early could
 /// change which of two matches is the fuller one, so the caller's own later check stands alone.
 pub struct Only<'a> {
