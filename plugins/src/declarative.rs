@@ -17,6 +17,9 @@
 //!
 //! [queries."methods.scm"]           # one query file's own triggers, on top of the plugin's
 //! triggers = [".get(", ".post("]
+//!
+//! [queries."items.scm"]             # text appended to the path of each route the file declares
+//! suffix = "/{pk}"
 //! ```
 
 use drsg_parsers::Lang;
@@ -53,6 +56,7 @@ pub fn builtin_extractors() -> Vec<Extractor> {
         plugin!("nestjs", ["routes.scm"]),
         plugin!("nextjs", ["routes.scm"]),
         plugin!("django", ["routes.scm"]),
+        plugin!("drf", ["routes.scm", "items.scm"]),
         plugin!("axum", ["routes.scm"]),
         plugin!("actix-web", ["routes.scm", "attributes.scm"]),
         plugin!("http-clients-rs", ["requests.scm"]),
@@ -133,22 +137,35 @@ fn manifest(files: &PluginFiles) -> Result<Manifest, PluginError> {
         }
     };
     let mut query_triggers = Vec::new();
+    let mut query_suffixes = Vec::new();
     if let Some(queries) = table.get("queries") {
-        let bad = || error(line_of("[queries"), "`queries` is a table of query files, each with `triggers`".to_owned());
+        let bad = || {
+            let what = "`queries` is a table of query files, each with `triggers` (strings) or a `suffix` (a string)";
+            error(line_of("[queries"), what.to_owned())
+        };
         for (file, entry) in queries.as_table().ok_or_else(bad)? {
             if !files.queries.iter().any(|(q, _)| q.rsplit('/').next() == Some(file.as_str())) {
                 return Err(error(line_of(&format!("[queries.\"{file}")), format!("no query file `{file}`")));
             }
-            let triggers = entry
-                .get("triggers")
-                .and_then(|t| t.as_array())
-                .and_then(|a| a.iter().map(|s| s.as_str().map(str::to_owned)).collect::<Option<Vec<_>>>())
-                .ok_or_else(bad)?;
-            query_triggers.push((file.clone(), triggers));
+            let entry = entry.as_table().ok_or_else(bad)?;
+            if entry.keys().any(|k| k != "triggers" && k != "suffix") || entry.is_empty() {
+                return Err(bad());
+            }
+            if let Some(triggers) = entry.get("triggers") {
+                let triggers = triggers
+                    .as_array()
+                    .and_then(|a| a.iter().map(|s| s.as_str().map(str::to_owned)).collect::<Option<Vec<_>>>())
+                    .ok_or_else(bad)?;
+                query_triggers.push((file.clone(), triggers));
+            }
+            if let Some(suffix) = entry.get("suffix") {
+                query_suffixes.push((file.clone(), suffix.as_str().ok_or_else(bad)?.to_owned()));
+            }
         }
     }
     Ok(Manifest {
         query_triggers,
+        query_suffixes,
         file_routes,
         name,
         version: string("version").unwrap_or_else(|| "0".to_owned()),
@@ -328,6 +345,11 @@ mod tests {
         assert_eq!(err.to_string(), "acme/plugin.toml:3: no query file `routs.scm`");
         let err = load(&files(&format!("{good}[queries.\"routes.scm\"]\ntriggers = \"x\"\n"), query)).err();
         assert!(err.expect("triggers not a list").to_string().contains("`queries` is a table of query files"));
+        for entry in ["suffix = 1\n", "prefix = \"/x\"\n"] {
+            let err = load(&files(&format!("{good}[queries.\"routes.scm\"]\n{entry}"), query)).err();
+            assert!(err.expect("a bad entry").to_string().contains("or a `suffix` (a string)"), "{entry}");
+        }
+        assert!(load(&files(&format!("{good}[queries.\"routes.scm\"]\nsuffix = \"/{{id}}\"\n"), query)).is_ok());
     }
 
     /// A query file with triggers of its own runs only on the files holding one of them.

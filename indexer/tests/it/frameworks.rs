@@ -217,6 +217,32 @@ fn django_urlconfs_with_includes_and_regular_expressions() {
 }
 
 #[test]
+fn django_rest_framework_routers_serve_collections_and_items_under_their_include() {
+    let (serves, requests) = wiring(concat!(
+        "//- /mysite/__init__.py\n",
+        "//- /mysite/urls.py\nfrom django.urls import include, path\nfrom rest_framework import routers\n\n",
+        "from api import views\n\nrouter = routers.DefaultRouter()\nrouter.register(r\"users\", views.UserViewSet)\n",
+        "router.register(\"groups\", views.GroupViewSet, basename=\"group\")\n\n",
+        "urlpatterns = [\n    path(\"api/\", include(router.urls)),\n    path(\"health/\", views.health),\n]\n",
+        "//- /api/__init__.py\n",
+        "//- /api/views.py\nclass UserViewSet:\n    pass\n\n\nclass GroupViewSet:\n    pass\n\n\ndef health(request):\n    pass\n",
+        "//- /web/src/api.ts\nexport function users() { return fetch('/api/users/'); }\n",
+        "export function user(id: string) { return fetch(`/api/users/${id}/`, { method: 'PATCH' }); }\n",
+    ));
+    assert_eq!(
+        serves,
+        [
+            "ANY /api/groups -> api.views.GroupViewSet",
+            "ANY /api/groups/{} -> api.views.GroupViewSet",
+            "ANY /api/users -> api.views.UserViewSet",
+            "ANY /api/users/{} -> api.views.UserViewSet",
+            "ANY /health -> api.views.health",
+        ]
+    );
+    assert_eq!(requests, ["repo/web/src/api.user -> ANY /api/users/{}", "repo/web/src/api.users -> ANY /api/users"]);
+}
+
+#[test]
 fn axum_routers_nested_from_modules_with_chained_method_routers() {
     let (serves, requests) = wiring(concat!(
         "//- /Cargo.toml\n[package]\nname = \"shop\"\nversion = \"0.1.0\"\n",

@@ -112,6 +112,9 @@ pub struct Manifest {
     pub triggers: Vec<String>,
     /// Strings a file must hold, besides, for one query file to run, by the file's name (`methods.scm`).
     pub query_triggers: Vec<(String, Vec<String>)>,
+    /// Text appended to the path of every route one query file declares, by the file's name (Django REST
+    /// framework's `register` serves a collection and, with `/{pk}`, each of its items).
+    pub query_suffixes: Vec<(String, String)>,
     /// The method of a route or request whose query captures none (Flask's `route`, `fetch`).
     pub default_method: Option<String>,
     /// A mount's prefix replaces the mounted router's own (Flask's `url_prefix`) instead of preceding it.
@@ -196,6 +199,8 @@ struct Compiled {
     roots: Option<Vec<u16>>,
     /// Whether the query binds clients (a `@client` capture).
     makes_clients: bool,
+    /// What the manifest appends to the paths of the query's routes.
+    suffix: Option<String>,
     /// For drsg's matcher, the capture indices of `@request` and `@request.client`, when the query has both:
     /// a request on a name that cannot be a client is left out while it is matched.
     requests_on: Option<(u32, u32)>,
@@ -269,7 +274,8 @@ impl Extractor {
             let makes_clients = names.iter().any(|n| n == "client");
             let index = |name: &str| names.iter().position(|n| n == name).map(|i| i as u32);
             let requests_on = index("request").zip(index("request.client"));
-            return Ok(Compiled { engine: Engine::Own(patterns), roots, makes_clients, requests_on });
+            let suffix = self.suffix(file);
+            return Ok(Compiled { engine: Engine::Own(patterns), roots, makes_clients, requests_on, suffix });
         }
         let query = Query::new(&grammar, text).map_err(|e| PluginError {
             file: file.clone(),
@@ -279,7 +285,14 @@ impl Extractor {
         vocabulary(&mut query.capture_names().iter().copied())?;
         let roots = if whole_tree { None } else { roots(&query, text, &grammar) };
         let makes_clients = query.capture_names().contains(&"client");
-        Ok(Compiled { engine: Engine::TreeSitter(query), roots, makes_clients, requests_on: None })
+        let suffix = self.suffix(file);
+        Ok(Compiled { engine: Engine::TreeSitter(query), roots, makes_clients, requests_on: None, suffix })
+    }
+
+    /// What the manifest appends to the routes of query file `file`.
+    fn suffix(&self, file: &str) -> Option<String> {
+        let base = file.rsplit('/').next().unwrap_or(file);
+        self.manifest.query_suffixes.iter().find(|(q, _)| q == base).map(|(_, s)| s.clone())
     }
 
     /// Whether drsg's own matcher runs the `i`th query for `lang` (a built-in query it follows).
@@ -344,6 +357,7 @@ impl Extractor {
         clients: &Clients<'_>,
         out: &mut Vec<WireFact>,
     ) {
+        let start = out.len();
         match &compiled.engine {
             Engine::Own(patterns) => {
                 let names = patterns.capture_names();
@@ -369,6 +383,12 @@ impl Extractor {
                 while let Some(m) = matches.next() {
                     self.collect(m.captures().iter().map(|c| (names[c.index as usize], c.node)), source, clients, out);
                 }
+            }
+        }
+        if let Some(suffix) = &compiled.suffix {
+            for fact in out[start..].iter_mut().filter(|f| f.kind == WireKind::Route) {
+                fact.path.push(PathPart::Text(suffix.clone()));
+                fact.path = merge_text(std::mem::take(&mut fact.path));
             }
         }
     }
