@@ -20,7 +20,7 @@
 //! key with the old one like a dirty file's output, so a changed prefix re-derives every path it
 //! reaches.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use drsg_parsers::wire::{Handler, PathPart, WireKind};
 use drsg_parsers::{Family, Lang};
@@ -99,7 +99,7 @@ pub(crate) fn layer(t: &Table) -> Layer {
             anywhere.entry(name).and_modify(|v| *v = v.take().filter(|v| *v == value)).or_insert(Some(value));
         }
     }
-    let mut scope = Scope { t, constants, anywhere, scoped: Vec::new() };
+    let mut scope = Scope { t, constants, anywhere, scoped: Vec::new(), inner: HashSet::new() };
     let mut routers: BTreeMap<RouterId, Vec<PathPart>> = BTreeMap::new();
     let mut clients: BTreeMap<RouterId, Vec<PathPart>> = BTreeMap::new();
     // Wrapper clients (an object whose methods call a client with a base and the URL they are handed):
@@ -137,6 +137,17 @@ pub(crate) fn layer(t: &Table) -> Layer {
                     clients.insert((fi as u32, name), base);
                 }
                 _ => {}
+            }
+        }
+    }
+    // Routers a mount of their own file places under another (a Django REST framework router included in
+    // the module's `urlpatterns`): not the module's own router.
+    for &fi in &files {
+        for f in facts(fi).filter(|f| f.kind == WireKind::Mount) {
+            if let Some(target) = &f.target
+                && routers.contains_key(&(fi as u32, target.clone()))
+            {
+                scope.inner.insert((fi as u32, target.clone()));
             }
         }
     }
@@ -452,6 +463,8 @@ struct Scope<'t> {
     constants: HashMap<(u32, &'t str), String>,
     anywhere: HashMap<&'t str, Option<String>>,
     scoped: Vec<Scoped>,
+    /// Routers mounted under another router of their own file.
+    inner: HashSet<RouterId>,
 }
 
 /// A router that is a function or class of a file (a Fastify plugin, a NestJS controller, an axum
@@ -490,13 +503,14 @@ impl Scope<'_> {
             return Some(here);
         }
         let one_of = |file: u32| {
-            let mut of_file = routers.keys().filter(|(f, _)| *f == file);
+            let mut of_file = routers.keys().filter(|id| id.0 == file && !self.inner.contains(*id));
             match (of_file.next(), of_file.next()) {
                 (Some(one), None) => Some(one.clone()),
                 _ => None,
             }
         };
-        // Django's `include("app.urls")`: the module's one router (its `urlpatterns`).
+        // Django's `include("app.urls")`: the module's one router (its `urlpatterns`), of those no mount of
+        // its file places under another.
         if let Some(module) = expr.strip_prefix(['"', '\'']).and_then(|e| e.strip_suffix(['"', '\''])) {
             return one_of(self.module_file(module)?);
         }

@@ -220,26 +220,32 @@ fn django_urlconfs_with_includes_and_regular_expressions() {
 fn django_rest_framework_routers_serve_collections_and_items_under_their_include() {
     let (serves, requests) = wiring(concat!(
         "//- /mysite/__init__.py\n",
-        "//- /mysite/urls.py\nfrom django.urls import include, path\nfrom rest_framework import routers\n\n",
+        "//- /mysite/urls.py\nfrom django.urls import include, path\n\n",
+        "urlpatterns = [\n    path(\"api/\", include(\"api.urls\")),\n]\n",
+        "//- /api/__init__.py\n",
+        "//- /api/urls.py\nfrom django.urls import include, path\nfrom rest_framework import routers\n\n",
         "from api import views\n\nrouter = routers.DefaultRouter()\nrouter.register(r\"users\", views.UserViewSet)\n",
         "router.register(\"groups\", views.GroupViewSet, basename=\"group\")\n\n",
-        "urlpatterns = [\n    path(\"api/\", include(router.urls)),\n    path(\"health/\", views.health),\n]\n",
-        "//- /api/__init__.py\n",
+        "urlpatterns = [\n    path(\"v1/\", include(router.urls)),\n    path(\"health/\", views.health),\n]\n",
         "//- /api/views.py\nclass UserViewSet:\n    pass\n\n\nclass GroupViewSet:\n    pass\n\n\ndef health(request):\n    pass\n",
-        "//- /web/src/api.ts\nexport function users() { return fetch('/api/users/'); }\n",
-        "export function user(id: string) { return fetch(`/api/users/${id}/`, { method: 'PATCH' }); }\n",
+        "//- /web/src/api.ts\nexport function users() { return fetch('/api/v1/users/'); }\n",
+        "export function user(id: string) { return fetch(`/api/v1/users/${id}/`, { method: 'PATCH' }); }\n",
     ));
+    // The module `include("api.urls")` names is its `urlpatterns`, not the router included inside it.
     assert_eq!(
         serves,
         [
-            "ANY /api/groups -> api.views.GroupViewSet",
-            "ANY /api/groups/{} -> api.views.GroupViewSet",
-            "ANY /api/users -> api.views.UserViewSet",
-            "ANY /api/users/{} -> api.views.UserViewSet",
-            "ANY /health -> api.views.health",
+            "ANY /api/health -> api.views.health",
+            "ANY /api/v1/groups -> api.views.GroupViewSet",
+            "ANY /api/v1/groups/{} -> api.views.GroupViewSet",
+            "ANY /api/v1/users -> api.views.UserViewSet",
+            "ANY /api/v1/users/{} -> api.views.UserViewSet",
         ]
     );
-    assert_eq!(requests, ["repo/web/src/api.user -> ANY /api/users/{}", "repo/web/src/api.users -> ANY /api/users"]);
+    assert_eq!(
+        requests,
+        ["repo/web/src/api.user -> ANY /api/v1/users/{}", "repo/web/src/api.users -> ANY /api/v1/users"]
+    );
 }
 
 #[test]
